@@ -1,0 +1,7 @@
+//! reducer-kit: reference reducers, validator, checker, generator and runner
+//! for chat-history reducers. See `spec/` for the contract.
+
+pub mod format;
+pub mod json;
+pub mod reduce;
+pub mod validate;
