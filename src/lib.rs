@@ -5,3 +5,6 @@ pub mod format;
 pub mod json;
 pub mod reduce;
 pub mod validate;
+pub mod case;
+pub mod check;
+pub mod clause;
