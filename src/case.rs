@@ -108,7 +108,10 @@ impl Case {
             return Err("empty id".into());
         }
         if self.spec == 0 || self.spec > SPEC_VERSION {
-            return Err(format!("spec version {} is not known to this kit (it implements {SPEC_VERSION})", self.spec));
+            return Err(format!(
+                "spec version {} is not known to this kit (it implements {SPEC_VERSION})",
+                self.spec
+            ));
         }
         if self.expected.is_some() == self.expected_error.is_some() {
             return Err("needs exactly one of `expected` and `expectedError`".into());
@@ -149,8 +152,10 @@ impl Case {
 ///
 /// [`CaseError::Format`] or [`CaseError::Invalid`], naming `path`.
 pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| CaseError::Format { path: path.to_owned(), message: e.to_string() })?;
+    let value: Value = serde_json::from_str(text).map_err(|e| CaseError::Format {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
     let items = match value {
         Value::Array(a) => a,
         other => vec![other],
@@ -161,8 +166,11 @@ pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
             path: path.to_owned(),
             message: format!("case {i}: {e}"),
         })?;
-        case.check_format()
-            .map_err(|message| CaseError::Invalid { path: path.to_owned(), id: case.id.clone(), message })?;
+        case.check_format().map_err(|message| CaseError::Invalid {
+            path: path.to_owned(),
+            id: case.id.clone(),
+            message,
+        })?;
         cases.push(case);
     }
     Ok(cases)
@@ -174,7 +182,10 @@ pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
 ///
 /// See [`parse_cases`]; [`CaseError::Io`] when the file cannot be read.
 pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io { path: path.to_owned(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     parse_cases(&text, path)
 }
 
@@ -188,7 +199,10 @@ pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
 /// duplicate id (naming the second file).
 pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Case)>, CaseError> {
     let mut files = Vec::new();
-    collect_json(dir, &mut files).map_err(|source| CaseError::Io { path: dir.to_owned(), source })?;
+    collect_json(dir, &mut files).map_err(|source| CaseError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
     files.sort();
     let mut out: Vec<(PathBuf, Case)> = Vec::new();
     let mut seen = std::collections::HashMap::new();
@@ -257,19 +271,32 @@ mod tests {
         let e = parse_cases(r#"{"id":"a","spec":1,"policy":"turns","maxMessages":1,"messages":[],"expected":[],"extra":1}"#, p)
             .unwrap_err();
         assert!(e.to_string().contains("unknown field `extra`"), "{e}");
-        let e = parse_cases(r#"[{"id":"a","spec":1,"policy":"turns","maxMessages":1,"messages":[]}]"#, p).unwrap_err();
-        assert_eq!(e.to_string(), "x.json: case \"a\": needs exactly one of `expected` and `expectedError`");
+        let e = parse_cases(
+            r#"[{"id":"a","spec":1,"policy":"turns","maxMessages":1,"messages":[]}]"#,
+            p,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: case \"a\": needs exactly one of `expected` and `expectedError`"
+        );
         let e = parse_cases(r#"{"id":"a","spec":1,"policy":"turns","maxMessages":0,"messages":[],"expectedError":"bad-budget","clauses":["nope"]}"#, p)
             .unwrap_err();
-        assert_eq!(e.to_string(), "x.json: case \"a\": unknown clause id \"nope\"");
+        assert_eq!(
+            e.to_string(),
+            "x.json: case \"a\": unknown clause id \"nope\""
+        );
     }
 
     #[test]
     fn save_never_overwrites() {
         let dir = tempfile::tempdir().unwrap();
-        let case = parse_cases(r#"{"id":"a","spec":1,"policy":"suffix","maxMessages":2,"messages":[],"expected":[]}"#, Path::new("x"))
-            .unwrap()
-            .remove(0);
+        let case = parse_cases(
+            r#"{"id":"a","spec":1,"policy":"suffix","maxMessages":2,"messages":[],"expected":[]}"#,
+            Path::new("x"),
+        )
+        .unwrap()
+        .remove(0);
         assert!(save_new(dir.path(), "a.json", &case).unwrap());
         assert!(!save_new(dir.path(), "a.json", &case).unwrap());
         let back = load_file(&dir.path().join("a.json")).unwrap();

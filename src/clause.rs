@@ -149,9 +149,10 @@ impl Clause {
             .iter()
             .copied()
             .filter(|c| match c {
-                Clause::WholeTurns | Clause::NewestFirst | Clause::Maximal | Clause::OverflowQuestion => {
-                    policy == Policy::Turns
-                }
+                Clause::WholeTurns
+                | Clause::NewestFirst
+                | Clause::Maximal
+                | Clause::OverflowQuestion => policy == Policy::Turns,
                 Clause::ContiguousSuffix | Clause::MaximalSuffix => policy == Policy::Suffix,
                 _ => true,
             })
@@ -184,15 +185,33 @@ mod tests {
     #[test]
     fn policy_levels_match_semantics() {
         let policy_ids = |p| -> Vec<&str> {
-            Clause::for_policy(p).into_iter().filter(|c| c.level() == Level::Policy).map(|c| c.id()).collect()
+            Clause::for_policy(p)
+                .into_iter()
+                .filter(|c| c.level() == Level::Policy)
+                .map(|c| c.id())
+                .collect()
         };
         assert_eq!(
             policy_ids(Policy::Turns),
-            ["whole-turns", "newest-first", "maximal", "overflow-question", "identity-when-fits", "idempotent", "budget-monotone"]
+            [
+                "whole-turns",
+                "newest-first",
+                "maximal",
+                "overflow-question",
+                "identity-when-fits",
+                "idempotent",
+                "budget-monotone"
+            ]
         );
         assert_eq!(
             policy_ids(Policy::Suffix),
-            ["contiguous-suffix", "maximal-suffix", "identity-when-fits", "idempotent", "budget-monotone"]
+            [
+                "contiguous-suffix",
+                "maximal-suffix",
+                "identity-when-fits",
+                "idempotent",
+                "budget-monotone"
+            ]
         );
     }
 }

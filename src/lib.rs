@@ -3,6 +3,7 @@
 
 pub mod format;
 pub mod json;
+pub mod openai;
 pub mod reduce;
 pub mod validate;
 pub mod case;
