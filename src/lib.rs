@@ -2,6 +2,7 @@
 //! for chat-history reducers. See `spec/` for the contract.
 
 pub mod format;
+pub mod input;
 pub mod json;
 pub mod openai;
 pub mod reduce;

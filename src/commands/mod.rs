@@ -1,13 +1,20 @@
-//! Subcommands, one module each.
+//! Subcommands, one module each. Exit codes: 0 pass, 1 failed or invalid,
+//! 2 usage or I/O error.
 
 use clap::{Parser, Subcommand};
+use reducer_kit::input::{read_entries, Entry, InputError};
 use std::process::ExitCode;
 
+pub mod certify;
+pub mod check;
 pub mod generate;
+pub mod reduce;
+pub mod serve;
+pub mod validate;
 
 /// Conformance test kit, reference reducers and fuzzer for chat-history reducers.
 #[derive(Parser, Debug)]
-#[command(name = "reducer-kit", version, about)]
+#[command(name = "reducer-kit", version, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -15,6 +22,16 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Reduce histories with a reference reducer and print the result.
+    Reduce(reduce::Args),
+    /// Check histories against the validator rules (tool-call / result pairing).
+    Validate(validate::Args),
+    /// Judge a reducer's output for one input against every clause.
+    Check(check::Args),
+    /// Run a reference reducer as an external reducer speaking protocol v1.
+    Serve(serve::Args),
+    /// Certify an external reducer: run every case against it and grade it.
+    Certify(certify::Args),
     /// Write generated cases, one per line.
     Generate(generate::Args),
 }
@@ -22,6 +39,31 @@ pub enum Command {
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Reduce(a) => reduce::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Certify(a) => certify::run(a),
         Command::Generate(a) => generate::run(a),
     }
+}
+
+/// Prints an input error and gives its exit code: 2 for I/O, 1 for content.
+pub fn input_failure(e: &InputError) -> ExitCode {
+    eprintln!("reducer-kit: error: {e}");
+    match e {
+        InputError::Io { .. } => ExitCode::from(2),
+        InputError::Invalid { .. } => ExitCode::from(1),
+    }
+}
+
+/// Reads the entries of `path`, or reports and gives the exit code.
+pub fn load(path: &str) -> Result<Vec<Entry>, ExitCode> {
+    read_entries(path).map_err(|e| input_failure(&e))
+}
+
+/// Prints an error about invalid content and gives exit code 1.
+pub fn invalid(text: impl std::fmt::Display) -> ExitCode {
+    eprintln!("reducer-kit: error: {text}");
+    ExitCode::from(1)
 }

@@ -1,0 +1,54 @@
+//! `reducer-kit reduce`: the reference reducer on the command line.
+
+use super::{invalid, load};
+use reducer_kit::format::Format;
+use reducer_kit::reduce::{reduce, Policy};
+use serde_json::Value;
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The budget: most messages kept besides the pinned system message
+    /// (overrides an envelope's maxMessages).
+    #[arg(long = "max", value_name = "N", allow_negative_numbers = true)]
+    pub max: Option<i64>,
+    /// The policy.
+    #[arg(long, value_enum, default_value_t = Policy::Turns)]
+    pub policy: Policy,
+    /// The wire format of the messages.
+    #[arg(long, value_enum, default_value_t = Format::Canonical)]
+    pub format: Format,
+    /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
+    #[arg(default_value = "-")]
+    pub file: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let entries = match load(&args.file) {
+        Ok(e) => e,
+        Err(code) => return Ok(code),
+    };
+    let jsonl = entries.len() > 1 || entries.first().is_some_and(|e| e.origin.line.is_some());
+    let mut out = String::new();
+    for e in &entries {
+        let max = match (args.max, &e.max_messages) {
+            (Some(n), _) => Value::from(n),
+            (None, Some(m)) => m.clone(),
+            (None, None) => return Ok(invalid(format!("{}: no budget: pass --max N or give maxMessages", e.origin))),
+        };
+        let reduced = match reduce(args.policy, args.format, &e.messages, &max) {
+            Ok(r) => r,
+            Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
+        };
+        let v = e.with_messages(reduced);
+        if jsonl {
+            out.push_str(&serde_json::to_string(&v)?);
+        } else {
+            out.push_str(&serde_json::to_string_pretty(&v)?);
+        }
+        out.push('\n');
+    }
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}

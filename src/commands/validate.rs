@@ -1,0 +1,53 @@
+//! `reducer-kit validate`: the validator rules of semantics §5.
+
+use super::load;
+use reducer_kit::format::{view_history, Format};
+use reducer_kit::validate::{validate, Options};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Calls and approval requests of the newest turn may be unanswered.
+    #[arg(long)]
+    pub allow_pending: bool,
+    /// The wire format of the messages.
+    #[arg(long, value_enum, default_value_t = Format::Canonical)]
+    pub format: Format,
+    /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
+    #[arg(default_value = "-")]
+    pub file: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let entries = match load(&args.file) {
+        Ok(e) => e,
+        Err(code) => return Ok(code),
+    };
+    let mut bad = 0usize;
+    for e in &entries {
+        let views = match view_history(args.format, &e.messages) {
+            Ok(v) => v,
+            Err(err) => {
+                println!("{}: {err}", e.origin);
+                bad += 1;
+                continue;
+            }
+        };
+        let violations = validate(&views, Options { allow_pending: args.allow_pending });
+        if !violations.is_empty() {
+            bad += 1;
+        }
+        for v in violations {
+            println!("{}: {v}", e.origin);
+        }
+    }
+    let n = entries.len();
+    let noun = if n == 1 { "history" } else { "histories" };
+    if bad == 0 {
+        println!("{n} {noun}: all valid");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{n} {noun}: {bad} invalid");
+        Ok(ExitCode::from(1))
+    }
+}
