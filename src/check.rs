@@ -20,7 +20,10 @@
 //! [`Outcome::NotJudged`] with the reason.
 
 use crate::clause::{Clause, Level};
-use crate::format::{pair, pinned_index, turns, view_history, view_message, Format, ItemKind, MessageView, Role, ShapeError};
+use crate::format::{
+    pair, pinned_index, turns, view_history, view_message, Format, ItemKind, MessageView, Role,
+    ShapeError,
+};
 use crate::json::{first_difference, json_eq};
 use crate::reduce::{parse_budget, reduce, Policy};
 use crate::validate::{validate, Options};
@@ -43,7 +46,9 @@ impl Response {
     /// A lowercase message when `value` is not an object with exactly one of
     /// an array `messages` or a string `error`.
     pub fn from_json(value: &Value) -> Result<Response, String> {
-        let obj = value.as_object().ok_or("the response is not a JSON object")?;
+        let obj = value
+            .as_object()
+            .ok_or("the response is not a JSON object")?;
         match (obj.get("messages"), obj.get("error")) {
             (Some(Value::Array(m)), None) => Ok(Response::Messages(m.clone())),
             (None, Some(Value::String(e))) => Ok(Response::Error(e.clone())),
@@ -135,7 +140,11 @@ pub fn extra_requests(req: &Request, first: &Response) -> Vec<ExtraRequest> {
         messages: req.messages.to_vec(),
     }];
     if let (Ok(budget), Response::Messages(m)) = (parse_budget(req.max_messages), first) {
-        out.push(ExtraRequest { kind: ExtraKind::Again, max_messages: req.max_messages.clone(), messages: m.clone() });
+        out.push(ExtraRequest {
+            kind: ExtraKind::Again,
+            max_messages: req.max_messages.clone(),
+            messages: m.clone(),
+        });
         if budget >= 2 {
             out.push(ExtraRequest {
                 kind: ExtraKind::Smaller,
@@ -183,13 +192,20 @@ impl Verdict {
 ///
 /// A [`ShapeError`] when the *input* history cannot be read; an unreadable
 /// output message is a `no-fabrication` failure instead.
-pub fn check(req: &Request, response: &Response, extras: &Extras) -> Result<Vec<Verdict>, ShapeError> {
+pub fn check(
+    req: &Request,
+    response: &Response,
+    extras: &Extras,
+) -> Result<Vec<Verdict>, ShapeError> {
     let in_views = view_history(req.format, req.messages)?;
     let judge = Judge::new(req, &in_views, response, extras);
     Ok(Clause::for_policy(req.policy)
         .into_iter()
         .filter(|c| c.level() != Level::Protocol)
-        .map(|clause| Verdict { clause, outcome: judge.judge(clause) })
+        .map(|clause| Verdict {
+            clause,
+            outcome: judge.judge(clause),
+        })
         .collect())
 }
 
@@ -222,11 +238,22 @@ fn embeds(format: Format, o: &Value, i: &Value, i_view: &MessageView) -> Option<
     }
     let (oo, io) = (o.as_object()?, i.as_object()?);
     let key = format.items_key();
-    if oo.len() != io.len() || !io.iter().all(|(k, v)| k == key || oo.get(k).is_some_and(|w| json_eq(v, w))) {
+    if oo.len() != io.len()
+        || !io
+            .iter()
+            .all(|(k, v)| k == key || oo.get(k).is_some_and(|w| json_eq(v, w)))
+    {
         return None;
     }
-    let (Value::Array(oa), Value::Array(ia)) = (oo.get(key)?, io.get(key)?) else { return None };
-    let removable_elem = |e: usize| i_view.items.iter().position(|it| it.elem == Some(e) && it.kind.is_removable());
+    let (Value::Array(oa), Value::Array(ia)) = (oo.get(key)?, io.get(key)?) else {
+        return None;
+    };
+    let removable_elem = |e: usize| {
+        i_view
+            .items
+            .iter()
+            .position(|it| it.elem == Some(e) && it.kind.is_removable())
+    };
     let mut removed = Vec::new();
     let mut next = 0;
     for (e, iv) in ia.iter().enumerate() {
@@ -239,7 +266,13 @@ fn embeds(format: Format, o: &Value, i: &Value, i_view: &MessageView) -> Option<
     (next == oa.len() && !removed.is_empty()).then_some(removed)
 }
 
-fn map_output(format: Format, input: &[Value], in_views: &[MessageView], output: &[Value], out_roles: &[Option<Role>]) -> Mapping {
+fn map_output(
+    format: Format,
+    input: &[Value],
+    in_views: &[MessageView],
+    output: &[Value],
+    out_roles: &[Option<Role>],
+) -> Mapping {
     let pinned = pinned_index(in_views);
     let first_system = out_roles.iter().position(|r| *r == Some(Role::System));
     let out_pinned = match (pinned, first_system) {
@@ -269,7 +302,12 @@ fn map_output(format: Format, input: &[Value], in_views: &[MessageView], output:
             map[k] = Some((j, r));
         }
     }
-    Mapping { out_pinned, map, kept, removed }
+    Mapping {
+        out_pinned,
+        map,
+        kept,
+        removed,
+    }
 }
 
 struct Judge<'a> {
@@ -296,19 +334,42 @@ struct OutputState {
 }
 
 impl<'a> Judge<'a> {
-    fn new(req: &'a Request<'a>, in_views: &'a [MessageView], response: &'a Response, extras: &'a Extras) -> Judge<'a> {
+    fn new(
+        req: &'a Request<'a>,
+        in_views: &'a [MessageView],
+        response: &'a Response,
+        extras: &'a Extras,
+    ) -> Judge<'a> {
         let pinned = pinned_index(in_views);
         let rest = (0..in_views.len()).filter(|&i| Some(i) != pinned).collect();
-        let strict = validate(in_views, Options { allow_pending: false });
-        let pending = validate(in_views, Options { allow_pending: true });
+        let strict = validate(
+            in_views,
+            Options {
+                allow_pending: false,
+            },
+        );
+        let pending = validate(
+            in_views,
+            Options {
+                allow_pending: true,
+            },
+        );
         let everything: Vec<usize> = (0..in_views.len()).collect();
         let out = match response {
             Response::Messages(m) => {
-                let views: Vec<Option<MessageView>> =
-                    m.iter().enumerate().map(|(i, v)| view_message(req.format, v, i).ok()).collect();
-                let roles: Vec<Option<Role>> = views.iter().map(|v| v.as_ref().map(|v| v.role)).collect();
+                let views: Vec<Option<MessageView>> = m
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| view_message(req.format, v, i).ok())
+                    .collect();
+                let roles: Vec<Option<Role>> =
+                    views.iter().map(|v| v.as_ref().map(|v| v.role)).collect();
                 let mapping = map_output(req.format, req.messages, in_views, m, &roles);
-                Some(OutputState { messages: m.clone(), views, mapping })
+                Some(OutputState {
+                    messages: m.clone(),
+                    views,
+                    mapping,
+                })
             }
             Response::Error(_) => None,
         };
@@ -343,7 +404,9 @@ impl<'a> Judge<'a> {
         let Some(out) = &self.out else {
             return match clause {
                 Clause::ValidOutput if self.input_valid_pending => {
-                    let Response::Error(e) = self.response else { unreachable!("no output means an error response") };
+                    let Response::Error(e) = self.response else {
+                        unreachable!("no output means an error response")
+                    };
                     fail(format!("a valid request was rejected: {e:?}"))
                 }
                 _ => not_judged("the reducer answered with an error"),
@@ -360,7 +423,12 @@ impl<'a> Judge<'a> {
             Clause::SystemPinned => self.system_pinned(out),
             Clause::NoFabrication => self.no_fabrication(out),
             Clause::NoOrphanResult => self.no_orphan(out, ItemKind::Result, "result", "call"),
-            Clause::NoOrphanApproval => self.no_orphan(out, ItemKind::ApprovalResponse, "approval response", "request"),
+            Clause::NoOrphanApproval => self.no_orphan(
+                out,
+                ItemKind::ApprovalResponse,
+                "approval response",
+                "request",
+            ),
             Clause::CallsKeepResults => self.calls_keep_results(out),
             Clause::ValidOutput => self.valid_output(out),
             Clause::WholeTurns => self.whole_turns(out, budget),
@@ -398,19 +466,30 @@ impl<'a> Judge<'a> {
         match &self.extras.repeat {
             None => not_judged("needs the response to a repeated request"),
             Some(r) if r.same_as(self.response) => Outcome::Pass,
-            Some(r) => fail(format!("the same request got a different response: {}", describe_difference(self.response, r))),
+            Some(r) => fail(format!(
+                "the same request got a different response: {}",
+                describe_difference(self.response, r)
+            )),
         }
     }
 
     fn matches_reference(&self) -> Outcome {
-        let reference = match reduce(self.req.policy, self.req.format, self.req.messages, self.req.max_messages) {
+        let reference = match reduce(
+            self.req.policy,
+            self.req.format,
+            self.req.messages,
+            self.req.max_messages,
+        ) {
             Ok(m) => Response::Messages(m),
             Err(e) => Response::Error(e.to_string()),
         };
         if reference.same_as(self.response) {
             Outcome::Pass
         } else {
-            fail(format!("differs from the reference: {}", describe_difference(&reference, self.response)))
+            fail(format!(
+                "differs from the reference: {}",
+                describe_difference(&reference, self.response)
+            ))
         }
     }
 
@@ -423,12 +502,16 @@ impl<'a> Judge<'a> {
         if n <= budget {
             Outcome::Pass
         } else {
-            fail(format!("{n} messages besides the pinned system message, budget {budget}"))
+            fail(format!(
+                "{n} messages besides the pinned system message, budget {budget}"
+            ))
         }
     }
 
     fn system_pinned(&self, out: &OutputState) -> Outcome {
-        let Some(p) = self.pinned else { return not_judged("the input has no system message") };
+        let Some(p) = self.pinned else {
+            return not_judged("the input has no system message");
+        };
         if out.mapping.out_pinned.is_some() {
             return Outcome::Pass;
         }
@@ -455,14 +538,23 @@ impl<'a> Judge<'a> {
         let views: Vec<MessageView> = out
             .views
             .iter()
-            .map(|v| v.clone().unwrap_or(MessageView { role: Role::Other, role_text: String::new(), items: Vec::new() }))
+            .map(|v| {
+                v.clone().unwrap_or(MessageView {
+                    role: Role::Other,
+                    role_text: String::new(),
+                    items: Vec::new(),
+                })
+            })
             .collect();
         let all: Vec<usize> = (0..views.len()).collect();
         let paired = pair(&views, &all);
         for (k, v) in views.iter().enumerate() {
             for (t, item) in v.items.iter().enumerate() {
                 if item.kind == kind && paired[k][t].is_none() {
-                    return fail(format!("output message {k}: {what} {:?} has no {partner} earlier in the output", item.id));
+                    return fail(format!(
+                        "output message {k}: {what} {:?} has no {partner} earlier in the output",
+                        item.id
+                    ));
                 }
             }
         }
@@ -478,8 +570,11 @@ impl<'a> Judge<'a> {
                 }
                 if let Some((pm, pt)) = self.partner[*j][t] {
                     if !out.mapping.kept[pm] || out.mapping.removed[pm].contains(&pt) {
-                        let (what, answer) =
-                            if item.kind == ItemKind::Call { ("call", "result") } else { ("approval request", "response") };
+                        let (what, answer) = if item.kind == ItemKind::Call {
+                            ("call", "result")
+                        } else {
+                            ("approval request", "response")
+                        };
                         return fail(format!(
                             "output message {k} keeps {what} {:?} but its {answer} (input message {pm}) was dropped",
                             item.id
@@ -506,7 +601,12 @@ impl<'a> Judge<'a> {
         for (k, v) in out.views.iter().enumerate() {
             match v {
                 Some(v) => views.push(v.clone()),
-                None => return fail(format!("output message {k} cannot be read as a {} message", self.req.format)),
+                None => {
+                    return fail(format!(
+                        "output message {k} cannot be read as a {} message",
+                        self.req.format
+                    ))
+                }
             }
         }
         match validate(&views, Options { allow_pending }).first() {
@@ -522,7 +622,8 @@ impl<'a> Judge<'a> {
         let v = &self.in_views[j];
         !v.items.is_empty()
             && v.items.iter().enumerate().all(|(t, item)| {
-                item.kind.is_removable() && self.partner[j][t].is_none_or(|(pm, _)| !out.mapping.kept[pm])
+                item.kind.is_removable()
+                    && self.partner[j][t].is_none_or(|(pm, _)| !out.mapping.kept[pm])
             })
     }
 
@@ -534,14 +635,24 @@ impl<'a> Judge<'a> {
 
     fn whole_turns(&self, out: &OutputState, budget: usize) -> Outcome {
         if self.overflow(budget).is_some() {
-            return not_judged("the newest turn alone is over the budget (overflow-question applies)");
+            return not_judged(
+                "the newest turn alone is over the budget (overflow-question applies)",
+            );
         }
         for turn in turns(self.in_views) {
-            let kept = turn.messages.iter().filter(|&&j| out.mapping.kept[j]).count();
+            let kept = turn
+                .messages
+                .iter()
+                .filter(|&&j| out.mapping.kept[j])
+                .count();
             if kept == 0 {
                 continue;
             }
-            if let Some(&j) = turn.messages.iter().find(|&&j| !out.mapping.kept[j] && !self.explainable_drop(out, j)) {
+            if let Some(&j) = turn
+                .messages
+                .iter()
+                .find(|&&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
+            {
                 return fail(format!(
                     "the turn starting at input message {} is kept in part ({kept} of {} messages; input message {j} dropped)",
                     turn.messages[0],
@@ -554,7 +665,10 @@ impl<'a> Judge<'a> {
 
     fn newest_first(&self, out: &OutputState) -> Outcome {
         let all = turns(self.in_views);
-        let touched: Vec<bool> = all.iter().map(|t| t.messages.iter().any(|&j| out.mapping.kept[j])).collect();
+        let touched: Vec<bool> = all
+            .iter()
+            .map(|t| t.messages.iter().any(|&j| out.mapping.kept[j]))
+            .collect();
         if let Some(old) = touched.iter().position(|&t| t) {
             if let Some(newer) = (old + 1..all.len()).find(|&t| !touched[t]) {
                 return fail(format!(
@@ -568,10 +682,15 @@ impl<'a> Judge<'a> {
 
     fn maximal(&self, out: &OutputState, budget: usize) -> Outcome {
         if self.overflow(budget).is_some() {
-            return not_judged("the newest turn alone is over the budget (overflow-question applies)");
+            return not_judged(
+                "the newest turn alone is over the budget (overflow-question applies)",
+            );
         }
         let all = turns(self.in_views);
-        let oldest = all.iter().position(|t| t.messages.iter().any(|&j| out.mapping.kept[j])).unwrap_or(all.len());
+        let oldest = all
+            .iter()
+            .position(|t| t.messages.iter().any(|&j| out.mapping.kept[j]))
+            .unwrap_or(all.len());
         if oldest == 0 {
             return Outcome::Pass;
         }
@@ -589,7 +708,9 @@ impl<'a> Judge<'a> {
     }
 
     fn overflow_question(&self, out: &OutputState, budget: usize) -> Outcome {
-        let Some(newest) = self.overflow(budget) else { return not_judged("the newest turn fits the budget") };
+        let Some(newest) = self.overflow(budget) else {
+            return not_judged("the newest turn fits the budget");
+        };
         let m = &newest.messages;
         let mut expected: Vec<usize> = Vec::new();
         if newest.has_question {
@@ -598,21 +719,35 @@ impl<'a> Judge<'a> {
         } else {
             expected.extend_from_slice(&m[m.len() - budget..]);
         }
-        if let Some(j) = self.rest.iter().copied().find(|&j| out.mapping.kept[j] && !expected.contains(&j)) {
+        if let Some(j) = self
+            .rest
+            .iter()
+            .copied()
+            .find(|&j| out.mapping.kept[j] && !expected.contains(&j))
+        {
             return fail(format!(
                 "input message {j} is kept, but only the newest turn's question and its last {} messages may be",
                 if newest.has_question { budget - 1 } else { budget }
             ));
         }
-        if let Some(&j) = expected.iter().find(|&&j| !out.mapping.kept[j] && !self.explainable_drop(out, j)) {
+        if let Some(&j) = expected
+            .iter()
+            .find(|&&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
+        {
             return fail(format!("input message {j} (the newest turn's question or one of its most recent messages) is dropped"));
         }
         Outcome::Pass
     }
 
     fn contiguous_suffix(&self, out: &OutputState) -> Outcome {
-        let Some(s) = self.rest.iter().position(|&j| out.mapping.kept[j]) else { return Outcome::Pass };
-        match self.rest[s..].iter().copied().find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j)) {
+        let Some(s) = self.rest.iter().position(|&j| out.mapping.kept[j]) else {
+            return Outcome::Pass;
+        };
+        match self.rest[s..]
+            .iter()
+            .copied()
+            .find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
+        {
             None => Outcome::Pass,
             Some(j) => fail(format!(
                 "input message {j} is missing inside the kept run that starts at input message {}",
@@ -635,7 +770,11 @@ impl<'a> Judge<'a> {
 
     fn maximal_suffix(&self, out: &OutputState, budget: usize) -> Outcome {
         let n = self.rest.len();
-        let start = self.rest.iter().position(|&j| out.mapping.kept[j]).unwrap_or(n);
+        let start = self
+            .rest
+            .iter()
+            .position(|&j| out.mapping.kept[j])
+            .unwrap_or(n);
         for pos in n.saturating_sub(budget)..start {
             if self.legal_start(self.rest[pos]) {
                 return fail(format!(
@@ -653,7 +792,10 @@ impl<'a> Judge<'a> {
         if self.rest.len() > budget {
             return not_judged("the input does not fit the budget");
         }
-        let (a, b) = (Value::Array(self.req.messages.to_vec()), Value::Array(out.messages.clone()));
+        let (a, b) = (
+            Value::Array(self.req.messages.to_vec()),
+            Value::Array(out.messages.clone()),
+        );
         match first_difference(&a, &b) {
             None => Outcome::Pass,
             Some(path) => fail(format!("the input fits but the output differs at {path}")),
@@ -663,7 +805,10 @@ impl<'a> Judge<'a> {
     fn idempotent(&self, out: &OutputState) -> Outcome {
         match &self.extras.again {
             None => not_judged("needs the response to the output reduced again"),
-            Some(Response::Messages(m)) if m.len() == out.messages.len() && m.iter().zip(&out.messages).all(|(x, y)| json_eq(x, y)) => {
+            Some(Response::Messages(m))
+                if m.len() == out.messages.len()
+                    && m.iter().zip(&out.messages).all(|(x, y)| json_eq(x, y)) =>
+            {
                 Outcome::Pass
             }
             Some(r) => fail(format!(
@@ -678,7 +823,10 @@ impl<'a> Judge<'a> {
             return not_judged("needs the response for a smaller budget");
         };
         let Response::Messages(small) = response else {
-            return fail(format!("budget {smaller} was rejected: {}", describe_difference(self.response, response)));
+            return fail(format!(
+                "budget {smaller} was rejected: {}",
+                describe_difference(self.response, response)
+            ));
         };
         let Ok(big_views) = view_history(self.req.format, &out.messages) else {
             return not_judged("the output cannot be read");
@@ -714,10 +862,19 @@ fn describe_difference(want: &Response, got: &Response) -> String {
     match (want, got) {
         (Response::Messages(a), Response::Messages(b)) => {
             let path = first_difference(&Value::Array(a.clone()), &Value::Array(b.clone()));
-            format!("{} vs {} messages, first difference at {}", a.len(), b.len(), path.unwrap_or_else(|| "$".into()))
+            format!(
+                "{} vs {} messages, first difference at {}",
+                a.len(),
+                b.len(),
+                path.unwrap_or_else(|| "$".into())
+            )
         }
-        (Response::Error(e), Response::Messages(b)) => format!("expected an error ({e:?}), got {} messages", b.len()),
-        (Response::Messages(a), Response::Error(e)) => format!("expected {} messages, got an error ({e:?})", a.len()),
+        (Response::Error(e), Response::Messages(b)) => {
+            format!("expected an error ({e:?}), got {} messages", b.len())
+        }
+        (Response::Messages(a), Response::Error(e)) => {
+            format!("expected {} messages, got an error ({e:?})", a.len())
+        }
         (Response::Error(_), Response::Error(_)) => "both are errors".into(),
     }
 }

@@ -86,11 +86,18 @@ pub enum InputError {
 pub fn read_entries(path: &str) -> Result<Vec<Entry>, InputError> {
     let text = if path == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|error| InputError::Io { source_name: "<stdin>".into(), error })?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|error| {
+            InputError::Io {
+                source_name: "<stdin>".into(),
+                error,
+            }
+        })?;
         s
     } else {
-        std::fs::read_to_string(Path::new(path)).map_err(|error| InputError::Io { source_name: path.into(), error })?
+        std::fs::read_to_string(Path::new(path)).map_err(|error| InputError::Io {
+            source_name: path.into(),
+            error,
+        })?
     };
     parse_entries(&text, if path == "-" { "<stdin>" } else { path })
 }
@@ -101,14 +108,24 @@ pub fn read_entries(path: &str) -> Result<Vec<Entry>, InputError> {
 ///
 /// [`InputError::Invalid`] naming the source and, for JSON Lines, the line.
 pub fn parse_entries(text: &str, source: &str) -> Result<Vec<Entry>, InputError> {
-    let whole = Origin { source: source.into(), line: None };
+    let whole = Origin {
+        source: source.into(),
+        line: None,
+    };
     match serde_json::from_str::<Value>(text) {
         Ok(v) => return Ok(vec![entry(v, whole)?]),
         Err(e) => {
-            let lines: Vec<(usize, &str)> =
-                text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
+            let lines: Vec<(usize, &str)> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(i, l)| (i + 1, l))
+                .collect();
             if lines.len() <= 1 {
-                return Err(InputError::Invalid { origin: whole, problem: format!("not JSON: {e}") });
+                return Err(InputError::Invalid {
+                    origin: whole,
+                    problem: format!("not JSON: {e}"),
+                });
             }
         }
     }
@@ -117,9 +134,14 @@ pub fn parse_entries(text: &str, source: &str) -> Result<Vec<Entry>, InputError>
         if line.trim().is_empty() {
             continue;
         }
-        let origin = Origin { source: source.into(), line: Some(n + 1) };
-        let v: Value = serde_json::from_str(line)
-            .map_err(|e| InputError::Invalid { origin: origin.clone(), problem: format!("not JSON: {e}") })?;
+        let origin = Origin {
+            source: source.into(),
+            line: Some(n + 1),
+        };
+        let v: Value = serde_json::from_str(line).map_err(|e| InputError::Invalid {
+            origin: origin.clone(),
+            problem: format!("not JSON: {e}"),
+        })?;
         out.push(entry(v, origin)?);
     }
     Ok(out)
@@ -127,7 +149,12 @@ pub fn parse_entries(text: &str, source: &str) -> Result<Vec<Entry>, InputError>
 
 fn entry(v: Value, origin: Origin) -> Result<Entry, InputError> {
     match v {
-        Value::Array(messages) => Ok(Entry { origin, messages, max_messages: None, envelope: None }),
+        Value::Array(messages) => Ok(Entry {
+            origin,
+            messages,
+            max_messages: None,
+            envelope: None,
+        }),
         Value::Object(mut obj) => {
             let messages = match obj.remove("messages") {
                 Some(Value::Array(m)) => m,
@@ -140,11 +167,19 @@ fn entry(v: Value, origin: Origin) -> Result<Entry, InputError> {
                 }
             };
             let max_messages = obj.get("maxMessages").cloned();
-            Ok(Entry { origin, messages, max_messages, envelope: Some(obj) })
+            Ok(Entry {
+                origin,
+                messages,
+                max_messages,
+                envelope: Some(obj),
+            })
         }
         other => Err(InputError::Invalid {
             origin,
-            problem: format!("expected an array of messages or an object with `messages`, got {}", kind(&other)),
+            problem: format!(
+                "expected an array of messages or an object with `messages`, got {}",
+                kind(&other)
+            ),
         }),
     }
 }
@@ -170,20 +205,36 @@ mod tests {
         assert_eq!(e[0].envelope, None);
         let e = parse_entries(r#"{"maxMessages": 3, "messages": [{"role":"user"}]}"#, "a").unwrap();
         assert_eq!(e[0].max_messages, Some(Value::from(3)));
-        let e = parse_entries("{\"task_id\":1,\"messages\":[]}\n\n[{\"role\":\"user\"}]\n", "f.jsonl").unwrap();
+        let e = parse_entries(
+            "{\"task_id\":1,\"messages\":[]}\n\n[{\"role\":\"user\"}]\n",
+            "f.jsonl",
+        )
+        .unwrap();
         assert_eq!(e.len(), 2);
         assert_eq!(e[1].origin.to_string(), "f.jsonl:3");
-        assert_eq!(e[0].with_messages(vec![]), serde_json::json!({"task_id": 1, "messages": []}));
+        assert_eq!(
+            e[0].with_messages(vec![]),
+            serde_json::json!({"task_id": 1, "messages": []})
+        );
     }
 
     #[test]
     fn errors_name_the_line() {
         let err = parse_entries("[]\n{oops\n", "f.jsonl").unwrap_err();
-        assert!(err.to_string().starts_with("f.jsonl:2: not JSON: key must be a string"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("f.jsonl:2: not JSON: key must be a string"),
+            "{err}"
+        );
         let err = parse_entries("42", "x").unwrap_err();
-        assert_eq!(err.to_string(), "x: expected an array of messages or an object with `messages`, got a number");
+        assert_eq!(
+            err.to_string(),
+            "x: expected an array of messages or an object with `messages`, got a number"
+        );
         let err = parse_entries("{\"a\":1}", "x").unwrap_err();
-        assert!(err.to_string().starts_with("x: an object without `messages`"));
+        assert!(err
+            .to_string()
+            .starts_with("x: an object without `messages`"));
         let err = parse_entries("not json", "x").unwrap_err();
         assert!(err.to_string().starts_with("x: not JSON:"));
     }

@@ -1,12 +1,14 @@
 //! reducer-kit: reference reducers, validator, checker, generator and runner
 //! for chat-history reducers. See `spec/` for the contract.
 
+pub mod case;
+pub mod check;
+pub mod clause;
 pub mod format;
 pub mod input;
 pub mod json;
 pub mod openai;
+pub mod process;
 pub mod reduce;
+pub mod runner;
 pub mod validate;
-pub mod case;
-pub mod check;
-pub mod clause;

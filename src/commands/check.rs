@@ -32,12 +32,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(code) => return Ok(code),
     };
     if inputs.len() != 1 {
-        return Ok(invalid(format!("{}: holds {} histories; check takes one", args.input, inputs.len())));
+        return Ok(invalid(format!(
+            "{}: holds {} histories; check takes one",
+            args.input,
+            inputs.len()
+        )));
     }
     let input = &inputs[0];
     let text = match std::fs::read_to_string(&args.output) {
         Ok(t) => t,
-        Err(error) => return Ok(input_failure(&InputError::Io { source_name: args.output.clone(), error })),
+        Err(error) => {
+            return Ok(input_failure(&InputError::Io {
+                source_name: args.output.clone(),
+                error,
+            }))
+        }
     };
     let value: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
@@ -45,22 +54,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let response = match &value {
         Value::Array(m) => Response::Messages(m.clone()),
-        Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => match Response::from_json(&value) {
-            Ok(r) => r,
-            Err(e) => return Ok(invalid(format!("{}: {e}", args.output))),
-        },
+        Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => {
+            match Response::from_json(&value) {
+                Ok(r) => r,
+                Err(e) => return Ok(invalid(format!("{}: {e}", args.output))),
+            }
+        }
         _ => match parse_entries(&text, &args.output) {
             Ok(mut e) if e.len() == 1 => Response::Messages(e.remove(0).messages),
-            Ok(_) => return Ok(invalid(format!("{}: holds more than one history", args.output))),
+            Ok(_) => {
+                return Ok(invalid(format!(
+                    "{}: holds more than one history",
+                    args.output
+                )))
+            }
             Err(e) => return Ok(input_failure(&e)),
         },
     };
     let max = match (args.max, &input.max_messages) {
         (Some(n), _) => Value::from(n),
         (None, Some(m)) => m.clone(),
-        (None, None) => return Ok(invalid(format!("{}: no budget: pass --max N or give maxMessages", input.origin))),
+        (None, None) => {
+            return Ok(invalid(format!(
+                "{}: no budget: pass --max N or give maxMessages",
+                input.origin
+            )))
+        }
     };
-    let req = Request { format: args.format, policy: args.policy, max_messages: &max, messages: &input.messages };
+    let req = Request {
+        format: args.format,
+        policy: args.policy,
+        max_messages: &max,
+        messages: &input.messages,
+    };
     let verdicts = match check(&req, &response, &Extras::default()) {
         Ok(v) => v,
         Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
@@ -77,7 +103,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Outcome::NotJudged(why) => println!("not judged  {}: {why}", v.clause),
         }
     }
-    let passed = verdicts.iter().filter(|v| v.outcome == Outcome::Pass).count();
+    let passed = verdicts
+        .iter()
+        .filter(|v| v.outcome == Outcome::Pass)
+        .count();
     println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -35,7 +35,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let max = match (args.max, &e.max_messages) {
             (Some(n), _) => Value::from(n),
             (None, Some(m)) => m.clone(),
-            (None, None) => return Ok(invalid(format!("{}: no budget: pass --max N or give maxMessages", e.origin))),
+            (None, None) => {
+                return Ok(invalid(format!(
+                    "{}: no budget: pass --max N or give maxMessages",
+                    e.origin
+                )))
+            }
         };
         let reduced = match reduce(args.policy, args.format, &e.messages, &max) {
             Ok(r) => r,

@@ -33,7 +33,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let violations = validate(&views, Options { allow_pending: args.allow_pending });
+        let violations = validate(
+            &views,
+            Options {
+                allow_pending: args.allow_pending,
+            },
+        );
         if !violations.is_empty() {
             bad += 1;
         }
