@@ -878,3 +878,53 @@ fn describe_difference(want: &Response, got: &Response) -> String {
         (Response::Error(_), Response::Error(_)) => "both are errors".into(),
     }
 }
+
+/// Judges an in-process reducer: calls `reducer(maxMessages, messages)` for
+/// the request and for every [`extra_requests`] it needs, then [`check`]s.
+/// Used by the tests and fuzz targets to judge the reference reducers, and
+/// by anyone embedding the kit.
+///
+/// # Errors
+///
+/// As [`check`].
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::{check::{check_reducer, Request, Response}, format::Format, reduce::{reduce, Policy}};
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[{"role":"user","contents":[]}]"#).unwrap();
+/// let max = serde_json::json!(1);
+/// let req = Request { format: Format::Canonical, policy: Policy::Turns, max_messages: &max, messages: &h };
+/// let verdicts = check_reducer(&req, |max, msgs| match reduce(Policy::Turns, Format::Canonical, msgs, max) {
+///     Ok(m) => Response::Messages(m),
+///     Err(e) => Response::Error(e.to_string()),
+/// }).unwrap();
+/// assert!(verdicts.iter().all(|v| !v.failed()));
+/// ```
+pub fn check_reducer(
+    req: &Request,
+    mut reducer: impl FnMut(&Value, &[Value]) -> Response,
+) -> Result<Vec<Verdict>, ShapeError> {
+    let first = reducer(req.max_messages, req.messages);
+    let mut extras = Extras::default();
+    for extra in extra_requests(req, &first) {
+        let r = reducer(&extra.max_messages, &extra.messages);
+        match extra.kind {
+            ExtraKind::Repeat => extras.repeat = Some(r),
+            ExtraKind::Again => extras.again = Some(r),
+            ExtraKind::Smaller => {
+                let b = parse_budget(&extra.max_messages).unwrap_or(0);
+                extras.smaller = Some((b, r));
+            }
+        }
+    }
+    check(req, &first, &extras)
+}
+
+/// The reference reducer of `policy` as a closure for [`check_reducer`].
+pub fn reference(policy: Policy, format: Format) -> impl FnMut(&Value, &[Value]) -> Response {
+    move |max, messages| match reduce(policy, format, messages, max) {
+        Ok(m) => Response::Messages(m),
+        Err(e) => Response::Error(e.to_string()),
+    }
+}

@@ -1,0 +1,62 @@
+//! Every case under corpus/ (spec examples, seeds, regressions): the
+//! reference reducer of the case's policy gives exactly the expected output
+//! (or the expected error), and the checker passes every clause on it,
+//! judging each clause the case names.
+
+use reducer_kit::case::{load_dir, ExpectedError};
+use reducer_kit::check::{check_reducer, reference, Outcome, Request};
+use reducer_kit::clause::Clause;
+use reducer_kit::format::{view_history, Format};
+use reducer_kit::json::first_difference;
+use reducer_kit::reduce::{reduce, ReduceError};
+use reducer_kit::validate::{validate, Options};
+use serde_json::Value;
+use std::path::Path;
+
+#[test]
+fn every_case_matches_the_reference_and_passes_the_checker() {
+    let cases = load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")).unwrap();
+    let mut failures = Vec::new();
+    for (file, case) in &cases {
+        let place = format!("{} ({})", case.id, file.display());
+        let got = reduce(case.policy, Format::Canonical, &case.messages, &case.max_messages);
+        match (&case.expected, case.expected_error, &got) {
+            (Some(want), None, Ok(out)) => {
+                if let Some(path) = first_difference(&Value::Array(want.clone()), &Value::Array(out.clone())) {
+                    failures.push(format!("{place}: output differs from `expected` at {path}"));
+                }
+            }
+            (None, Some(ExpectedError::BadBudget), Err(ReduceError::BadBudget(_))) => {}
+            _ => failures.push(format!("{place}: expected {:?} / {:?}, got {got:?}", case.expected.as_ref().map(Vec::len), case.expected_error)),
+        }
+        let views = view_history(Format::Canonical, &case.messages).unwrap();
+        let violations = validate(&views, Options { allow_pending: case.allow_pending });
+        let strict = validate(&views, Options { allow_pending: false });
+        let names_a_rule = case.clauses.is_empty() && case.id.contains("rule");
+        if !violations.is_empty() && !names_a_rule && !case.description.contains("invalid") {
+            failures.push(format!("{place}: input is not valid: {}", violations[0]));
+        }
+        if case.allow_pending && strict.is_empty() {
+            failures.push(format!("{place}: allowPending is set but the input is valid without it"));
+        }
+        let req = Request { format: Format::Canonical, policy: case.policy, max_messages: &case.max_messages, messages: &case.messages };
+        let verdicts = check_reducer(&req, reference(case.policy, Format::Canonical)).unwrap();
+        for v in &verdicts {
+            if let Outcome::Fail(d) = &v.outcome {
+                failures.push(format!("{place}: {}: {d}", v.clause));
+            }
+        }
+        for id in &case.clauses {
+            let clause = Clause::from_id(id).unwrap();
+            if clause.level() == reducer_kit::clause::Level::Protocol {
+                continue;
+            }
+            match verdicts.iter().find(|v| v.clause == clause).map(|v| &v.outcome) {
+                Some(Outcome::Pass) => {}
+                other => failures.push(format!("{place}: names clause {id}, which is {other:?}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(cases.len() >= 16, "only {} cases", cases.len());
+}
