@@ -15,6 +15,7 @@
 //! | `expectedError` | `"bad-budget"`          | absent  | the request must be rejected |
 //! | `clauses`       | array of clause ids     | `[]`    | clauses the case exercises (documentation; each must pass on `expected`) |
 //! | `allowPending`  | bool                    | `false` | the input is valid only under `--allow-pending` |
+//! | `violations`    | array of `{"rule", "index", "id"}` | `[]` | what the validator reports on `messages` (under `allowPending`); empty means the input is valid |
 //! | `description`   | string                  | `""`    | one line on what the case shows |
 
 use crate::clause::Clause;
@@ -60,9 +61,24 @@ pub struct Case {
     /// The input is valid only with `--allow-pending`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_pending: bool,
+    /// The validator's report on `messages`; empty for a valid input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<ExpectedViolation>,
     /// One line on what the case shows.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+}
+
+/// One violation a case expects from the validator (semantics §5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedViolation {
+    /// The rule id, e.g. `result-follows-call`.
+    pub rule: String,
+    /// Zero-based message index.
+    pub index: usize,
+    /// The call or request id.
+    pub id: String,
 }
 
 /// A case file that cannot be used, naming the file and what is wrong.
@@ -115,6 +131,11 @@ impl Case {
         }
         if self.expected.is_some() == self.expected_error.is_some() {
             return Err("needs exactly one of `expected` and `expectedError`".into());
+        }
+        for v in &self.violations {
+            if crate::validate::Rule::from_id(&v.rule).is_none() {
+                return Err(format!("unknown validator rule id {:?}", v.rule));
+            }
         }
         for c in &self.clauses {
             if Clause::from_id(c).is_none() {
