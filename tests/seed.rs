@@ -31,8 +31,16 @@ fn texts(out: &[Value]) -> Vec<String> {
                 .iter()
                 .map(|c| match c["$type"].as_str().unwrap() {
                     "text" => c["text"].as_str().unwrap().to_string(),
-                    "functionCall" => format!("call {} {}", c["callId"].as_str().unwrap(), c["name"].as_str().unwrap()),
-                    "functionResult" => format!("result {} {}", c["callId"].as_str().unwrap(), c["result"].as_str().unwrap()),
+                    "functionCall" => format!(
+                        "call {} {}",
+                        c["callId"].as_str().unwrap(),
+                        c["name"].as_str().unwrap()
+                    ),
+                    "functionResult" => format!(
+                        "result {} {}",
+                        c["callId"].as_str().unwrap(),
+                        c["result"].as_str().unwrap()
+                    ),
                     other => panic!("unexpected {other}"),
                 })
                 .collect();
@@ -76,7 +84,11 @@ fn suffix_budgets_one_to_seven() {
 #[test]
 fn turns_budgets_one_to_seven() {
     for budget in 1..=5 {
-        assert_eq!(texts(&run(Policy::Turns, budget)), ["user: When should it arrive?"], "budget {budget}");
+        assert_eq!(
+            texts(&run(Policy::Turns, budget)),
+            ["user: When should it arrive?"],
+            "budget {budget}"
+        );
     }
     assert_eq!(run(Policy::Turns, 6), seed());
     assert_eq!(run(Policy::Turns, 7), seed());
@@ -88,15 +100,43 @@ fn reference_outputs_pass_every_clause() {
     for policy in Policy::ALL {
         for budget in 1..=7u64 {
             let max = json!(budget);
-            let req = Request { format: Format::Canonical, policy, max_messages: &max, messages: &messages };
+            let req = Request {
+                format: Format::Canonical,
+                policy,
+                max_messages: &max,
+                messages: &messages,
+            };
             let out = Response::Messages(run(policy, budget));
             let again = Response::Messages(
-                reduce(policy, Format::Canonical, match &out { Response::Messages(m) => m, _ => unreachable!() }, &max).unwrap(),
+                reduce(
+                    policy,
+                    Format::Canonical,
+                    match &out {
+                        Response::Messages(m) => m,
+                        _ => unreachable!(),
+                    },
+                    &max,
+                )
+                .unwrap(),
             );
-            let smaller = (budget > 1).then(|| (budget as usize - 1, Response::Messages(run(policy, budget - 1))));
-            let extras = Extras { repeat: Some(out.clone()), again: Some(again), smaller };
+            let smaller = (budget > 1).then(|| {
+                (
+                    budget as usize - 1,
+                    Response::Messages(run(policy, budget - 1)),
+                )
+            });
+            let extras = Extras {
+                repeat: Some(out.clone()),
+                again: Some(again),
+                smaller,
+            };
             for v in check(&req, &out, &extras).unwrap() {
-                assert!(!v.failed(), "{policy} budget {budget}: {} {:?}", v.clause, v.outcome);
+                assert!(
+                    !v.failed(),
+                    "{policy} budget {budget}: {} {:?}",
+                    v.clause,
+                    v.outcome
+                );
                 if budget > 1 {
                     assert_ne!(
                         v.outcome,
@@ -114,7 +154,12 @@ fn reference_outputs_pass_every_clause() {
 fn take_last_four_is_convicted_of_orphan_results() {
     let messages = seed();
     let max = json!(4);
-    let req = Request { format: Format::Canonical, policy: Policy::Suffix, max_messages: &max, messages: &messages };
+    let req = Request {
+        format: Format::Canonical,
+        policy: Policy::Suffix,
+        max_messages: &max,
+        messages: &messages,
+    };
     let naive = Response::Messages(messages[2..].to_vec());
     let verdicts = check(&req, &naive, &Extras::default()).unwrap();
     let failed: Vec<(&str, String)> = verdicts
@@ -127,9 +172,20 @@ fn take_last_four_is_convicted_of_orphan_results() {
     assert_eq!(
         failed,
         vec![
-            ("no-orphan-result", "output message 0: result \"order-1\" has no call earlier in the output".to_string()),
-            ("valid-output", "the output breaks result-follows-call: message 0, id \"order-1\"".to_string()),
-            ("matches-reference", "differs from the reference: 2 vs 4 messages, first difference at $[0].role".to_string()),
+            (
+                "no-orphan-result",
+                "output message 0: result \"order-1\" has no call earlier in the output"
+                    .to_string()
+            ),
+            (
+                "valid-output",
+                "the output breaks result-follows-call: message 0, id \"order-1\"".to_string()
+            ),
+            (
+                "matches-reference",
+                "differs from the reference: 2 vs 4 messages, first difference at $[0].role"
+                    .to_string()
+            ),
         ]
     );
 }
