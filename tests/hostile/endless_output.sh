@@ -1,0 +1,3 @@
+#!/bin/sh
+# Writes endless output to stdout.
+exec yes '{"messages": [], "padding": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}'
