@@ -159,3 +159,19 @@ fn serve_answers_per_case_and_persistent() {
     assert_eq!(lines[1]["messages"], Value::Array(seed()[1..].to_vec()));
     assert_eq!(lines[2], json!({"error": "maxMessages must be an integer >= 1, got 0"}));
 }
+
+#[test]
+fn check_judges_json_lines_pairwise() {
+    let sample = root().join("corpus/tau-bench/sample.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let reduced = dir.path().join("out.jsonl");
+    let out = run(&["reduce", "--format", "openai", "--max", "8", "--policy", "turns", sample.to_str().unwrap()]);
+    std::fs::write(&reduced, &out.stdout).unwrap();
+    let out = run(&["check", "--format", "openai", "--max", "8", "--policy", "turns", sample.to_str().unwrap(), reduced.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("20 histories judged\n"));
+    // The same outputs judged as suffix outputs: some are convicted, by line.
+    let out = run(&["check", "--format", "openai", "--max", "8", "--policy", "suffix", sample.to_str().unwrap(), reduced.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("sample.jsonl:2: maximal-suffix: the run could start at input message"), "{}", text(&out.stdout));
+}

@@ -3,7 +3,7 @@
 use super::{input_failure, invalid, load};
 use reducer_kit::check::{check, Extras, Outcome, Request, Response};
 use reducer_kit::format::Format;
-use reducer_kit::input::{parse_entries, InputError};
+use reducer_kit::input::InputError;
 use reducer_kit::reduce::Policy;
 use serde_json::Value;
 use std::process::ExitCode;
@@ -19,11 +19,52 @@ pub struct Args {
     /// The wire format of input and output.
     #[arg(long, value_enum, default_value_t = Format::Canonical)]
     pub format: Format,
-    /// The input: a bare array of messages or a request envelope.
+    /// The input: a bare array of messages, a request envelope, or JSON Lines of them.
     pub input: String,
-    /// The output: a bare array of messages, or a protocol response
-    /// ({"messages": [...]} or {"error": "..."}).
+    /// The output: a bare array of messages or a protocol response
+    /// ({"messages": [...]} or {"error": "..."}); JSON Lines of them, one per input line.
     pub output: String,
+}
+
+/// Reads the output file: one response, or JSON Lines of them. Each is a bare
+/// array of messages, an object with `messages`, or `{"error": "..."}`.
+fn read_responses(path: &str) -> Result<Vec<Response>, ExitCode> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| input_failure(&InputError::Io { source_name: path.to_string(), error }))?;
+    let values: Vec<(String, Value)> = match serde_json::from_str::<Value>(&text) {
+        Ok(v) => vec![(path.to_string(), v)],
+        Err(e) if text.lines().filter(|l| !l.trim().is_empty()).count() <= 1 => {
+            return Err(invalid(format!("{path}: not JSON: {e}")))
+        }
+        Err(_) => {
+            let mut out = Vec::new();
+            for (n, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let place = format!("{path}:{}", n + 1);
+                match serde_json::from_str(line) {
+                    Ok(v) => out.push((place, v)),
+                    Err(e) => return Err(invalid(format!("{place}: not JSON: {e}"))),
+                }
+            }
+            out
+        }
+    };
+    values
+        .into_iter()
+        .map(|(place, v)| match &v {
+            Value::Array(m) => Ok(Response::Messages(m.clone())),
+            Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => {
+                Response::from_json(&v).map_err(|e| invalid(format!("{place}: {e}")))
+            }
+            Value::Object(o) => match o.get("messages") {
+                Some(Value::Array(m)) => Ok(Response::Messages(m.clone())),
+                _ => Err(invalid(format!("{place}: expected an array of messages, {{\"messages\": [...]}} or {{\"error\": \"...\"}}"))),
+            },
+            _ => Err(invalid(format!("{place}: expected an array of messages, {{\"messages\": [...]}} or {{\"error\": \"...\"}}"))),
+        })
+        .collect()
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -31,86 +72,57 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(e) => e,
         Err(code) => return Ok(code),
     };
-    if inputs.len() != 1 {
+    let responses = match read_responses(&args.output) {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    if inputs.len() != responses.len() {
         return Ok(invalid(format!(
-            "{}: holds {} histories; check takes one",
+            "{} holds {} histories but {} holds {} responses",
             args.input,
-            inputs.len()
+            inputs.len(),
+            args.output,
+            responses.len()
         )));
     }
-    let input = &inputs[0];
-    let text = match std::fs::read_to_string(&args.output) {
-        Ok(t) => t,
-        Err(error) => {
-            return Ok(input_failure(&InputError::Io {
-                source_name: args.output.clone(),
-                error,
-            }))
-        }
-    };
-    let value: Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(e) => return Ok(invalid(format!("{}: not JSON: {e}", args.output))),
-    };
-    let response = match &value {
-        Value::Array(m) => Response::Messages(m.clone()),
-        Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => {
-            match Response::from_json(&value) {
-                Ok(r) => r,
-                Err(e) => return Ok(invalid(format!("{}: {e}", args.output))),
+    let single = inputs.len() == 1;
+    let (mut failed, mut passed) = (0usize, 0usize);
+    for (input, response) in inputs.iter().zip(&responses) {
+        let max = match (args.max, &input.max_messages) {
+            (Some(n), _) => Value::from(n),
+            (None, Some(m)) => m.clone(),
+            (None, None) => return Ok(invalid(format!("{}: no budget: pass --max N or give maxMessages", input.origin))),
+        };
+        let req = Request { format: args.format, policy: args.policy, max_messages: &max, messages: &input.messages };
+        let verdicts = match check(&req, response, &Extras::default()) {
+            Ok(v) => v,
+            Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
+        };
+        for v in &verdicts {
+            match &v.outcome {
+                Outcome::Pass => {
+                    passed += 1;
+                    if single {
+                        println!("pass        {}", v.clause);
+                    }
+                }
+                Outcome::Fail(d) => {
+                    failed += 1;
+                    let place = if single { String::new() } else { format!("{}: ", input.origin) };
+                    println!("FAIL        {place}{}: {d}", v.clause);
+                    println!("            ({})", v.clause.definition());
+                }
+                Outcome::NotJudged(why) => {
+                    if single {
+                        println!("not judged  {}: {why}", v.clause);
+                    }
+                }
             }
-        }
-        _ => match parse_entries(&text, &args.output) {
-            Ok(mut e) if e.len() == 1 => Response::Messages(e.remove(0).messages),
-            Ok(_) => {
-                return Ok(invalid(format!(
-                    "{}: holds more than one history",
-                    args.output
-                )))
-            }
-            Err(e) => return Ok(input_failure(&e)),
-        },
-    };
-    let max = match (args.max, &input.max_messages) {
-        (Some(n), _) => Value::from(n),
-        (None, Some(m)) => m.clone(),
-        (None, None) => {
-            return Ok(invalid(format!(
-                "{}: no budget: pass --max N or give maxMessages",
-                input.origin
-            )))
-        }
-    };
-    let req = Request {
-        format: args.format,
-        policy: args.policy,
-        max_messages: &max,
-        messages: &input.messages,
-    };
-    let verdicts = match check(&req, &response, &Extras::default()) {
-        Ok(v) => v,
-        Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
-    };
-    let mut failed = 0;
-    for v in &verdicts {
-        match &v.outcome {
-            Outcome::Pass => println!("pass        {}", v.clause),
-            Outcome::Fail(d) => {
-                failed += 1;
-                println!("FAIL        {}: {d}", v.clause);
-                println!("            ({})", v.clause.definition());
-            }
-            Outcome::NotJudged(why) => println!("not judged  {}: {why}", v.clause),
         }
     }
-    let passed = verdicts
-        .iter()
-        .filter(|v| v.outcome == Outcome::Pass)
-        .count();
+    if !single {
+        println!("{} histories judged", inputs.len());
+    }
     println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
