@@ -1,10 +1,102 @@
-//! `reducer-kit generate`: placeholder until the generator lands.
+//! `reducer-kit generate`: writes generated cases, one compact JSON case
+//! (the format of `reducer_kit::case`) per line, with `expected` computed by
+//! the reference reducer. The same seed and options print the same bytes on
+//! every machine.
 
+use anyhow::Context;
+use reducer_kit::format::Format;
+use reducer_kit::generate::{seeded_case, Config, Shape};
+use reducer_kit::reduce::Policy;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Options of `reducer-kit generate`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Number of cases to write.
+    #[arg(long, default_value_t = 100)]
+    pub count: u64,
+    /// Seed of the case stream; case n gets the id `gen/<seed>/<n>`.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Generator config: a JSON object of `generate::Config` fields
+    /// (e.g. `{"approvals": false, "pending": true}`); absent fields take
+    /// their defaults.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Wire format the histories must be carried in: `openai` turns off
+    /// what OpenAI Chat Completions cannot carry (batched or non-string
+    /// results, ...). Messages are written in the canonical case format
+    /// either way.
+    #[arg(long, value_enum, default_value_t = Format::Canonical)]
+    pub format: Format,
+    /// Print to stderr how often each shape occurs.
+    #[arg(long)]
+    pub stats: bool,
+    /// The policy whose reference output becomes `expected`.
+    #[arg(long, value_enum, default_value_t = Policy::Turns)]
+    pub policy: Policy,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("generate is not built yet")
+/// Runs the command: exit 0, or an error (exit 2) for an unreadable config
+/// or an output error other than a closed pipe.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let cfg = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read config {}", path.display()))?;
+            serde_json::from_str::<Config>(&text)
+                .with_context(|| format!("config {} is not a generator config", path.display()))?
+        }
+        None => Config::default(),
+    }
+    .sanitize_for(args.format);
+    let mut counts: BTreeMap<Shape, u64> = BTreeMap::new();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for n in 0..args.count {
+        let generated = seeded_case(args.seed, n, &cfg);
+        for s in &generated.shapes {
+            *counts.entry(*s).or_default() += 1;
+        }
+        let case = generated.to_case(format!("gen/{}/{n}", args.seed), args.policy);
+        let mut line = serde_json::to_string(&case).expect("a case always serializes");
+        line.push('\n');
+        if let Err(e) = out.write_all(line.as_bytes()) {
+            return closed_pipe_is_success(e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return closed_pipe_is_success(e);
+    }
+    if args.stats {
+        eprint!("{}", stats_table(&counts, args.count));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn closed_pipe_is_success(e: std::io::Error) -> anyhow::Result<ExitCode> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(e).context("cannot write to stdout")
+    }
+}
+
+/// One line per shape, in [`Shape::ALL`] order: name, cases, percent.
+fn stats_table(counts: &BTreeMap<Shape, u64>, total: u64) -> String {
+    let mut s = format!("{:<24} {:>8} {:>7}\n", "shape", "cases", "%");
+    for shape in Shape::ALL {
+        let c = counts.get(shape).copied().unwrap_or(0);
+        let pct = if total == 0 {
+            0.0
+        } else {
+            100.0 * c as f64 / total as f64
+        };
+        s.push_str(&format!("{:<24} {:>8} {:>6.1}%\n", shape.name(), c, pct));
+    }
+    s.push_str(&format!("{:<24} {:>8}\n", "total", total));
+    s
 }

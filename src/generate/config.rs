@@ -1,0 +1,333 @@
+//! The generator's [`Config`]: one knob per shape, documented defaults, and
+//! swarm drawing ([`Config::arbitrary_within`]).
+
+use crate::format::Format;
+use arbitrary::{Arbitrary, Unstructured};
+
+/// The most parallel calls one assistant message can carry (semantics
+/// scenario "1–8 parallel calls").
+pub const MAX_PARALLEL_CALLS: usize = 8;
+
+/// The most approval requests one assistant message can carry.
+pub const MAX_APPROVAL_REQUESTS: usize = 4;
+
+/// The most turns a history can have.
+pub const MAX_TURNS: usize = 64;
+
+/// The most steps (assistant replies, tool steps, approval flows, system
+/// messages) in one turn.
+pub const MAX_STEPS: usize = 16;
+
+/// The largest large payload, in bytes (1 MiB).
+pub const MAX_LARGE_PAYLOAD_BYTES: usize = 1 << 20;
+
+/// What the generator may make. Every shape of a history sits behind a knob;
+/// a switched-off knob never appears in the output. The default (see each
+/// field) turns on every shape except pending tails, and `swarm`.
+///
+/// Read from a JSON object by `reducer-kit generate --config FILE`: members
+/// are the field names below, absent members take their defaults, unknown
+/// members are an error.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::generate::Config;
+/// let cfg: Config = serde_json::from_str(r#"{"approvals": false, "max_turns": 2}"#).unwrap();
+/// assert!(!cfg.approvals && cfg.tool_calls && cfg.max_turns == 2);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Most turns (user questions) in a history; 0 gives histories with no
+    /// turns. Default 6, at most [`MAX_TURNS`].
+    pub max_turns: usize,
+    /// Most steps in one turn or in the leading segment: an assistant reply,
+    /// a tool step (calls and their results), an approval flow or a later
+    /// system message. A final assistant answer may follow them. Default 4,
+    /// at most [`MAX_STEPS`].
+    pub max_steps: usize,
+    /// Messages before the first user question (the leading segment).
+    /// Default on.
+    pub leading_segment: bool,
+    /// A pinned system message. Default on. Off still allows a pinned one
+    /// when `later_system` is on: the first later system message is then
+    /// the pinned one.
+    pub pinned_system: bool,
+    /// The pinned system message somewhere after the first message (never
+    /// inside a tool group). Default on.
+    pub pinned_not_first: bool,
+    /// System messages after the pinned one, as a step of a turn. Default on.
+    pub later_system: bool,
+    /// System messages with the role spelled `developer`. Default on.
+    pub developer_role: bool,
+    /// Roles in other ASCII cases (`Assistant`, `USER`). Default on; off
+    /// for OpenAI, which only takes lowercase roles.
+    pub role_case: bool,
+    /// Tool calls and results. Default on.
+    pub tool_calls: bool,
+    /// More than one tool step in one turn (a multi-step tool loop).
+    /// Default on.
+    pub multi_step: bool,
+    /// Most calls in one assistant message, 1 to [`MAX_PARALLEL_CALLS`];
+    /// 0 means no calls. Default 8.
+    pub max_parallel_calls: usize,
+    /// Several results in one tool message. Default on; off for OpenAI.
+    pub batched_results: bool,
+    /// Results in another order than their calls. Default on.
+    pub shuffled_results: bool,
+    /// Text (and opaque items) beside the calls in an assistant message.
+    /// Default on.
+    pub text_beside_calls: bool,
+    /// Approval flows: `toolApprovalRequest` in an assistant message, an
+    /// approval-only user message answering it (approved or not), then
+    /// usually the approved calls. Default on.
+    pub approvals: bool,
+    /// Most approval requests in one assistant message, 1 to
+    /// [`MAX_APPROVAL_REQUESTS`]. Default 3.
+    pub max_approval_requests: usize,
+    /// The older `functionApprovalRequest` / `functionApprovalResponse`
+    /// names (with `id`). Default on.
+    pub legacy_approvals: bool,
+    /// Unanswered calls and approval requests at the end of the newest turn;
+    /// the generated case then has `allow_pending`. Default off.
+    pub pending: bool,
+    /// A call id used again after its result came. Default on.
+    pub reuse_call_ids: bool,
+    /// Content items the kit does not interpret (`dataContent`,
+    /// `uriContent`, `textReasoning`, `usage`, `errorContent`, an unknown
+    /// `$type`). Default on.
+    pub opaque_contents: bool,
+    /// Members the kit does not interpret on messages (`authorName`,
+    /// `messageId`, `createdAt`, `additionalProperties`) and on text, call
+    /// and opaque items (`additionalProperties`). Default on.
+    pub extra_fields: bool,
+    /// `additionalProperties` on result items as well. Default on; off for
+    /// OpenAI, whose tool messages have no place for it.
+    pub result_extra_fields: bool,
+    /// Empty texts. Default on.
+    pub empty_text: bool,
+    /// Non-ASCII text (accents, CJK, RTL, emoji, combining marks, NUL).
+    /// Default on.
+    pub non_ascii_text: bool,
+    /// Rarely, a text or result of `large_payload_bytes`. Default on.
+    pub large_payloads: bool,
+    /// Size of a large payload, in bytes. Default 100,000, at most
+    /// [`MAX_LARGE_PAYLOAD_BYTES`]. Only payloads of 65,536 bytes or more
+    /// count as [`Shape::LargePayload`](super::Shape::LargePayload).
+    pub large_payload_bytes: usize,
+    /// Results whose payload is not a string (objects, arrays, numbers,
+    /// `true`, `null`). Default on; off for OpenAI.
+    pub non_string_results: bool,
+    /// Swarm testing: each history first draws, from its own bytes, a
+    /// restriction of this config (knobs off, lower maxima; see
+    /// [`Config::arbitrary_within`]). Default on.
+    pub swarm: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_turns: 6,
+            max_steps: 4,
+            leading_segment: true,
+            pinned_system: true,
+            pinned_not_first: true,
+            later_system: true,
+            developer_role: true,
+            role_case: true,
+            tool_calls: true,
+            multi_step: true,
+            max_parallel_calls: MAX_PARALLEL_CALLS,
+            batched_results: true,
+            shuffled_results: true,
+            text_beside_calls: true,
+            approvals: true,
+            max_approval_requests: 3,
+            legacy_approvals: true,
+            pending: false,
+            reuse_call_ids: true,
+            opaque_contents: true,
+            extra_fields: true,
+            result_extra_fields: true,
+            empty_text: true,
+            non_ascii_text: true,
+            large_payloads: true,
+            large_payload_bytes: 100_000,
+            non_string_results: true,
+            swarm: true,
+        }
+    }
+}
+
+impl Config {
+    /// The default config with pending tails on: every shape the generator
+    /// knows.
+    pub fn everything() -> Config {
+        Config {
+            pending: true,
+            ..Config::default()
+        }
+    }
+
+    /// The default config restricted to what OpenAI Chat Completions carries
+    /// natively (see [`Config::sanitize_for`]).
+    pub fn for_openai() -> Config {
+        Config::default().sanitize_for(Format::OpenAi)
+    }
+
+    /// Clamps every maximum into its documented range and turns off knobs
+    /// that cannot take effect (`pinned_not_first` without `pinned_system`,
+    /// call shapes without `tool_calls`, ...). Only ever restricts.
+    pub fn sanitize(mut self) -> Config {
+        self.max_turns = self.max_turns.min(MAX_TURNS);
+        self.max_steps = self.max_steps.min(MAX_STEPS);
+        self.max_parallel_calls = self.max_parallel_calls.min(MAX_PARALLEL_CALLS);
+        self.max_approval_requests = self.max_approval_requests.min(MAX_APPROVAL_REQUESTS);
+        self.large_payload_bytes = self.large_payload_bytes.min(MAX_LARGE_PAYLOAD_BYTES);
+        if self.max_parallel_calls == 0 {
+            self.tool_calls = false;
+        }
+        if self.max_approval_requests == 0 {
+            self.approvals = false;
+        }
+        if !self.tool_calls {
+            self.multi_step = false;
+            self.batched_results = false;
+            self.shuffled_results = false;
+            self.text_beside_calls = false;
+            self.non_string_results = false;
+        }
+        if !self.tool_calls && !self.approvals {
+            self.reuse_call_ids = false;
+        }
+        if !self.approvals {
+            self.legacy_approvals = false;
+        }
+        if !self.pinned_system {
+            self.pinned_not_first = false;
+        }
+        if !self.extra_fields {
+            self.result_extra_fields = false;
+        }
+        if self.large_payload_bytes == 0 {
+            self.large_payloads = false;
+        }
+        self
+    }
+
+    /// [`Config::sanitize`], then, for [`Format::OpenAi`], turns off what
+    /// OpenAI Chat Completions cannot carry natively: several results in one
+    /// tool message (`batched_results`), non-string results
+    /// (`non_string_results`), members on a result (`result_extra_fields`)
+    /// and roles in other cases (`role_case`). Every history of the result
+    /// converts with [`crate::openai::to_openai`] and back unchanged.
+    pub fn sanitize_for(self, format: Format) -> Config {
+        let mut c = self.sanitize();
+        if format == Format::OpenAi {
+            c.batched_results = false;
+            c.non_string_results = false;
+            c.result_extra_fields = false;
+            c.role_case = false;
+        }
+        c
+    }
+
+    /// Swarm drawing: a config whose every switch is on only when it is on
+    /// in `ceiling` and a drawn bit says so, and whose every maximum is drawn
+    /// between its smallest useful value and the ceiling's; then sanitized.
+    /// Only ever restricts `ceiling`. The result has `swarm` off. When the
+    /// bytes run out, switches come out off and maxima small.
+    ///
+    /// # Errors
+    ///
+    /// None in practice: every draw has a fallback when bytes run out.
+    pub fn arbitrary_within(u: &mut Unstructured, ceiling: &Config) -> arbitrary::Result<Config> {
+        let ceiling = ceiling.clone().sanitize();
+        let mut c = ceiling.clone();
+        macro_rules! switches {
+            ($($f:ident),*) => { $( c.$f = ceiling.$f && bool::arbitrary(u)?; )* };
+        }
+        switches!(
+            leading_segment,
+            pinned_system,
+            pinned_not_first,
+            later_system,
+            developer_role,
+            role_case,
+            tool_calls,
+            multi_step,
+            batched_results,
+            shuffled_results,
+            text_beside_calls,
+            approvals,
+            legacy_approvals,
+            pending,
+            reuse_call_ids,
+            opaque_contents,
+            extra_fields,
+            result_extra_fields,
+            empty_text,
+            non_ascii_text,
+            large_payloads,
+            non_string_results
+        );
+        // Maxima: `int_in_range` gives the lower bound when bytes run out.
+        c.max_turns = u.int_in_range(1.min(ceiling.max_turns)..=ceiling.max_turns)?;
+        c.max_steps = u.int_in_range(1.min(ceiling.max_steps)..=ceiling.max_steps)?;
+        c.max_parallel_calls =
+            u.int_in_range(1.min(ceiling.max_parallel_calls)..=ceiling.max_parallel_calls)?;
+        c.max_approval_requests =
+            u.int_in_range(1.min(ceiling.max_approval_requests)..=ceiling.max_approval_requests)?;
+        c.swarm = false;
+        Ok(c.sanitize())
+    }
+}
+
+impl<'a> Arbitrary<'a> for Config {
+    /// A swarm draw within [`Config::everything`].
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        Config::arbitrary_within(u, &Config::everything())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swarm_only_restricts() {
+        let ceiling = Config {
+            approvals: false,
+            max_parallel_calls: 3,
+            ..Config::default()
+        };
+        for seed in 0..200u8 {
+            let bytes: Vec<u8> = (0..64u8)
+                .map(|i| i.wrapping_mul(37).wrapping_add(seed))
+                .collect();
+            let c = Config::arbitrary_within(&mut Unstructured::new(&bytes), &ceiling).unwrap();
+            assert!(!c.approvals && !c.legacy_approvals && !c.pending && !c.swarm);
+            assert!((1..=3).contains(&c.max_parallel_calls) || !c.tool_calls);
+            assert!(c.max_turns <= 6 && c.max_steps <= 4);
+        }
+        let empty = Config::arbitrary_within(&mut Unstructured::new(&[]), &ceiling).unwrap();
+        assert!(!empty.tool_calls && !empty.leading_segment);
+        assert_eq!((empty.max_turns, empty.max_steps), (1, 1));
+    }
+
+    #[test]
+    fn openai_turns_off_what_it_cannot_carry() {
+        let c = Config::for_openai();
+        assert!(
+            !c.batched_results && !c.non_string_results && !c.result_extra_fields && !c.role_case
+        );
+        assert!(c.tool_calls && c.approvals && c.extra_fields);
+        let c = Config {
+            max_parallel_calls: 99,
+            ..Config::default()
+        }
+        .sanitize();
+        assert_eq!(c.max_parallel_calls, MAX_PARALLEL_CALLS);
+    }
+}

@@ -1,0 +1,304 @@
+//! Shapes: the features a generated case can show, detected from the case
+//! itself (so that they can be counted for `generate --stats` and checked
+//! for coverage, also on hand-written or shrunk cases).
+
+use crate::format::{pair, pinned_index, turns, view_history, Format, ItemKind, Role};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// Strings of at least this many bytes (texts or results) count as
+/// [`Shape::LargePayload`].
+pub const LARGE_PAYLOAD_THRESHOLD: usize = 65_536;
+
+/// The `$type`s of opaque content that Microsoft.Extensions.AI itself
+/// writes; any other opaque `$type` is [`Shape::UnknownType`].
+pub const KNOWN_OPAQUE_TYPES: &[&str] = &[
+    "dataContent",
+    "uriContent",
+    "textReasoning",
+    "usage",
+    "errorContent",
+    "hostedFileContent",
+];
+
+macro_rules! shapes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal; )*) => {
+        /// A feature of a generated case (history plus budget). One case
+        /// usually shows several.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Shape {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Shape {
+            /// Every shape, in report order.
+            pub const ALL: &'static [Shape] = &[ $( Shape::$variant, )* ];
+
+            /// The shape's name as printed by `generate --stats`, e.g.
+            /// `parallel-calls`.
+            pub fn name(self) -> &'static str {
+                match self { $( Shape::$variant => $name, )* }
+            }
+        }
+    };
+}
+
+shapes! {
+    /// No messages at all.
+    Empty = "empty";
+    /// No turn start (no user question); includes the empty history.
+    NoTurns = "no-turns";
+    /// Messages other than the pinned one before the first turn start.
+    LeadingSegment = "leading-segment";
+    /// No system message at all.
+    PinnedAbsent = "pinned-absent";
+    /// The pinned system message is the first message.
+    PinnedFirst = "pinned-first";
+    /// The pinned system message comes after some other message.
+    PinnedNotFirst = "pinned-not-first";
+    /// A system message after the pinned one.
+    LaterSystem = "later-system";
+    /// A system message whose role is spelled `developer`.
+    DeveloperRole = "developer-role";
+    /// A role in another ASCII case than lowercase (`Assistant`).
+    RoleCase = "role-case";
+    /// A turn with two or more assistant messages that make calls.
+    MultiStepLoop = "multi-step-loop";
+    /// An assistant message with two or more calls.
+    ParallelCalls = "parallel-calls";
+    /// The results of one message's calls spread over two or more tool
+    /// messages.
+    ResultsSeparate = "results-separate";
+    /// A tool message with two or more results.
+    ResultsBatched = "results-batched";
+    /// Results that come in another order than their calls.
+    ResultsReordered = "results-reordered";
+    /// A message with both text and calls.
+    TextBesideCalls = "text-beside-calls";
+    /// An approval response with `approved: true`.
+    ApprovalApproved = "approval-approved";
+    /// An approval response with `approved: false`.
+    ApprovalRejected = "approval-rejected";
+    /// A message with two or more approval requests.
+    SeveralRequests = "several-requests";
+    /// A message with both approval requests and calls.
+    RequestBesideCalls = "request-beside-calls";
+    /// `functionApprovalRequest` / `functionApprovalResponse` items.
+    LegacyApproval = "legacy-approval";
+    /// A call that no result answers.
+    PendingCall = "pending-call";
+    /// An approval request that no response answers.
+    PendingRequest = "pending-request";
+    /// Two calls with the same id (the second after the first's result).
+    CallIdReused = "call-id-reused";
+    /// A content item the kit does not interpret.
+    OpaqueContent = "opaque-content";
+    /// Opaque content whose `$type` Microsoft.Extensions.AI does not write
+    /// ([`KNOWN_OPAQUE_TYPES`]).
+    UnknownType = "unknown-type";
+    /// A member the kit does not interpret: on a message anything besides
+    /// `role` and `contents`; on an item `additionalProperties`.
+    ExtraFields = "extra-fields";
+    /// A text item with empty text.
+    EmptyText = "empty-text";
+    /// A text or string result with a non-ASCII character.
+    NonAsciiText = "non-ascii-text";
+    /// A text or string result of at least [`LARGE_PAYLOAD_THRESHOLD`] bytes.
+    LargePayload = "large-payload";
+    /// A result whose payload is not a string.
+    NonStringResult = "non-string-result";
+    /// Budget 1.
+    BudgetOne = "budget-one";
+    /// The budget is exactly the size of the newest k turns, for some k
+    /// smaller than the number of turns.
+    BudgetTurnBoundary = "budget-turn-boundary";
+    /// The budget is exactly the number of messages other than the pinned one.
+    BudgetExactFit = "budget-exact-fit";
+    /// The budget is one less than the number of messages other than the
+    /// pinned one.
+    BudgetOneShort = "budget-one-short";
+    /// The budget is larger than the number of messages other than the
+    /// pinned one.
+    BudgetLarger = "budget-larger";
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The shapes that a canonical history with budget `budget` shows. A history
+/// the kit cannot read ([`view_history`] fails) shows none.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::generate::{shapes, Shape};
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role":"user","contents":[{"$type":"text","text":"café"}]},
+///   {"role":"assistant","contents":[{"$type":"functionCall","callId":"a","name":"F"},
+///                                   {"$type":"functionCall","callId":"b","name":"F"}]},
+///   {"role":"tool","contents":[{"$type":"functionResult","callId":"b","result":"1"},
+///                              {"$type":"functionResult","callId":"a","result":"2"}]}]"#).unwrap();
+/// let s = shapes(&h, 3);
+/// assert!(s.contains(&Shape::ParallelCalls) && s.contains(&Shape::ResultsBatched));
+/// assert!(s.contains(&Shape::ResultsReordered) && s.contains(&Shape::NonAsciiText));
+/// assert!(s.contains(&Shape::BudgetExactFit) && !s.contains(&Shape::LeadingSegment));
+/// ```
+pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
+    let mut out = BTreeSet::new();
+    let Ok(views) = view_history(Format::Canonical, messages) else {
+        return out;
+    };
+    let mut add = |s: Shape, cond: bool| {
+        if cond {
+            out.insert(s);
+        }
+    };
+    let pinned = pinned_index(&views);
+    let all_turns = turns(&views);
+    let everything: Vec<usize> = (0..views.len()).collect();
+    let partner = pair(&views, &everything);
+    let n = views.len() - usize::from(pinned.is_some());
+
+    add(Shape::Empty, messages.is_empty());
+    add(Shape::NoTurns, all_turns.iter().all(|t| !t.has_question));
+    add(
+        Shape::LeadingSegment,
+        all_turns.first().is_some_and(|t| !t.has_question),
+    );
+    add(Shape::PinnedAbsent, pinned.is_none());
+    add(Shape::PinnedFirst, pinned == Some(0));
+    add(Shape::PinnedNotFirst, pinned.is_some_and(|p| p > 0));
+    add(
+        Shape::LaterSystem,
+        views.iter().filter(|v| v.role == Role::System).count() >= 2,
+    );
+    add(
+        Shape::DeveloperRole,
+        views
+            .iter()
+            .any(|v| v.role_text.eq_ignore_ascii_case("developer")),
+    );
+    add(
+        Shape::RoleCase,
+        views
+            .iter()
+            .any(|v| v.role != Role::Other && v.role_text != v.role_text.to_ascii_lowercase()),
+    );
+    let calls_in = |m: usize| {
+        views[m]
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Call)
+            .count()
+    };
+    add(
+        Shape::MultiStepLoop,
+        all_turns
+            .iter()
+            .any(|t| t.messages.iter().filter(|&&m| calls_in(m) > 0).count() >= 2),
+    );
+    let mut call_ids: Vec<&str> = Vec::new();
+    for (m, v) in views.iter().enumerate() {
+        let count = |k: ItemKind| v.items.iter().filter(|i| i.kind == k).count();
+        let calls = count(ItemKind::Call);
+        add(Shape::ParallelCalls, calls >= 2);
+        add(Shape::ResultsBatched, count(ItemKind::Result) >= 2);
+        add(
+            Shape::TextBesideCalls,
+            calls > 0 && count(ItemKind::Text) > 0,
+        );
+        add(
+            Shape::SeveralRequests,
+            count(ItemKind::ApprovalRequest) >= 2,
+        );
+        add(
+            Shape::RequestBesideCalls,
+            calls > 0 && count(ItemKind::ApprovalRequest) > 0,
+        );
+        // Partners of this message's calls, in call order.
+        let answers: Vec<(usize, usize)> = v
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.kind == ItemKind::Call)
+            .filter_map(|(k, _)| partner[m][k])
+            .collect();
+        let mut msgs: Vec<usize> = answers.iter().map(|a| a.0).collect();
+        msgs.dedup();
+        add(Shape::ResultsSeparate, calls >= 2 && msgs.len() >= 2);
+        add(
+            Shape::ResultsReordered,
+            answers.windows(2).any(|w| w[0] > w[1]),
+        );
+        let contents = messages[m].get("contents").and_then(Value::as_array);
+        let obj = messages[m].as_object();
+        add(
+            Shape::ExtraFields,
+            obj.is_some_and(|o| o.keys().any(|k| k != "role" && k != "contents")),
+        );
+        for (k, item) in v.items.iter().enumerate() {
+            let raw = item.elem.and_then(|e| contents.and_then(|c| c.get(e)));
+            let member = |key: &str| raw.and_then(|r| r.get(key));
+            let tag = member("$type").and_then(Value::as_str).unwrap_or("");
+            add(Shape::ExtraFields, member("additionalProperties").is_some());
+            match item.kind {
+                ItemKind::Call => call_ids.push(&item.id),
+                ItemKind::ApprovalRequest => {
+                    add(Shape::PendingRequest, partner[m][k].is_none());
+                    add(Shape::LegacyApproval, tag == "functionApprovalRequest");
+                }
+                ItemKind::ApprovalResponse => {
+                    let approved = member("approved").and_then(Value::as_bool);
+                    add(Shape::ApprovalApproved, approved == Some(true));
+                    add(Shape::ApprovalRejected, approved == Some(false));
+                    add(Shape::LegacyApproval, tag == "functionApprovalResponse");
+                }
+                ItemKind::Opaque => {
+                    add(Shape::OpaqueContent, true);
+                    add(Shape::UnknownType, !KNOWN_OPAQUE_TYPES.contains(&tag));
+                }
+                ItemKind::Text | ItemKind::Result => {
+                    let key = if item.kind == ItemKind::Text {
+                        "text"
+                    } else {
+                        "result"
+                    };
+                    match member(key) {
+                        Some(Value::String(s)) => {
+                            add(
+                                Shape::EmptyText,
+                                item.kind == ItemKind::Text && s.is_empty(),
+                            );
+                            add(Shape::NonAsciiText, !s.is_ascii());
+                            add(Shape::LargePayload, s.len() >= LARGE_PAYLOAD_THRESHOLD);
+                        }
+                        _ => add(Shape::NonStringResult, item.kind == ItemKind::Result),
+                    }
+                }
+            }
+            if item.kind == ItemKind::Call {
+                add(Shape::PendingCall, partner[m][k].is_none());
+            }
+        }
+    }
+    call_ids.sort_unstable();
+    add(
+        Shape::CallIdReused,
+        call_ids.windows(2).any(|w| w[0] == w[1]),
+    );
+
+    add(Shape::BudgetOne, budget == 1);
+    add(Shape::BudgetExactFit, n >= 1 && budget == n);
+    add(Shape::BudgetOneShort, n >= 2 && budget == n - 1);
+    add(Shape::BudgetLarger, budget > n);
+    let mut newest = 0;
+    for t in all_turns.iter().skip(1).rev() {
+        newest += t.messages.len();
+        add(Shape::BudgetTurnBoundary, budget == newest);
+    }
+    out
+}
