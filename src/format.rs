@@ -25,23 +25,30 @@ pub enum Format {
     #[value(name = "openai")]
     #[serde(rename = "openai")]
     OpenAi,
+    /// Anthropic Messages (`content` blocks `text`, `tool_use`,
+    /// `tool_result`; the request's top-level `system` travels as a leading
+    /// `{"role": "system", "content": ...}` pseudo-message); see
+    /// [`crate::anthropic`].
+    Anthropic,
 }
 
 impl Format {
-    /// The format's command-line name: `canonical` or `openai`.
+    /// The format's command-line name: `canonical`, `openai` or
+    /// `anthropic`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Canonical => "canonical",
             Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
         }
     }
 
     /// The member of a message that holds its removable content items:
-    /// `contents` (canonical) or `content` (openai).
+    /// `contents` (canonical) or `content` (openai, anthropic).
     pub fn items_key(self) -> &'static str {
         match self {
             Format::Canonical => "contents",
-            Format::OpenAi => "content",
+            Format::OpenAi | Format::Anthropic => "content",
         }
     }
 }
@@ -87,9 +94,11 @@ impl Role {
 pub enum ItemKind {
     /// Plain text.
     Text,
-    /// A tool call (`functionCall`; OpenAI `tool_calls` entry).
+    /// A tool call (`functionCall`; OpenAI `tool_calls` entry; Anthropic
+    /// `tool_use` block).
     Call,
-    /// A tool result (`functionResult`; OpenAI `tool` message).
+    /// A tool result (`functionResult`; OpenAI `tool` message; Anthropic
+    /// `tool_result` block).
     Result,
     /// An approval request (`toolApprovalRequest` / `functionApprovalRequest`).
     ApprovalRequest,
@@ -117,7 +126,7 @@ pub struct Item {
     pub id: String,
     /// Index of the item in the message's items array ([`Format::items_key`]),
     /// or `None` when the item is not an element of it (an OpenAI tool call
-    /// or tool result).
+    /// or tool result, a string `content`).
     pub elem: Option<usize>,
 }
 
@@ -236,7 +245,16 @@ fn classify_tagged(
 ///
 /// A [`ShapeError`] when the message is not an object, has no string `role`,
 /// has a non-array items member, or a call / result / approval item lacks its
-/// string id (`callId`, `requestId`, `id`; OpenAI `id`, `tool_call_id`).
+/// string id (`callId`, `requestId`, `id`; OpenAI `id`, `tool_call_id`;
+/// Anthropic `id`, `tool_use_id`).
+///
+/// Anthropic: a `system` (or `developer`) message — the pseudo-message that
+/// carries the request's top-level `system` — has no items. Otherwise a
+/// string `content` is one text item and an array `content` gives one item
+/// per block (`text`, `tool_use` → call, `tool_result` → result, the four
+/// approval types as in canonical, anything else opaque). A `user` message
+/// with at least one `tool_result` block has role [`Role::Tool`] (its
+/// `role_text` stays as received): it is Anthropic's form of a tool message.
 pub fn view_message(format: Format, msg: &Value, index: usize) -> Result<MessageView, ShapeError> {
     let obj = msg
         .as_object()
@@ -265,6 +283,11 @@ pub fn view_message(format: Format, msg: &Value, index: usize) -> Result<Message
             }
             Some(_) => return Err(shape(index, None, "`contents` is not an array")),
         },
+        Format::Anthropic => {
+            if role != Role::System {
+                anthropic_items(obj, index, &mut items)?;
+            }
+        }
         Format::OpenAi => {
             if role == Role::Tool {
                 let id = string_field(obj, "tool_call_id", index, None, "tool message")?;
@@ -329,11 +352,73 @@ pub fn view_message(format: Format, msg: &Value, index: usize) -> Result<Message
             }
         }
     }
+    let role = if format == Format::Anthropic
+        && role == Role::User
+        && items.iter().any(|i| i.kind == ItemKind::Result)
+    {
+        Role::Tool
+    } else {
+        role
+    };
     Ok(MessageView {
         role,
         role_text,
         items,
     })
+}
+
+/// The items of a non-system Anthropic message: its `content` string (one
+/// text item) or blocks.
+fn anthropic_items(
+    obj: &serde_json::Map<String, Value>,
+    index: usize,
+    items: &mut Vec<Item>,
+) -> Result<(), ShapeError> {
+    match obj.get("content") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(_)) => items.push(Item {
+            kind: ItemKind::Text,
+            id: String::new(),
+            elem: None,
+        }),
+        Some(Value::Array(blocks)) => {
+            for (i, b) in blocks.iter().enumerate() {
+                let at = Some(i);
+                let (kind, id) = match b {
+                    Value::Object(o) => match o.get("type") {
+                        Some(Value::String(tag)) => match tag.as_str() {
+                            "tool_use" => (
+                                ItemKind::Call,
+                                string_field(o, "id", index, at, "tool_use")?.to_string(),
+                            ),
+                            "tool_result" => (
+                                ItemKind::Result,
+                                string_field(o, "tool_use_id", index, at, "tool_result")?
+                                    .to_string(),
+                            ),
+                            "functionCall" | "functionResult" => (ItemKind::Opaque, String::new()),
+                            _ => classify_tagged(o, tag, index, i)?,
+                        },
+                        _ => (ItemKind::Opaque, String::new()),
+                    },
+                    _ => (ItemKind::Opaque, String::new()),
+                };
+                items.push(Item {
+                    kind,
+                    id,
+                    elem: Some(i),
+                });
+            }
+        }
+        Some(_) => {
+            return Err(shape(
+                index,
+                None,
+                "`content` is not a string, an array or null",
+            ))
+        }
+    }
+    Ok(())
 }
 
 /// Reads the views of every message of a history.

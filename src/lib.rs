@@ -1,6 +1,7 @@
 //! reducer-kit: reference reducers, validator, checker, generator and runner
 //! for chat-history reducers. See `spec/` for the contract.
 
+pub mod anthropic;
 pub mod case;
 pub mod check;
 pub mod clause;

@@ -183,6 +183,8 @@ fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
         Format::OpenAi => {
             crate::openai::to_openai(messages).map_err(|e| format!("no OpenAI form: {e}"))
         }
+        Format::Anthropic => crate::anthropic::to_anthropic(messages)
+            .map_err(|e| format!("no Anthropic form: {e}")),
     }
 }
 
