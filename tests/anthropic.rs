@@ -1,0 +1,654 @@
+//! The Anthropic Messages format: views, conversion both ways, the system
+//! pseudo-message, reference reduction and the checker on Anthropic
+//! histories, and the round trip on generated histories.
+
+use reducer_kit::anthropic::{from_anthropic, join_system, split_system, to_anthropic};
+use reducer_kit::check::{check_reducer, reference, Outcome, Request};
+use reducer_kit::format::{strip_items, view_history, view_message, Format, Item, ItemKind, Role};
+use reducer_kit::generate::{seeded_cases, Config};
+use reducer_kit::json::json_eq;
+use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::validate::{validate, Options};
+use serde_json::{json, Value};
+
+fn list(v: Value) -> Vec<Value> {
+    serde_json::from_value(v).unwrap()
+}
+
+/// The seed example of the tool-group trimming document, canonical.
+fn seed() -> Vec<Value> {
+    list(json!([
+        {"role": "user", "contents": [{"$type": "text", "text": "Check order 42 and its shipment."}]},
+        {"role": "assistant", "contents": [
+            {"$type": "functionCall", "callId": "order-1", "name": "GetOrder"},
+            {"$type": "functionCall", "callId": "shipment-1", "name": "GetShipment"}]},
+        {"role": "tool", "contents": [{"$type": "functionResult", "callId": "order-1", "result": "Paid"}]},
+        {"role": "tool", "contents": [{"$type": "functionResult", "callId": "shipment-1", "result": "Shipped"}]},
+        {"role": "assistant", "contents": [{"$type": "text", "text": "Your order has shipped."}]},
+        {"role": "user", "contents": [{"$type": "text", "text": "When should it arrive?"}]}
+    ]))
+}
+
+/// The seed example as Anthropic messages.
+fn seed_anthropic() -> Vec<Value> {
+    list(json!([
+        {"role": "user", "content": "Check order 42 and its shipment."},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "order-1", "name": "GetOrder"},
+            {"type": "tool_use", "id": "shipment-1", "name": "GetShipment"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "order-1", "content": "Paid"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "shipment-1", "content": "Shipped"}]},
+        {"role": "assistant", "content": "Your order has shipped."},
+        {"role": "user", "content": "When should it arrive?"}
+    ]))
+}
+
+fn same(a: &[Value], b: &[Value]) -> bool {
+    json_eq(&Value::Array(a.to_vec()), &Value::Array(b.to_vec()))
+}
+
+#[test]
+fn format_names_the_variant_anthropic() {
+    use clap::ValueEnum;
+    assert_eq!(Format::Anthropic.name(), "anthropic");
+    assert_eq!(Format::Anthropic.to_string(), "anthropic");
+    assert_eq!(Format::Anthropic.items_key(), "content");
+    assert_eq!(
+        serde_json::to_value(Format::Anthropic).unwrap(),
+        json!("anthropic")
+    );
+    assert_eq!(
+        serde_json::from_value::<Format>(json!("anthropic")).unwrap(),
+        Format::Anthropic
+    );
+    assert_eq!(
+        Format::from_str("anthropic", false).unwrap(),
+        Format::Anthropic
+    );
+}
+
+#[test]
+fn seed_example_converts_to_exact_anthropic_messages_and_back() {
+    let a = to_anthropic(&seed()).unwrap();
+    assert_eq!(a, seed_anthropic());
+    let back = from_anthropic(&a).unwrap();
+    assert_eq!(back, seed());
+}
+
+#[test]
+fn calls_with_arguments_text_and_members_map_to_blocks() {
+    let h = list(json!([
+        {"role": "system", "contents": [{"$type": "text", "text": "Be brief."}]},
+        {"role": "user", "messageId": "m1", "contents": [
+            {"$type": "text", "text": "Check order 42."},
+            {"$type": "dataContent", "uri": "data:,", "mediaType": "text/plain"}]},
+        {"role": "assistant", "contents": [
+            {"$type": "text", "text": "Checking.", "additionalProperties": {"a": 1}},
+            {"$type": "functionCall", "callId": "order-1", "name": "GetOrder",
+             "arguments": {"id": 42}, "additionalProperties": {"k": true}}]},
+        {"role": "tool", "authorName": "ops-bot", "contents": [
+            {"$type": "functionResult", "callId": "order-1",
+             "result": {"status": "Paid", "total": 19.99}, "additionalProperties": {"durationMs": 12}}]},
+        {"role": "assistant", "contents": [
+            {"$type": "toolApprovalRequest", "requestId": "r1",
+             "toolCall": {"$type": "functionCall", "callId": "x", "name": "Refund"}}]},
+        {"role": "user", "contents": [
+            {"$type": "functionApprovalResponse", "id": "r1", "approved": false}]},
+        {"role": "user", "contents": []},
+        {"role": "assistant"}
+    ]));
+    let a = to_anthropic(&h).unwrap();
+    assert_eq!(
+        a,
+        list(json!([
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "messageId": "m1", "content": [
+                {"type": "text", "text": "Check order 42."},
+                {"type": "dataContent", "uri": "data:,", "mediaType": "text/plain"}]},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Checking.", "additionalProperties": {"a": 1}},
+                {"type": "tool_use", "id": "order-1", "name": "GetOrder",
+                 "input": {"id": 42}, "additionalProperties": {"k": true}}]},
+            {"role": "user", "authorName": "ops-bot", "content": [
+                {"type": "tool_result", "tool_use_id": "order-1",
+                 "content": {"status": "Paid", "total": 19.99}, "additionalProperties": {"durationMs": 12}}]},
+            {"role": "assistant", "content": [
+                {"type": "toolApprovalRequest", "requestId": "r1",
+                 "toolCall": {"$type": "functionCall", "callId": "x", "name": "Refund"}}]},
+            {"role": "user", "content": [
+                {"type": "functionApprovalResponse", "id": "r1", "approved": false}]},
+            {"role": "user", "content": []},
+            {"role": "assistant"}
+        ]))
+    );
+    assert!(same(&from_anthropic(&a).unwrap(), &h));
+    let kinds = |f, m: &[Value]| -> Vec<(Role, Vec<(ItemKind, String)>)> {
+        view_history(f, m)
+            .unwrap()
+            .into_iter()
+            .map(|v| {
+                (
+                    v.role,
+                    v.items.into_iter().map(|i| (i.kind, i.id)).collect(),
+                )
+            })
+            .collect()
+    };
+    let av = kinds(Format::Anthropic, &a);
+    let cv = kinds(Format::Canonical, &h);
+    // Same roles and items everywhere but the system pseudo-message (no items).
+    assert_eq!(av[0], (Role::System, vec![]));
+    assert_eq!(cv[0], (Role::System, vec![(ItemKind::Text, String::new())]));
+    assert_eq!(av[1..], cv[1..]);
+    assert_eq!(
+        av[3],
+        (Role::Tool, vec![(ItemKind::Result, "order-1".to_string())])
+    );
+}
+
+#[test]
+fn views_read_blocks_ids_and_the_tool_role() {
+    let m = json!({"role": "User", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "1"},
+        {"type": "toolApprovalResponse", "requestId": "r", "approved": true},
+        {"type": "functionResult", "callId": "z"},
+        {"type": "image", "source": {}},
+        "bare"]});
+    let v = view_message(Format::Anthropic, &m, 3).unwrap();
+    assert_eq!(v.role, Role::Tool);
+    assert_eq!(v.role_text, "User");
+    assert_eq!(
+        v.items,
+        vec![
+            Item {
+                kind: ItemKind::Result,
+                id: "a".into(),
+                elem: Some(0)
+            },
+            Item {
+                kind: ItemKind::ApprovalResponse,
+                id: "r".into(),
+                elem: Some(1)
+            },
+            Item {
+                kind: ItemKind::Opaque,
+                id: String::new(),
+                elem: Some(2)
+            },
+            Item {
+                kind: ItemKind::Opaque,
+                id: String::new(),
+                elem: Some(3)
+            },
+            Item {
+                kind: ItemKind::Opaque,
+                id: String::new(),
+                elem: Some(4)
+            },
+        ]
+    );
+    let s = view_message(
+        Format::Anthropic,
+        &json!({"role": "user", "content": "hi"}),
+        0,
+    )
+    .unwrap();
+    assert_eq!(s.role, Role::User);
+    assert!(s.is_turn_start());
+    assert_eq!(
+        s.items,
+        vec![Item {
+            kind: ItemKind::Text,
+            id: String::new(),
+            elem: None
+        }]
+    );
+    let sys = json!({"role": "system", "content": [{"type": "text", "text": "x"}]});
+    let v = view_message(Format::Anthropic, &sys, 0).unwrap();
+    assert_eq!((v.role, v.items.len()), (Role::System, 0));
+    let a = json!({"role": "assistant", "content": [
+        {"type": "text", "text": "t"}, {"type": "tool_use", "id": "c", "name": "F", "input": {}},
+        {"type": "functionApprovalRequest", "id": "q"}]});
+    let v = view_message(Format::Anthropic, &a, 1).unwrap();
+    assert_eq!(v.role, Role::Assistant);
+    let kinds: Vec<_> = v.items.iter().map(|i| (i.kind, i.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (ItemKind::Text, ""),
+            (ItemKind::Call, "c"),
+            (ItemKind::ApprovalRequest, "q")
+        ]
+    );
+    assert_eq!(
+        view_message(
+            Format::Anthropic,
+            &json!({"role": "assistant", "content": null}),
+            0
+        )
+        .unwrap()
+        .items,
+        vec![]
+    );
+}
+
+#[test]
+fn missing_or_ill_typed_ids_name_message_and_content() {
+    let e = |m: Value| {
+        view_message(Format::Anthropic, &m, 5)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        e(
+            json!({"role": "assistant", "content": [{"type": "text"}, {"type": "tool_use", "name": "F"}]})
+        ),
+        "message 5, content 1: tool_use has no `id`"
+    );
+    assert_eq!(
+        e(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": 7}]})),
+        "message 5, content 0: tool_result has a non-string `tool_use_id`"
+    );
+    assert_eq!(
+        e(json!({"role": "user", "content": [{"type": "toolApprovalResponse", "approved": true}]})),
+        "message 5, content 0: toolApprovalResponse has no `requestId`"
+    );
+    assert_eq!(
+        e(json!({"role": "user", "content": 3})),
+        "message 5: `content` is not a string, an array or null"
+    );
+}
+
+#[test]
+fn suffix_reduces_the_anthropic_seed_like_the_document_says() {
+    let a = seed_anthropic();
+    let run = |max: u64| reduce(Policy::Suffix, Format::Anthropic, &a, &json!(max)).unwrap();
+    assert_eq!(run(3), a[4..].to_vec());
+    assert_eq!(
+        run(3),
+        list(json!([
+            {"role": "assistant", "content": "Your order has shipped."},
+            {"role": "user", "content": "When should it arrive?"}
+        ]))
+    );
+    assert_eq!(run(4), a[4..].to_vec());
+    assert_eq!(run(5), a[1..].to_vec());
+    assert_eq!(run(5).len(), 5);
+    assert_eq!(run(6), a);
+    // Under `turns` the same history gives one message for budgets 1-5.
+    for b in 1..=5u64 {
+        assert_eq!(
+            reduce(Policy::Turns, Format::Anthropic, &a, &json!(b)).unwrap(),
+            vec![json!({"role": "user", "content": "When should it arrive?"})],
+            "budget {b}"
+        );
+    }
+}
+
+#[test]
+fn checker_passes_the_reference_on_the_anthropic_seed() {
+    let plain = seed_anthropic();
+    let with_system = join_system(Some(json!("Be brief.")), seed_anthropic());
+    // The first turn alone: its five messages overflow budgets 1-4.
+    let first_turn = join_system(Some(json!("Be brief.")), seed_anthropic()[..5].to_vec());
+    for policy in Policy::ALL {
+        let mut judged = std::collections::BTreeSet::new();
+        let mut passed = std::collections::BTreeSet::new();
+        for messages in [&plain, &with_system, &first_turn] {
+            let views = view_history(Format::Anthropic, messages).unwrap();
+            assert!(validate(
+                &views,
+                Options {
+                    allow_pending: false
+                }
+            )
+            .is_empty());
+            for b in 1..=7u64 {
+                let max = json!(b);
+                let req = Request {
+                    format: Format::Anthropic,
+                    policy,
+                    max_messages: &max,
+                    messages,
+                };
+                let verdicts = check_reducer(&req, reference(policy, Format::Anthropic)).unwrap();
+                for v in &verdicts {
+                    judged.insert(v.clause.id());
+                    match &v.outcome {
+                        Outcome::Pass => {
+                            passed.insert(v.clause.id());
+                        }
+                        Outcome::NotJudged(why) => assert!(
+                            matches!(
+                                why.as_str(),
+                                "the budget is valid"
+                                    | "the newest turn fits the budget"
+                                    | "the input does not fit the budget"
+                                    | "the input has no system message"
+                                    | "needs the response for a smaller budget"
+                                    | "the newest turn alone is over the budget (overflow-question applies)"
+                            ),
+                            "{policy} budget {b}: {v:?}"
+                        ),
+                        Outcome::Fail(_) => panic!("{policy} budget {b}: {v:?}"),
+                    }
+                }
+            }
+        }
+        // Every clause but rejects-bad-budget (all budgets here are valid)
+        // passed somewhere.
+        judged.remove("rejects-bad-budget");
+        assert_eq!(passed, judged, "{policy}");
+        assert!(passed.contains("matches-reference") && passed.contains("no-orphan-result"));
+        if policy == Policy::Turns {
+            assert!(passed.contains("overflow-question"));
+        }
+    }
+    // The system pseudo-message is pinned: budget 1 keeps it plus the question.
+    assert_eq!(
+        reduce(Policy::Turns, Format::Anthropic, &with_system, &json!(1)).unwrap(),
+        list(json!([
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "When should it arrive?"}
+        ]))
+    );
+}
+
+#[test]
+fn batched_results_stay_one_message_and_lose_only_orphan_blocks() {
+    let h = list(json!([
+        {"role": "user", "contents": [{"$type": "text", "text": "Check both."}]},
+        {"role": "assistant", "contents": [
+            {"$type": "functionCall", "callId": "a", "name": "GetOrder", "arguments": {"id": 1}},
+            {"$type": "functionCall", "callId": "b", "name": "GetShipment", "arguments": {"id": 2}}]},
+        {"role": "tool", "contents": [
+            {"$type": "functionResult", "callId": "b", "result": "Shipped"},
+            {"$type": "functionResult", "callId": "a", "result": "Paid"}]},
+        {"role": "assistant", "contents": [{"$type": "text", "text": "Done."}]}
+    ]));
+    let a = to_anthropic(&h).unwrap();
+    assert_eq!(a.len(), 4);
+    assert_eq!(
+        a[2],
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "b", "content": "Shipped"},
+            {"type": "tool_result", "tool_use_id": "a", "content": "Paid"}]})
+    );
+    assert_eq!(from_anthropic(&a).unwrap(), h);
+
+    // strip_items on the batched message removes one block, keeps the rest.
+    let v = view_message(Format::Anthropic, &a[2], 2).unwrap();
+    assert_eq!(v.role, Role::Tool);
+    assert_eq!(
+        strip_items(Format::Anthropic, &a[2], &v, &[0]),
+        Some(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "Paid"}]}))
+    );
+    assert_eq!(strip_items(Format::Anthropic, &a[2], &v, &[0, 1]), None);
+
+    // A history whose call `b` was cut (invalid input): reduction removes
+    // only the orphan block of the batched message.
+    let cut = list(json!([
+        {"role": "user", "content": "Check both."},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "GetOrder", "input": {"id": 1}}]},
+        {"role": "user", "messageId": "m7", "content": [
+            {"type": "tool_result", "tool_use_id": "b", "content": "Shipped"},
+            {"type": "tool_result", "tool_use_id": "a", "content": "Paid"}]},
+        {"role": "assistant", "content": "Done."}
+    ]));
+    let views = view_history(Format::Anthropic, &cut).unwrap();
+    let rules: Vec<&str> = validate(
+        &views,
+        Options {
+            allow_pending: false,
+        },
+    )
+    .iter()
+    .map(|v| v.rule.id())
+    .collect();
+    assert_eq!(rules, vec!["result-follows-call"]);
+    for policy in Policy::ALL {
+        let out = reduce(policy, Format::Anthropic, &cut, &json!(10)).unwrap();
+        assert_eq!(
+            out,
+            list(json!([
+                {"role": "user", "content": "Check both."},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "a", "name": "GetOrder", "input": {"id": 1}}]},
+                {"role": "user", "messageId": "m7", "content": [
+                    {"type": "tool_result", "tool_use_id": "a", "content": "Paid"}]},
+                {"role": "assistant", "content": "Done."}
+            ])),
+            "{policy}"
+        );
+    }
+}
+
+#[test]
+fn system_pseudo_message_splits_and_joins() {
+    let h = list(json!([
+        {"role": "system", "contents": [
+            {"$type": "text", "text": "Be brief."},
+            {"$type": "text", "text": "Be kind.", "additionalProperties": {"cache": true}}]},
+        {"role": "user", "contents": [{"$type": "text", "text": "Hi"}]}
+    ]));
+    let a = to_anthropic(&h).unwrap();
+    assert_eq!(
+        a[0],
+        json!({"role": "system", "content": [
+            {"type": "text", "text": "Be brief."},
+            {"type": "text", "text": "Be kind.", "additionalProperties": {"cache": true}}]})
+    );
+    let (system, messages) = split_system(&a);
+    assert_eq!(
+        system,
+        Some(json!([
+            {"type": "text", "text": "Be brief."},
+            {"type": "text", "text": "Be kind.", "additionalProperties": {"cache": true}}]))
+    );
+    assert_eq!(messages, vec![json!({"role": "user", "content": "Hi"})]);
+    assert_eq!(join_system(system, messages), a);
+    assert_eq!(from_anthropic(&a).unwrap(), h);
+
+    // No system: nothing to split, nothing to join.
+    let plain = seed_anthropic();
+    assert_eq!(split_system(&plain), (None, plain.clone()));
+    assert_eq!(join_system(None, plain.clone()), plain);
+    assert_eq!(split_system(&[]), (None, vec![]));
+    // A leading system message with other members is not a pseudo-message.
+    let odd = vec![json!({"role": "system", "content": "x", "name": "n"})];
+    assert_eq!(split_system(&odd), (None, odd.clone()));
+    // A pinned system message that is one plain text item becomes a string.
+    let one = to_anthropic(&list(json!([
+        {"role": "system", "contents": [{"$type": "text", "text": "Be brief."}]}])))
+    .unwrap();
+    assert_eq!(split_system(&one), (Some(json!("Be brief.")), vec![]));
+}
+
+#[test]
+fn what_anthropic_cannot_carry_is_an_error() {
+    let to = |v: Value| to_anthropic(&list(v)).unwrap_err().to_string();
+    assert_eq!(
+        to(json!([{"role": "user", "contents": []}, {"role": "system", "contents": []}])),
+        "message 1: a system message that is not the first message has no Anthropic form (only the first message becomes the top-level `system`)"
+    );
+    assert_eq!(
+        to(json!([{"role": "developer", "contents": []}])),
+        "message 0: role \"developer\" has no lossless Anthropic form (only lowercase user, assistant, tool and system)"
+    );
+    assert_eq!(
+        to(json!([{"role": "Assistant", "contents": []}])),
+        "message 0: role \"Assistant\" has no lossless Anthropic form (only lowercase user, assistant, tool and system)"
+    );
+    assert_eq!(
+        to(json!([{"role": "system", "authorName": "app", "contents": []}])),
+        "message 0: system message member `authorName` has no place in Anthropic's top-level `system`"
+    );
+    assert_eq!(
+        to(json!([{"role": "system", "contents": [{"$type": "dataContent"}]}])),
+        "message 0, content 0: a system message item that is not text has no Anthropic form (the top-level `system` takes only text blocks)"
+    );
+    assert_eq!(
+        to(json!([{"role": "tool", "contents": [
+            {"$type": "functionResult", "callId": "a", "result": "1"},
+            {"$type": "text", "text": "x"}]}])),
+        "message 0, content 1: a tool message item that is not a functionResult has no Anthropic form"
+    );
+    assert_eq!(
+        to(json!([{"role": "tool", "contents": []}])),
+        "message 0: a tool message without results has no Anthropic form"
+    );
+    assert_eq!(
+        to(json!([{"role": "user", "contents": [{"$type": "functionResult", "callId": "a"}]}])),
+        "message 0, content 0: a functionResult outside a tool message has no Anthropic form"
+    );
+    assert_eq!(
+        to(json!([{"role": "user", "content": "x", "contents": []}])),
+        "message 0: member `content` would collide with Anthropic's"
+    );
+    assert_eq!(
+        to(json!([{"role": "user", "contents": [{"$type": "text", "type": "x"}]}])),
+        "message 0, content 0: has a `type` member, which would collide"
+    );
+    assert_eq!(
+        to(json!([{"role": "user", "contents": [{"$type": "tool_use", "id": "a"}]}])),
+        "message 0, content 0: `$type` \"tool_use\" would collide with Anthropic's block type"
+    );
+    assert_eq!(
+        to(json!([{"role": "assistant", "contents": [
+            {"$type": "functionCall", "callId": "a", "input": {}}]}])),
+        "message 0, content 0: functionCall member `input` would collide with Anthropic's"
+    );
+    assert_eq!(
+        to(json!([{"role": "assistant", "contents": [{"$type": "functionCall", "callId": 1}]}])),
+        "message 0, content 0: functionCall has no string `callId`"
+    );
+
+    let from = |v: Value| from_anthropic(&list(v)).unwrap_err().to_string();
+    assert_eq!(
+        from(json!([{"role": "user", "content": [{"type": "text", "$type": "text"}]}])),
+        "message 0, content 0: has a `$type` member, which would collide"
+    );
+    assert_eq!(
+        from(json!([{"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a"}, {"type": "text", "text": "and"}]}])),
+        "message 0: a user message with tool_result blocks beside other blocks has no canonical form (a tool message holds only results)"
+    );
+    assert_eq!(
+        from(
+            json!([{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "a"}]}])
+        ),
+        "message 0: a tool_result block in an assistant message has no canonical form"
+    );
+    assert_eq!(
+        from(json!([{"role": "user", "content": "x"}, {"role": "system", "content": "y"}])),
+        "message 1: a system pseudo-message that is not the first message has no canonical form"
+    );
+    assert_eq!(
+        from(json!([{"role": "tool", "content": "x"}])),
+        "message 0: role \"tool\" is not an Anthropic role (user or assistant)"
+    );
+    assert_eq!(
+        from(json!([{"role": "assistant", "content": [{"type": "functionCall", "callId": "a"}]}])),
+        "message 0, content 0: a block of type \"functionCall\" has no canonical form (it would be read as a call or result)"
+    );
+    assert_eq!(
+        from(json!([{"role": "assistant", "content": [{"type": "tool_use", "name": "F"}]}])),
+        "message 0, content 0: tool_use has no string `id`"
+    );
+    assert_eq!(
+        from(json!([{"role": "system", "content": [{"type": "image"}]}])),
+        "message 0, content 0: a system block that is not a text block has no canonical form"
+    );
+    assert_eq!(
+        from(json!([{"role": "user", "contents": [], "content": "x"}])),
+        "message 0: member `contents` would collide with the canonical format"
+    );
+}
+
+/// The generator config for Anthropic: the knobs whose histories have no
+/// Anthropic form switched off (a pinned system message after the first
+/// message, later system messages, `developer`, roles in other cases).
+fn anthropic_config() -> Config {
+    Config {
+        pinned_not_first: false,
+        later_system: false,
+        developer_role: false,
+        role_case: false,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn generated_histories_round_trip_and_reduce_alike() {
+    let mut converted = 0;
+    let mut checked = 0;
+    let total = 2000;
+    for (n, case) in seeded_cases(11, total, &anthropic_config()).enumerate() {
+        let Ok(a) = to_anthropic(&case.messages) else {
+            continue;
+        };
+        converted += 1;
+        let back = from_anthropic(&a).unwrap();
+        assert!(same(&back, &case.messages), "case {n}");
+        // The kit reads the same roles and items in both formats.
+        let av = view_history(Format::Anthropic, &a).unwrap();
+        let cv = view_history(Format::Canonical, &case.messages).unwrap();
+        for (k, (x, y)) in av.iter().zip(&cv).enumerate() {
+            assert_eq!(x.role, y.role, "case {n} message {k}");
+            if x.role != Role::System {
+                let ids = |v: &reducer_kit::format::MessageView| -> Vec<(ItemKind, String)> {
+                    v.items.iter().map(|i| (i.kind, i.id.clone())).collect()
+                };
+                assert_eq!(ids(x), ids(y), "case {n} message {k}");
+            }
+        }
+        let opts = Options {
+            allow_pending: case.allow_pending,
+        };
+        assert_eq!(validate(&av, opts), validate(&cv, opts), "case {n}");
+        // Reducing the Anthropic form gives the Anthropic form of the
+        // canonical reduction.
+        let max = json!(case.budget);
+        for policy in Policy::ALL {
+            let ra = reduce(policy, Format::Anthropic, &a, &max).unwrap();
+            let rc = reduce(policy, Format::Canonical, &case.messages, &max).unwrap();
+            assert!(same(&ra, &to_anthropic(&rc).unwrap()), "case {n} {policy}");
+            if checked < 300 {
+                let req = Request {
+                    format: Format::Anthropic,
+                    policy,
+                    max_messages: &max,
+                    messages: &a,
+                };
+                for v in check_reducer(&req, reference(policy, Format::Anthropic)).unwrap() {
+                    assert!(!v.failed(), "case {n} {policy}: {v:?}");
+                }
+            }
+        }
+        checked += 1;
+    }
+    // Only system messages with extra members (authorName, ...) remain
+    // without an Anthropic form under this config.
+    assert!(
+        converted * 100 >= total * 90,
+        "only {converted} of {total} converted"
+    );
+}
+
+#[test]
+fn default_generator_histories_convert_often_enough() {
+    let total = 2000;
+    let mut converted = 0;
+    for case in seeded_cases(5, total, &Config::default()) {
+        if let Ok(a) = to_anthropic(&case.messages) {
+            converted += 1;
+            assert!(same(&from_anthropic(&a).unwrap(), &case.messages));
+        }
+    }
+    assert!(
+        converted * 2 >= total,
+        "only {converted} of {total} converted"
+    );
+}
