@@ -6,6 +6,7 @@ pub mod case;
 pub mod check;
 pub mod clause;
 pub mod format;
+pub mod fuzzers;
 pub mod generate;
 pub mod input;
 pub mod json;

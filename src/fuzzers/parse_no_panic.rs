@@ -1,0 +1,87 @@
+//! Arbitrary bytes into every reader: an error, never a panic.
+//!
+//! The bytes are read as a case file, as input entries (array, request,
+//! JSON Lines), as a budget, and, when they are JSON, as a history (a bare
+//! array, or the `messages` of an object with its `maxMessages`) in both
+//! wire formats: views, turns, pairing, the validator, both reducers at the
+//! given budget and at 1, 2 and a huge one, the OpenAI converter both ways,
+//! a protocol response, and the checker on a cut of the input as output.
+
+use crate::check::{check, Extras, Request, Response};
+use crate::format::{pair, turns, view_history, Format};
+use crate::reduce::{parse_budget, reduce, Policy};
+use crate::validate::{validate, Options};
+use arbitrary::Unstructured;
+use serde_json::{json, Value};
+use std::path::Path;
+
+super::fuzz_input!();
+
+/// Runs every reader on all of `u`'s bytes.
+///
+/// # Errors
+///
+/// Never: every input is used.
+///
+/// # Panics
+///
+/// When a reader panics: the bug this target looks for.
+pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
+    let bytes = u.bytes(u.len())?;
+    let text = String::from_utf8_lossy(bytes);
+    let _ = crate::case::parse_cases(&text, Path::new("fuzz"));
+    let _ = crate::input::parse_entries(&text, "fuzz");
+    if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+        exercise(&v);
+    }
+    Ok(())
+}
+
+/// Shows the bytes as (lossy) text.
+pub fn describe(bytes: &[u8]) -> String {
+    format!(
+        "parse_no_panic input, {} bytes, as text: {:?}",
+        bytes.len(),
+        String::from_utf8_lossy(bytes)
+    )
+}
+
+fn exercise(v: &Value) {
+    let _ = parse_budget(v);
+    let _ = Response::from_json(v);
+    let default_budget = json!(3);
+    let (messages, budget) = match v {
+        Value::Array(a) => (a, &default_budget),
+        Value::Object(o) => match o.get("messages") {
+            Some(Value::Array(a)) => (a, o.get("maxMessages").unwrap_or(&default_budget)),
+            _ => return,
+        },
+        _ => return,
+    };
+    let _ = crate::openai::to_openai(messages);
+    let _ = crate::openai::from_openai(messages);
+    let budgets = [budget.clone(), json!(1), json!(2), json!(u64::MAX)];
+    for format in [Format::Canonical, Format::OpenAi] {
+        if let Ok(views) = view_history(format, messages) {
+            let _ = turns(&views);
+            let all: Vec<usize> = (0..views.len()).collect();
+            let _ = pair(&views, &all);
+            for allow_pending in [false, true] {
+                let _ = validate(&views, Options { allow_pending });
+            }
+        }
+        for policy in Policy::ALL {
+            for b in &budgets {
+                let _ = reduce(policy, format, messages, b);
+            }
+            let req = Request {
+                format,
+                policy,
+                max_messages: budget,
+                messages,
+            };
+            let cut = messages[messages.len() / 2..].to_vec();
+            let _ = check(&req, &Response::Messages(cut), &Extras::default());
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Runs every fuzz target (`reducer_kit::fuzzers`) under plain `cargo test`:
+//! over its committed seed corpus in `corpus/fuzz/<target>/` and over
+//! seeded random byte buffers, so CI without nightly still exercises them.
+//!
+//! `cargo test --test fuzzers -- --ignored write_seed_corpus` rewrites the
+//! seed corpus (deterministically) from the generator.
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reducer_kit::fuzzers::{describe_target, run_target, TARGETS};
+use std::path::PathBuf;
+
+/// Random buffers per target, and their largest size.
+const RANDOM_INPUTS: u64 = 300;
+const MAX_LEN: u32 = 4096;
+
+fn corpus_dir(target: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/fuzz")
+        .join(target)
+}
+
+fn seeds(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir(target))
+        .unwrap_or_else(|e| panic!("corpus/fuzz/{target}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect()
+}
+
+fn random_inputs(target: &str) -> impl Iterator<Item = Vec<u8>> {
+    let seed = target
+        .bytes()
+        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    (0..RANDOM_INPUTS).map(move |n| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(n);
+        let mut buf = vec![0u8; (rng.next_u32() % MAX_LEN) as usize];
+        rng.fill_bytes(&mut buf);
+        buf
+    })
+}
+
+/// Runs `target` on `bytes`; on a panic, fails with what the target made of
+/// the bytes.
+fn run_one(target: &str, what: &str, bytes: &[u8]) {
+    let result = std::panic::catch_unwind(|| run_target(target, bytes));
+    if let Err(e) = result {
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        panic!(
+            "fuzz target {target} failed on {what}: {msg}\ninput: {}",
+            describe_target(target, bytes)
+        );
+    }
+}
+
+fn exercise(target: &str) {
+    let seeds = seeds(target);
+    assert!(
+        seeds.len() >= 3,
+        "corpus/fuzz/{target} has {} seeds",
+        seeds.len()
+    );
+    for (path, bytes) in &seeds {
+        run_one(target, &path.display().to_string(), bytes);
+    }
+    for (n, bytes) in random_inputs(target).enumerate() {
+        run_one(target, &format!("random input {n}"), &bytes);
+    }
+}
+
+#[test]
+fn parse_no_panic() {
+    exercise("parse_no_panic");
+}
+
+#[test]
+fn format_roundtrip() {
+    exercise("format_roundtrip");
+}
+
+#[test]
+fn validator_agrees() {
+    exercise("validator_agrees");
+}
+
+#[test]
+fn reduce_invariants() {
+    exercise("reduce_invariants");
+}
+
+#[test]
+fn checker_convicts() {
+    exercise("checker_convicts");
+}
+
+#[test]
+fn every_target_has_a_corpus_and_a_description() {
+    for t in TARGETS {
+        assert!(corpus_dir(t).is_dir(), "corpus/fuzz/{t} is missing");
+        let d = describe_target(t, &[7; 300]);
+        assert!(!d.is_empty() && !d.contains("undecodable"), "{t}: {d}");
+    }
+    assert!(describe_target("validator_agrees", &[7; 300]).contains("damages:"));
+    assert!(describe_target("checker_convicts", &[7; 300]).contains("mutation"));
+    assert!(describe_target("reduce_invariants", &[7; 300]).contains("\"id\":\"fuzz/input\""));
+}
+
+#[test]
+fn damage_and_mutations_reach_both_outcomes() {
+    use reducer_kit::check::Response;
+    use reducer_kit::fuzzers::{checker_convicts, validator_agrees};
+    let (mut valid, mut invalid) = (0, 0);
+    for bytes in random_inputs("validator_agrees") {
+        let s = validator_agrees::decode(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+        if validator_agrees::naive_valid(&s.messages, s.case.allow_pending) {
+            valid += 1;
+        } else {
+            invalid += 1;
+        }
+    }
+    assert!(
+        valid >= 50 && invalid >= 50,
+        "valid {valid}, invalid {invalid}"
+    );
+    let mut changed = 0;
+    for bytes in random_inputs("checker_convicts") {
+        let s = checker_convicts::decode(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+        if !s.response.same_as(&Response::Messages(s.reference.clone())) {
+            changed += 1;
+        }
+    }
+    assert!(
+        changed >= 150,
+        "only {changed} of {RANDOM_INPUTS} mutations changed the output"
+    );
+}
+
+#[test]
+fn naive_oracle_rejects_what_the_seed_document_rejects() {
+    use reducer_kit::fuzzers::validator_agrees::naive_valid;
+    let h: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[
+        {"role":"user","contents":[{"$type":"text","text":"Check order 42 and its shipment."}]},
+        {"role":"assistant","contents":[{"$type":"functionCall","callId":"order-1","name":"GetOrder"},
+                                        {"$type":"functionCall","callId":"shipment-1","name":"GetShipment"}]},
+        {"role":"tool","contents":[{"$type":"functionResult","callId":"order-1","result":"Paid"}]},
+        {"role":"tool","contents":[{"$type":"functionResult","callId":"shipment-1","result":"Shipped"}]},
+        {"role":"assistant","contents":[{"$type":"text","text":"Your order has shipped."}]},
+        {"role":"user","contents":[{"$type":"text","text":"When should it arrive?"}]}]"#,
+    )
+    .unwrap();
+    assert!(naive_valid(&h, false));
+    assert!(
+        !naive_valid(&h[2..], false),
+        "TakeLast(4) keeps results without calls"
+    );
+    assert!(!naive_valid(&h[..2], false), "unanswered calls");
+    assert!(
+        naive_valid(&h[..2], true),
+        "pending calls in the newest turn"
+    );
+    assert!(!naive_valid(
+        &[h[0].clone(), h[1].clone(), h[4].clone()],
+        true
+    ));
+}
+
+/// Rewrites `corpus/fuzz/<target>/` with a few small seeds: for the
+/// generator-based targets, byte buffers whose generated case shows tool
+/// groups, approvals or pending tails; for `parse_no_panic`, JSON texts
+/// (a generated history, a request, a case file, an OpenAI history).
+#[test]
+#[ignore = "rewrites the committed seed corpus"]
+fn write_seed_corpus() {
+    use reducer_kit::generate::{history, Config, Shape};
+    let pick = |cfg: &Config, want: &[Shape], len: usize, salt: u64| -> Vec<u8> {
+        for n in 0..10_000u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(salt);
+            rng.set_stream(n);
+            let mut buf = vec![0u8; len];
+            rng.fill_bytes(&mut buf);
+            let c = history(&mut arbitrary::Unstructured::new(&buf), cfg).unwrap();
+            if want.iter().all(|s| c.shapes.contains(s)) && c.messages.len() <= 24 {
+                return buf;
+            }
+        }
+        panic!("no seed with {want:?}");
+    };
+    let wanted: &[&[Shape]] = &[
+        &[Shape::ParallelCalls, Shape::ResultsBatched],
+        &[Shape::ApprovalApproved, Shape::ApprovalRejected],
+        &[Shape::PendingCall],
+        &[Shape::PinnedNotFirst, Shape::LeadingSegment],
+        &[Shape::CallIdReused],
+    ];
+    for t in TARGETS {
+        let dir = corpus_dir(t);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        if *t == "parse_no_panic" {
+            let cfg = Config::everything();
+            let c = reducer_kit::generate::seeded_case(1, 4, &cfg);
+            let gen = reducer_kit::generate::seeded_cases(5, 400, &cfg)
+                .find(|c| c.shapes.contains(&Shape::ApprovalApproved) && c.messages.len() < 16)
+                .unwrap();
+            let case_file = serde_json::to_string(
+                &gen.to_case("fuzz/seed".into(), reducer_kit::reduce::Policy::Turns),
+            )
+            .unwrap();
+            let request = serde_json::json!({"maxMessages": gen.budget, "messages": gen.messages})
+                .to_string();
+            let openai_cfg = Config::for_openai();
+            let o = reducer_kit::generate::seeded_cases(6, 400, &openai_cfg)
+                .find(|c| c.shapes.contains(&Shape::ParallelCalls) && c.messages.len() < 16)
+                .unwrap();
+            let openai =
+                serde_json::Value::Array(reducer_kit::openai::to_openai(&o.messages).unwrap())
+                    .to_string();
+            let files = [
+                (
+                    "history.json",
+                    serde_json::Value::Array(c.messages).to_string(),
+                ),
+                ("request.json", request),
+                ("case.json", case_file),
+                ("openai.json", openai),
+                ("budget.json", "2.0e0".to_string()),
+            ];
+            for (name, text) in files {
+                std::fs::write(dir.join(name), text).unwrap();
+            }
+            continue;
+        }
+        let cfg = if *t == "format_roundtrip" {
+            reducer_kit::fuzzers::format_roundtrip::config()
+        } else {
+            Config::everything()
+        };
+        for (k, want) in wanted.iter().enumerate() {
+            if *t == "format_roundtrip" && want.contains(&Shape::ResultsBatched) {
+                continue;
+            }
+            let bytes = pick(&cfg, want, 512 << (k % 3), k as u64);
+            std::fs::write(dir.join(format!("seed-{k}")), bytes).unwrap();
+        }
+    }
+}
