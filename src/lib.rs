@@ -3,6 +3,7 @@
 
 pub mod anthropic;
 pub mod case;
+pub mod certify;
 pub mod check;
 pub mod clause;
 pub mod format;

@@ -30,6 +30,10 @@ pub struct Settings {
     pub persistent: bool,
     /// Parallel workers (each with its own process in persistent mode); ≥ 1.
     pub jobs: usize,
+    /// Whether to send the extra requests (repeat, output again, smaller
+    /// budget) that `deterministic`, `idempotent` and `budget-monotone`
+    /// need; without them those clauses are not judged.
+    pub extra_requests: bool,
 }
 
 /// One case to run: an id, a budget and a canonical history.
@@ -92,6 +96,7 @@ struct Lasting<'a> {
 /// Turns a reply into a response or a protocol failure `(clause, detail,
 /// stderr tail)`.
 fn interpret(
+    format: Format,
     stdout: &[u8],
     failure: Option<Failure>,
     stderr_tail: String,
@@ -140,7 +145,7 @@ fn interpret(
             )
         }
     };
-    match Response::from_json(&value) {
+    match response_from_json(format, &value) {
         Ok(r) => Ok(Ok(r)),
         Err(e) => protocol(Clause::ProtocolJson, e),
     }
@@ -154,7 +159,7 @@ impl Session for PerCase<'_> {
         let mut input = request.to_string();
         input.push('\n');
         let reply = run_once(&self.settings.argv, input.as_bytes(), &self.settings.limits);
-        interpret(&reply.stdout, reply.failure, reply.stderr_tail)
+        interpret(self.settings.format, &reply.stdout, reply.failure, reply.stderr_tail)
     }
 }
 
@@ -173,7 +178,7 @@ impl Session for Lasting<'_> {
             .as_mut()
             .expect("started above")
             .request(request.to_string().as_bytes());
-        interpret(&reply.stdout, reply.failure, reply.stderr_tail)
+        interpret(self.settings.format, &reply.stdout, reply.failure, reply.stderr_tail)
     }
 }
 
@@ -185,6 +190,40 @@ fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
         }
         Format::Anthropic => crate::anthropic::to_anthropic(messages)
             .map_err(|e| format!("no Anthropic form: {e}")),
+    }
+}
+
+/// The protocol v1 request for `messages` in `format`. For Anthropic, a
+/// leading system pseudo-message travels as the top-level `system` member.
+pub fn request_json(format: Format, max_messages: &Value, messages: &[Value]) -> Value {
+    match format {
+        Format::Anthropic => {
+            let (system, rest) = crate::anthropic::split_system(messages);
+            let mut r = json!({"maxMessages": max_messages});
+            if let Some(s) = system {
+                r["system"] = s;
+            }
+            r["messages"] = Value::Array(rest);
+            r
+        }
+        _ => json!({"maxMessages": max_messages, "messages": messages}),
+    }
+}
+
+/// Reads a protocol v1 response object in `format`. For Anthropic, a
+/// top-level `system` member becomes the leading system pseudo-message.
+///
+/// # Errors
+///
+/// As [`Response::from_json`].
+pub fn response_from_json(format: Format, value: &Value) -> Result<Response, String> {
+    let response = Response::from_json(value)?;
+    match (format, response) {
+        (Format::Anthropic, Response::Messages(m)) => {
+            let system = value.get("system").cloned();
+            Ok(Response::Messages(crate::anthropic::join_system(system, m)))
+        }
+        (_, r) => Ok(r),
     }
 }
 
@@ -206,7 +245,7 @@ fn run_case(
             })
         }
     };
-    let request = json!({"maxMessages": case.max_messages, "messages": wire_messages});
+    let request = request_json(settings.format, &case.max_messages, &wire_messages);
     let mut protocol: Vec<(Clause, String)> = Vec::new();
     let mut stderr_tail = String::new();
     let first = match session.exchange(&request)? {
@@ -226,8 +265,9 @@ fn run_case(
     let verdicts;
     if let Some(first) = &first {
         let mut extras = Extras::default();
-        for extra in extra_requests(&req, first) {
-            let r = json!({"maxMessages": extra.max_messages, "messages": extra.messages});
+        let extra = if settings.extra_requests { extra_requests(&req, first) } else { Vec::new() };
+        for extra in extra {
+            let r = request_json(settings.format, &extra.max_messages, &extra.messages);
             match session.exchange(&r)? {
                 Ok(resp) => match extra.kind {
                     ExtraKind::Repeat => extras.repeat = Some(resp),

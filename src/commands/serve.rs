@@ -31,8 +31,23 @@ pub fn answer(policy: Policy, format: Format, text: &str) -> Value {
         return json!({ "error": "the request has no `messages` array" });
     };
     let max = request.get("maxMessages").cloned().unwrap_or(Value::Null);
-    match reduce(policy, format, messages, &max) {
-        Ok(out) => json!({ "messages": out }),
+    let messages = match format {
+        Format::Anthropic => reducer_kit::anthropic::join_system(request.get("system").cloned(), messages.clone()),
+        _ => messages.clone(),
+    };
+    match reduce(policy, format, &messages, &max) {
+        Ok(out) => match format {
+            Format::Anthropic => {
+                let (system, rest) = reducer_kit::anthropic::split_system(&out);
+                let mut r = json!({});
+                if let Some(s) = system {
+                    r["system"] = s;
+                }
+                r["messages"] = Value::Array(rest);
+                r
+            }
+            _ => json!({ "messages": out }),
+        },
         Err(e) => json!({ "error": e.to_string() }),
     }
 }
