@@ -23,7 +23,11 @@ pub fn generator_config(format: Format) -> Config {
 /// Generated case `n` of stream `seed`, with id `gen/<seed>/<n>`.
 pub fn generated_case(seed: u64, n: u64, format: Format) -> RunCase {
     let g = seeded_case(seed, n, &generator_config(format));
-    RunCase { id: format!("gen/{seed}/{n}"), max_messages: Value::from(g.budget), messages: g.messages }
+    RunCase {
+        id: format!("gen/{seed}/{n}"),
+        max_messages: Value::from(g.budget),
+        messages: g.messages,
+    }
 }
 
 /// Reads a generated case id `gen/<seed>/<n>`.
@@ -35,7 +39,11 @@ pub fn parse_generated_id(id: &str) -> Option<(u64, u64)> {
 
 /// A run case from a case file.
 pub fn from_case(case: &Case) -> RunCase {
-    RunCase { id: case.id.clone(), max_messages: case.max_messages.clone(), messages: case.messages.clone() }
+    RunCase {
+        id: case.id.clone(),
+        max_messages: case.max_messages.clone(),
+        messages: case.messages.clone(),
+    }
 }
 
 /// A shard `K/N` (1-based K): the cases whose position in the full list is
@@ -52,9 +60,17 @@ impl std::str::FromStr for Shard {
     type Err = String;
     /// Parses `K/N` with 1 ≤ K ≤ N.
     fn from_str(s: &str) -> Result<Shard, String> {
-        let (k, n) = s.split_once('/').ok_or_else(|| format!("expected K/N, got {s:?}"))?;
-        let index: usize = k.trim().parse().map_err(|_| format!("expected K/N, got {s:?}"))?;
-        let count: usize = n.trim().parse().map_err(|_| format!("expected K/N, got {s:?}"))?;
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("expected K/N, got {s:?}"))?;
+        let index: usize = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("expected K/N, got {s:?}"))?;
+        let count: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("expected K/N, got {s:?}"))?;
         if count == 0 || index == 0 || index > count {
             return Err(format!("shard {s:?}: need 1 <= K <= N"));
         }
@@ -65,7 +81,12 @@ impl std::str::FromStr for Shard {
 impl Shard {
     /// Keeps this shard's cases.
     pub fn select<T>(&self, items: Vec<T>) -> Vec<T> {
-        items.into_iter().enumerate().filter(|(i, _)| i % self.count == self.index - 1).map(|(_, c)| c).collect()
+        items
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.count == self.index - 1)
+            .map(|(_, c)| c)
+            .collect()
     }
 }
 
@@ -94,12 +115,23 @@ pub fn parse_expectations(text: &str, path: &Path) -> Result<Vec<Expectation>, S
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         let [case, clause] = words.as_slice() else {
-            return Err(format!("{}:{}: expected `CASE-ID CLAUSE-ID`, got {line:?}", path.display(), n + 1));
+            return Err(format!(
+                "{}:{}: expected `CASE-ID CLAUSE-ID`, got {line:?}",
+                path.display(),
+                n + 1
+            ));
         };
         if Clause::from_id(clause).is_none() {
-            return Err(format!("{}:{}: unknown clause id {clause:?}", path.display(), n + 1));
+            return Err(format!(
+                "{}:{}: unknown clause id {clause:?}",
+                path.display(),
+                n + 1
+            ));
         }
-        out.push(Expectation { case: case.to_string(), clause: clause.to_string() });
+        out.push(Expectation {
+            case: case.to_string(),
+            clause: clause.to_string(),
+        });
     }
     Ok(out)
 }
@@ -117,13 +149,19 @@ pub struct ExpectationCheck {
 }
 
 /// Sorts the run's failures into expected and unexpected ones.
-pub fn compare_expectations(results: &[CaseResult], expectations: &[Expectation]) -> ExpectationCheck {
+pub fn compare_expectations(
+    results: &[CaseResult],
+    expectations: &[Expectation],
+) -> ExpectationCheck {
     let listed: BTreeSet<&Expectation> = expectations.iter().collect();
     let mut check = ExpectationCheck::default();
     let mut seen = BTreeSet::new();
     for r in results {
         for v in r.failures() {
-            let e = Expectation { case: r.case.id.clone(), clause: v.clause.id().to_string() };
+            let e = Expectation {
+                case: r.case.id.clone(),
+                clause: v.clause.id().to_string(),
+            };
             if listed.contains(&e) {
                 seen.insert(e.clone());
                 check.expected.push(e);
@@ -132,7 +170,11 @@ pub fn compare_expectations(results: &[CaseResult], expectations: &[Expectation]
             }
         }
     }
-    check.now_passing = expectations.iter().filter(|e| !seen.contains(e)).cloned().collect();
+    check.now_passing = expectations
+        .iter()
+        .filter(|e| !seen.contains(e))
+        .cloned()
+        .collect();
     check
 }
 
@@ -164,7 +206,13 @@ impl Counterexample {
     /// The counterexample as a case file: `expected` is the reference
     /// output (canonical) and `clauses` names the failing clause.
     pub fn to_case(&self, policy: Policy) -> Case {
-        let expected = reduce(policy, Format::Canonical, &self.case.messages, &self.case.max_messages).ok();
+        let expected = reduce(
+            policy,
+            Format::Canonical,
+            &self.case.messages,
+            &self.case.max_messages,
+        )
+        .ok();
         let bad_budget = parse_budget(&self.case.max_messages).is_err();
         let mut case = Case {
             id: String::new(),
@@ -172,21 +220,40 @@ impl Counterexample {
             policy,
             max_messages: self.case.max_messages.clone(),
             messages: self.case.messages.clone(),
-            expected_error: (bad_budget || expected.is_none()).then_some(crate::case::ExpectedError::BadBudget),
+            expected_error: (bad_budget || expected.is_none())
+                .then_some(crate::case::ExpectedError::BadBudget),
             expected: if bad_budget { None } else { expected },
             clauses: vec![self.clause.id().to_string()],
             allow_pending: false,
             violations: Vec::new(),
-            description: format!("counterexample for {} (shrunk from {}): {}", self.clause, self.original_id, self.detail),
+            description: format!(
+                "counterexample for {} (shrunk from {}): {}",
+                self.clause, self.original_id, self.detail
+            ),
         };
         if let Ok(views) = crate::format::view_history(Format::Canonical, &case.messages) {
-            let strict = crate::validate::validate(&views, crate::validate::Options { allow_pending: false });
+            let strict = crate::validate::validate(
+                &views,
+                crate::validate::Options {
+                    allow_pending: false,
+                },
+            );
             case.allow_pending = !strict.is_empty()
-                && crate::validate::validate(&views, crate::validate::Options { allow_pending: true }).is_empty();
+                && crate::validate::validate(
+                    &views,
+                    crate::validate::Options {
+                        allow_pending: true,
+                    },
+                )
+                .is_empty();
             if !strict.is_empty() && !case.allow_pending {
                 case.violations = strict
                     .into_iter()
-                    .map(|v| crate::case::ExpectedViolation { rule: v.rule.id().into(), index: v.index, id: v.id })
+                    .map(|v| crate::case::ExpectedViolation {
+                        rule: v.rule.id().into(),
+                        index: v.index,
+                        id: v.id,
+                    })
                     .collect();
             }
         }
@@ -203,22 +270,50 @@ impl Counterexample {
 /// # Errors
 ///
 /// [`RunError`] when the reducer cannot be started.
-pub fn shrink(settings: &Settings, failing: &CaseResult, clause: Clause, max_tries: usize) -> Result<Counterexample, RunError> {
-    let needs_extras = matches!(clause, Clause::Deterministic | Clause::Idempotent | Clause::BudgetMonotone);
-    let one = Settings { jobs: 1, extra_requests: needs_extras, ..settings.clone() };
+pub fn shrink(
+    settings: &Settings,
+    failing: &CaseResult,
+    clause: Clause,
+    max_tries: usize,
+) -> Result<Counterexample, RunError> {
+    let needs_extras = matches!(
+        clause,
+        Clause::Deterministic | Clause::Idempotent | Clause::BudgetMonotone
+    );
+    let one = Settings {
+        jobs: 1,
+        extra_requests: needs_extras,
+        ..settings.clone()
+    };
     let mut tries = 0usize;
     let mut fatal: Option<RunError> = None;
     let mut best: CaseResult = failing.clone();
     if let Ok(budget) = parse_budget(&failing.case.max_messages) {
-        let start = QuickCase { messages: failing.case.messages.clone(), budget, allow_pending: false };
-        let start = if start.is_valid() { Some(start) } else { Some(QuickCase { allow_pending: true, ..start }).filter(QuickCase::is_valid) };
+        let start = QuickCase {
+            messages: failing.case.messages.clone(),
+            budget,
+            allow_pending: false,
+        };
+        let start = if start.is_valid() {
+            Some(start)
+        } else {
+            Some(QuickCase {
+                allow_pending: true,
+                ..start
+            })
+            .filter(QuickCase::is_valid)
+        };
         if let Some(start) = start {
             let mut fails = |c: &QuickCase| -> bool {
                 if tries >= max_tries || fatal.is_some() {
                     return false;
                 }
                 tries += 1;
-                let rc = RunCase { id: failing.case.id.clone(), max_messages: Value::from(c.budget), messages: c.messages.clone() };
+                let rc = RunCase {
+                    id: failing.case.id.clone(),
+                    max_messages: Value::from(c.budget),
+                    messages: c.messages.clone(),
+                };
                 match run_cases(&one, std::slice::from_ref(&rc), &|_| {}) {
                     Ok(mut r) => {
                         let r = r.remove(0);
@@ -251,7 +346,12 @@ pub fn shrink(settings: &Settings, failing: &CaseResult, clause: Clause, max_tri
             _ => None,
         })
         .unwrap_or_default();
-    let expected = match reduce(settings.policy, settings.format, &best.wire_messages, &best.case.max_messages) {
+    let expected = match reduce(
+        settings.policy,
+        settings.format,
+        &best.wire_messages,
+        &best.case.max_messages,
+    ) {
         Ok(m) => Response::Messages(m),
         Err(e) => Response::Error(e.to_string()),
     };
@@ -285,7 +385,11 @@ pub fn shrink(settings: &Settings, failing: &CaseResult, clause: Clause, max_tri
 /// # Errors
 ///
 /// [`RunError`] when the reducer cannot be started.
-pub fn counterexamples(settings: &Settings, results: &[CaseResult], max_tries: usize) -> Result<Vec<Counterexample>, RunError> {
+pub fn counterexamples(
+    settings: &Settings,
+    results: &[CaseResult],
+    max_tries: usize,
+) -> Result<Vec<Counterexample>, RunError> {
     let mut work: Vec<(Clause, &CaseResult, usize)> = Vec::new();
     for clause in Clause::ALL {
         let smallest = results
@@ -293,7 +397,11 @@ pub fn counterexamples(settings: &Settings, results: &[CaseResult], max_tries: u
             .filter(|r| r.failures().any(|v| v.clause == *clause))
             .min_by_key(|r| (r.case.messages.len(), r.case.id.clone()));
         let Some(r) = smallest else { continue };
-        let tries = if *clause == Clause::ProtocolTimeout { 0 } else { max_tries };
+        let tries = if *clause == Clause::ProtocolTimeout {
+            0
+        } else {
+            max_tries
+        };
         work.push((*clause, r, tries));
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -303,13 +411,19 @@ pub fn counterexamples(settings: &Settings, results: &[CaseResult], max_tries: u
         for _ in 0..settings.jobs.max(1).min(work.len().max(1)) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some((clause, r, tries)) = work.get(i) else { return };
+                let Some((clause, r, tries)) = work.get(i) else {
+                    return;
+                };
                 let cx = shrink(settings, r, *clause, *tries);
                 out.lock().expect("no shrinker panics")[i] = Some(cx);
             });
         }
     });
-    out.into_inner().expect("no shrinker panics").into_iter().map(|c| c.expect("every clause was shrunk")).collect()
+    out.into_inner()
+        .expect("no shrinker panics")
+        .into_iter()
+        .map(|c| c.expect("every clause was shrunk"))
+        .collect()
 }
 
 /// Everything a report renders.
@@ -336,7 +450,13 @@ fn response_json(r: &Option<Response>) -> Value {
 /// The certificate line: kit version, spec version, policy, format, levels
 /// passed, cases run and seed.
 pub fn certificate(run: &Run) -> String {
-    let passed: Vec<&str> = run.grade.levels.iter().filter(|(_, ok)| *ok).map(|(l, _)| l.name()).collect();
+    let passed: Vec<&str> = run
+        .grade
+        .levels
+        .iter()
+        .filter(|(_, ok)| *ok)
+        .map(|(l, _)| l.name())
+        .collect();
     format!(
         "certificate: reducer-kit {} spec v{SPEC_VERSION} policy {} format {}: levels passed [{}]; {} cases run, {} skipped; seed {}",
         env!("CARGO_PKG_VERSION"),
@@ -351,8 +471,12 @@ pub fn certificate(run: &Run) -> String {
 
 /// The run as one JSON document (`--report-json`).
 pub fn to_json(run: &Run) -> Value {
-    let levels: serde_json::Map<String, Value> =
-        run.grade.levels.iter().map(|(l, ok)| (l.name().to_string(), Value::Bool(*ok))).collect();
+    let levels: serde_json::Map<String, Value> = run
+        .grade
+        .levels
+        .iter()
+        .map(|(l, ok)| (l.name().to_string(), Value::Bool(*ok)))
+        .collect();
     let clauses: serde_json::Map<String, Value> = run
         .grade
         .clauses
@@ -398,7 +522,11 @@ pub fn to_json(run: &Run) -> Value {
             })
         })
         .collect();
-    let pairs = |v: &[Expectation]| -> Value { v.iter().map(|e| json!({"case": e.case, "clause": e.clause})).collect() };
+    let pairs = |v: &[Expectation]| -> Value {
+        v.iter()
+            .map(|e| json!({"case": e.case, "clause": e.clause}))
+            .collect()
+    };
     json!({
         "kit": {"name": "reducer-kit", "version": env!("CARGO_PKG_VERSION")},
         "spec": SPEC_VERSION,
@@ -425,7 +553,10 @@ pub fn to_json(run: &Run) -> Value {
 /// test case per (case, level), failing with the clauses that failed.
 pub fn to_junit(run: &Run) -> String {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    let mut report = Report::new(format!("reducer-kit certify ({} policy, {} format)", run.settings.policy, run.settings.format));
+    let mut report = Report::new(format!(
+        "reducer-kit certify ({} policy, {} format)",
+        run.settings.policy, run.settings.format
+    ));
     for level in [Level::Protocol, Level::Safety, Level::Policy, Level::Exact] {
         let mut suite = TestSuite::new(level.name());
         for r in run.results {
@@ -472,7 +603,10 @@ pub fn to_junit(run: &Run) -> String {
 /// Any I/O error.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(text.as_bytes())?;
     tmp.flush()?;
@@ -493,7 +627,9 @@ mod tests {
     #[test]
     fn shards_partition_the_cases() {
         let all: Vec<usize> = (0..10).collect();
-        let parts: Vec<Vec<usize>> = (1..=3).map(|k| Shard { index: k, count: 3 }.select(all.clone())).collect();
+        let parts: Vec<Vec<usize>> = (1..=3)
+            .map(|k| Shard { index: k, count: 3 }.select(all.clone()))
+            .collect();
         assert_eq!(parts, vec![vec![0, 3, 6, 9], vec![1, 4, 7], vec![2, 5, 8]]);
         assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
         assert!("0/3".parse::<Shard>().is_err());
@@ -503,10 +639,26 @@ mod tests {
 
     #[test]
     fn expectations_file() {
-        let e = parse_expectations("# known\nseed/a no-orphan-result\n\nseed/b budget # why\n", Path::new("x")).unwrap();
-        assert_eq!(e[1], Expectation { case: "seed/b".into(), clause: "budget".into() });
-        assert_eq!(parse_expectations("a b c", Path::new("x")).unwrap_err(), "x:1: expected `CASE-ID CLAUSE-ID`, got \"a b c\"");
-        assert_eq!(parse_expectations("a nope", Path::new("x")).unwrap_err(), "x:1: unknown clause id \"nope\"");
+        let e = parse_expectations(
+            "# known\nseed/a no-orphan-result\n\nseed/b budget # why\n",
+            Path::new("x"),
+        )
+        .unwrap();
+        assert_eq!(
+            e[1],
+            Expectation {
+                case: "seed/b".into(),
+                clause: "budget".into()
+            }
+        );
+        assert_eq!(
+            parse_expectations("a b c", Path::new("x")).unwrap_err(),
+            "x:1: expected `CASE-ID CLAUSE-ID`, got \"a b c\""
+        );
+        assert_eq!(
+            parse_expectations("a nope", Path::new("x")).unwrap_err(),
+            "x:1: unknown clause id \"nope\""
+        );
     }
 
     #[test]

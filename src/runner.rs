@@ -159,7 +159,12 @@ impl Session for PerCase<'_> {
         let mut input = request.to_string();
         input.push('\n');
         let reply = run_once(&self.settings.argv, input.as_bytes(), &self.settings.limits);
-        interpret(self.settings.format, &reply.stdout, reply.failure, reply.stderr_tail)
+        interpret(
+            self.settings.format,
+            &reply.stdout,
+            reply.failure,
+            reply.stderr_tail,
+        )
     }
 }
 
@@ -178,7 +183,12 @@ impl Session for Lasting<'_> {
             .as_mut()
             .expect("started above")
             .request(request.to_string().as_bytes());
-        interpret(self.settings.format, &reply.stdout, reply.failure, reply.stderr_tail)
+        interpret(
+            self.settings.format,
+            &reply.stdout,
+            reply.failure,
+            reply.stderr_tail,
+        )
     }
 }
 
@@ -188,8 +198,9 @@ fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
         Format::OpenAi => {
             crate::openai::to_openai(messages).map_err(|e| format!("no OpenAI form: {e}"))
         }
-        Format::Anthropic => crate::anthropic::to_anthropic(messages)
-            .map_err(|e| format!("no Anthropic form: {e}")),
+        Format::Anthropic => {
+            crate::anthropic::to_anthropic(messages).map_err(|e| format!("no Anthropic form: {e}"))
+        }
     }
 }
 
@@ -265,7 +276,11 @@ fn run_case(
     let verdicts;
     if let Some(first) = &first {
         let mut extras = Extras::default();
-        let extra = if settings.extra_requests { extra_requests(&req, first) } else { Vec::new() };
+        let extra = if settings.extra_requests {
+            extra_requests(&req, first)
+        } else {
+            Vec::new()
+        };
         for extra in extra {
             let r = request_json(settings.format, &extra.max_messages, &extra.messages);
             match session.exchange(&r)? {

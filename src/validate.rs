@@ -162,10 +162,8 @@ pub fn validate(views: &[MessageView], opts: Options) -> Vec<Violation> {
                         report(Rule::ResultFollowsCall, i, &item.id);
                     }
                 }
-                ItemKind::ApprovalResponse => {
-                    if !answer(&mut requests, &item.id) {
-                        report(Rule::ApprovalFollowsRequest, i, &item.id);
-                    }
+                ItemKind::ApprovalResponse if !answer(&mut requests, &item.id) => {
+                    report(Rule::ApprovalFollowsRequest, i, &item.id);
                 }
                 _ => {}
             }

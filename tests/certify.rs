@@ -22,13 +22,20 @@ fn kit_path() -> &'static str {
 fn python() -> &'static str {
     static PY: OnceLock<String> = OnceLock::new();
     PY.get_or_init(|| {
-        let out = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap();
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     })
 }
 
 fn example(name: &str) -> String {
-    root().join("examples/reducers").join(name).display().to_string()
+    root()
+        .join("examples/reducers")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn certify(args: &[&str], reducer: &[&str]) -> Output {
@@ -53,7 +60,11 @@ fn report(dir: &Path, args: &[&str], reducer: &[&str]) -> (Output, Value) {
     let p = path.to_str().unwrap().to_string();
     all.extend(["--report-json", &p]);
     let out = certify(&all, reducer);
-    let json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no report: {}", text(&out.stderr)))).unwrap();
+    let json = serde_json::from_str(
+        &std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("no report: {}", text(&out.stderr))),
+    )
+    .unwrap();
     (out, json)
 }
 
@@ -74,8 +85,16 @@ fn the_reference_reducers_pass_every_level() {
             reducer.push(mode);
         }
         let (out, r) = report(dir.path(), &args, &reducer);
-        assert_eq!(out.status.code(), Some(0), "{policy} {format}: {}", text(&out.stdout));
-        assert_eq!(r["levels"], serde_json::json!({"protocol": true, "safety": true, "policy": true, "exact": true}));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{policy} {format}: {}",
+            text(&out.stdout)
+        );
+        assert_eq!(
+            r["levels"],
+            serde_json::json!({"protocol": true, "safety": true, "policy": true, "exact": true})
+        );
         assert!(r["casesRun"].as_u64().unwrap() > 100, "{}", r["casesRun"]);
         assert!(text(&out.stdout).contains(&format!(
             "certificate: reducer-kit {} spec v1 policy {policy} format {format}: levels passed [protocol, safety, policy, exact]",
@@ -83,19 +102,30 @@ fn the_reference_reducers_pass_every_level() {
         )));
         for (clause, tally) in r["clauses"].as_object().unwrap() {
             assert_eq!(tally["failed"], 0, "{clause}");
-            assert!(tally["passed"].as_u64().unwrap() > 0, "{policy} {format}: clause {clause} never judged");
+            assert!(
+                tally["passed"].as_u64().unwrap() > 0,
+                "{policy} {format}: clause {clause} never judged"
+            );
         }
     }
 }
 
 #[test]
 fn the_conforming_python_examples_pass() {
-    for (policy, script) in [("turns", "turns_reducer.py"), ("suffix", "suffix_reducer.py")] {
+    for (policy, script) in [
+        ("turns", "turns_reducer.py"),
+        ("suffix", "suffix_reducer.py"),
+    ] {
         let out = certify(
             &["--policy", policy, "--persistent", "--cases", "300"],
             &[python(), "-S", &example(script), "--persistent"],
         );
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{script}: {}",
+            text(&out.stdout)
+        );
     }
 }
 
@@ -106,39 +136,76 @@ fn the_naive_reducer_is_convicted_shrunk_saved_and_replayed() {
     let naive = example("naive_last_n.py");
     let (out, r) = report(
         dir.path(),
-        &["--policy", "suffix", "--cases", "0", "--save-failures", saved.to_str().unwrap()],
+        &[
+            "--policy",
+            "suffix",
+            "--cases",
+            "0",
+            "--save-failures",
+            saved.to_str().unwrap(),
+        ],
         &[python(), "-S", &naive],
     );
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     // The seed example: TakeLast(4) keeps both results without their calls.
-    assert!(stdout.contains("FAIL seed/order-shipment-suffix-4"), "{stdout}");
+    assert!(
+        stdout.contains("FAIL seed/order-shipment-suffix-4"),
+        "{stdout}"
+    );
     assert!(stdout.contains("no-orphan-result: output message 0: result \"order-1\" has no call earlier in the output"), "{stdout}");
     assert_eq!(r["levels"]["protocol"], true);
     assert_eq!(r["levels"]["safety"], false);
-    let cx = r["counterexamples"].as_array().unwrap().iter().find(|c| c["clause"] == "no-orphan-result").unwrap();
+    let cx = r["counterexamples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["clause"] == "no-orphan-result")
+        .unwrap();
     assert!(cx["messages"].as_array().unwrap().len() <= 4, "{cx}");
     let file = PathBuf::from(cx["savedTo"].as_str().unwrap());
     let case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(case["id"].as_str().unwrap().starts_with("fail/"));
     assert_eq!(case["clauses"], serde_json::json!(["no-orphan-result"]));
-    assert_eq!(file.file_name().unwrap().to_str().unwrap(), format!("{}.json", case["id"].as_str().unwrap().replace('/', "-")));
+    assert_eq!(
+        file.file_name().unwrap().to_str().unwrap(),
+        format!("{}.json", case["id"].as_str().unwrap().replace('/', "-"))
+    );
 
-    let replay = certify(&["--policy", "suffix", "--replay", file.to_str().unwrap()], &[python(), "-S", &naive]);
+    let replay = certify(
+        &["--policy", "suffix", "--replay", file.to_str().unwrap()],
+        &[python(), "-S", &naive],
+    );
     assert_eq!(replay.status.code(), Some(1));
     let replayed = text(&replay.stdout);
-    assert!(replayed.contains(&format!("FAIL {}", case["id"].as_str().unwrap())), "{replayed}");
+    assert!(
+        replayed.contains(&format!("FAIL {}", case["id"].as_str().unwrap())),
+        "{replayed}"
+    );
     assert!(replayed.contains("no-orphan-result"));
     // The reference passes the saved case.
-    let fixed = certify(&["--policy", "suffix", "--replay", file.to_str().unwrap()], &[kit_path(), "serve", "--policy", "suffix"]);
+    let fixed = certify(
+        &["--policy", "suffix", "--replay", file.to_str().unwrap()],
+        &[kit_path(), "serve", "--policy", "suffix"],
+    );
     assert_eq!(fixed.status.code(), Some(0), "{}", text(&fixed.stdout));
     // Saving again never overwrites: the same content hash, the same single file.
     let again = certify(
-        &["--policy", "suffix", "--cases", "0", "--save-failures", saved.to_str().unwrap()],
+        &[
+            "--policy",
+            "suffix",
+            "--cases",
+            "0",
+            "--save-failures",
+            saved.to_str().unwrap(),
+        ],
         &[python(), "-S", &naive],
     );
     assert_eq!(again.status.code(), Some(1));
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), serde_json::to_string_pretty(&case).unwrap() + "\n");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        serde_json::to_string_pretty(&case).unwrap() + "\n"
+    );
 }
 
 #[test]
@@ -147,7 +214,12 @@ fn dropping_tool_messages_is_safe_but_not_the_turns_policy() {
     let (out, r) = report(
         dir.path(),
         &["--policy", "turns", "--cases", "200", "--persistent"],
-        &[python(), "-S", &example("drop_tool_messages.py"), "--persistent"],
+        &[
+            python(),
+            "-S",
+            &example("drop_tool_messages.py"),
+            "--persistent",
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(r["levels"]["protocol"], true);
@@ -160,27 +232,74 @@ fn dropping_tool_messages_is_safe_but_not_the_turns_policy() {
 fn known_failures_do_not_fail_the_run_unless_strict() {
     let dir = tempfile::tempdir().unwrap();
     let naive = example("naive_last_n.py");
-    let (_, r) = report(dir.path(), &["--policy", "suffix", "--cases", "0", "--shrink-tries", "0", "--persistent"], &[python(), "-S", &naive, "--persistent"]);
+    let (_, r) = report(
+        dir.path(),
+        &[
+            "--policy",
+            "suffix",
+            "--cases",
+            "0",
+            "--shrink-tries",
+            "0",
+            "--persistent",
+        ],
+        &[python(), "-S", &naive, "--persistent"],
+    );
     let mut lines: Vec<String> = r["unexpectedFailures"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| format!("{} {}", e["case"].as_str().unwrap(), e["clause"].as_str().unwrap()))
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["case"].as_str().unwrap(),
+                e["clause"].as_str().unwrap()
+            )
+        })
         .collect();
     let known = dir.path().join("known.txt");
     std::fs::write(&known, lines.join("\n")).unwrap();
-    let out = certify(&["--policy", "suffix", "--cases", "0", "--shrink-tries", "0", "--persistent", "--expect-fail", known.to_str().unwrap()], &[python(), "-S", &naive, "--persistent"]);
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--cases",
+            "0",
+            "--shrink-tries",
+            "0",
+            "--persistent",
+            "--expect-fail",
+            known.to_str().unwrap(),
+        ],
+        &[python(), "-S", &naive, "--persistent"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     // A listed failure that does not happen is reported, and fails the run when strict.
     lines.push("seed/order-shipment-suffix-7 budget".into());
     std::fs::write(&known, lines.join("\n")).unwrap();
-    let args = ["--policy", "suffix", "--cases", "0", "--shrink-tries", "0", "--persistent", "--expect-fail", known.to_str().unwrap()];
+    let args = [
+        "--policy",
+        "suffix",
+        "--cases",
+        "0",
+        "--shrink-tries",
+        "0",
+        "--persistent",
+        "--expect-fail",
+        known.to_str().unwrap(),
+    ];
     let out = certify(&args, &[python(), "-S", &naive, "--persistent"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stdout).contains("listed as known but passes now: seed/order-shipment-suffix-7 budget"));
+    assert!(text(&out.stdout)
+        .contains("listed as known but passes now: seed/order-shipment-suffix-7 budget"));
     let mut strict = args.to_vec();
     strict.push("--strict-expectations");
-    assert_eq!(certify(&strict, &[python(), "-S", &naive, "--persistent"]).status.code(), Some(1));
+    assert_eq!(
+        certify(&strict, &[python(), "-S", &naive, "--persistent"])
+            .status
+            .code(),
+        Some(1)
+    );
 }
 
 #[test]
@@ -194,10 +313,18 @@ fn shards_run_every_case_exactly_once() {
         }
         let (out, r) = report(dir.path(), &args, &serve);
         assert_eq!(out.status.code(), Some(0));
-        r["results"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_string()).collect()
+        r["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect()
     };
     let all = ids(None);
-    let mut parts: Vec<String> = ["1/3", "2/3", "3/3"].iter().flat_map(|s| ids(Some(s))).collect();
+    let mut parts: Vec<String> = ["1/3", "2/3", "3/3"]
+        .iter()
+        .flat_map(|s| ids(Some(s)))
+        .collect();
     parts.sort();
     let mut sorted = all.clone();
     sorted.sort();
@@ -210,15 +337,30 @@ fn junit_report_has_a_suite_per_level() {
     let dir = tempfile::tempdir().unwrap();
     let junit = dir.path().join("r.xml");
     let out = certify(
-        &["--policy", "suffix", "--cases", "0", "--shrink-tries", "0", "--persistent", "--report-junit", junit.to_str().unwrap()],
+        &[
+            "--policy",
+            "suffix",
+            "--cases",
+            "0",
+            "--shrink-tries",
+            "0",
+            "--persistent",
+            "--report-junit",
+            junit.to_str().unwrap(),
+        ],
         &[python(), "-S", &example("naive_last_n.py"), "--persistent"],
     );
     assert_eq!(out.status.code(), Some(1));
     let xml = std::fs::read_to_string(&junit).unwrap();
     for level in ["protocol", "safety", "policy", "exact"] {
-        assert!(xml.contains(&format!("<testsuite name=\"{level}\"")), "{level}");
+        assert!(
+            xml.contains(&format!("<testsuite name=\"{level}\"")),
+            "{level}"
+        );
     }
-    assert!(xml.contains("<testcase name=\"seed/order-shipment-suffix-4\" classname=\"suffix.safety\""));
+    assert!(
+        xml.contains("<testcase name=\"seed/order-shipment-suffix-4\" classname=\"suffix.safety\"")
+    );
     assert!(xml.contains("no-orphan-result: output message 0: result &quot;order-1&quot;"));
 }
 
@@ -228,13 +370,22 @@ fn hostile(script: &str, extra_env: Option<(&str, &Path)>) -> (Output, Value) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.json");
     let mut cmd = Command::new(kit_path());
-    cmd.args(["certify", "--timeout", "1500", "--max-output", "100000", "--shrink-tries", "0", "--replay"])
-        .arg(root().join("tests/data/empty-case.json"))
-        .arg("--report-json")
-        .arg(&path)
-        .arg("--")
-        .arg(root().join("tests/hostile").join(script))
-        .stdin(Stdio::null());
+    cmd.args([
+        "certify",
+        "--timeout",
+        "1500",
+        "--max-output",
+        "100000",
+        "--shrink-tries",
+        "0",
+        "--replay",
+    ])
+    .arg(root().join("tests/data/empty-case.json"))
+    .arg("--report-json")
+    .arg(&path)
+    .arg("--")
+    .arg(root().join("tests/hostile").join(script))
+    .stdin(Stdio::null());
     if let Some((k, v)) = extra_env {
         cmd.env(k, v);
     }
@@ -246,7 +397,11 @@ fn hostile(script: &str, extra_env: Option<(&str, &Path)>) -> (Output, Value) {
 fn failed_clauses(r: &Value) -> Vec<String> {
     r["results"][0]["failures"]
         .as_array()
-        .map(|f| f.iter().map(|x| x["clause"].as_str().unwrap().to_string()).collect())
+        .map(|f| {
+            f.iter()
+                .map(|x| x["clause"].as_str().unwrap().to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -264,20 +419,38 @@ fn hostile_reducers_are_named_by_the_right_protocol_clause() {
         let (out, r) = hostile(script, None);
         assert_eq!(out.status.code(), Some(1), "{script}");
         let failed = failed_clauses(&r);
-        assert_eq!(failed.first().map(String::as_str), Some(clause), "{script}: {failed:?}");
-        assert!(failed.iter().all(|c| c.starts_with("protocol-")), "{script}: {failed:?}");
+        assert_eq!(
+            failed.first().map(String::as_str),
+            Some(clause),
+            "{script}: {failed:?}"
+        );
+        assert!(
+            failed.iter().all(|c| c.starts_with("protocol-")),
+            "{script}: {failed:?}"
+        );
         assert_eq!(r["levels"]["protocol"], false);
     }
     let (_, r) = hostile("segv.sh", None);
-    assert!(r["results"][0]["stderrTail"].as_str().unwrap().contains("about to crash"));
-    assert!(r["results"][0]["failures"][0]["detail"].as_str().unwrap().contains("SIGSEGV"));
+    assert!(r["results"][0]["stderrTail"]
+        .as_str()
+        .unwrap()
+        .contains("about to crash"));
+    assert!(r["results"][0]["failures"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("SIGSEGV"));
 }
 
 #[test]
 fn hostile_but_answering_reducers_pass_the_protocol() {
     for script in ["stderr_flood.py", "close_stdin.sh"] {
         let (out, r) = hostile(script, None);
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{script}: {}",
+            text(&out.stdout)
+        );
         assert_eq!(failed_clauses(&r), Vec::<String>::new());
     }
 }
@@ -292,5 +465,8 @@ fn a_left_behind_child_is_killed() {
     let grandchild: u32 = recorded.split_whitespace().nth(1).unwrap().parse().unwrap();
     let status = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
     // Gone, or at most a zombie awaiting its (re)parent.
-    assert!(status.is_empty() || status.split_whitespace().nth(2) == Some("Z"), "grandchild {grandchild} alive: {status}");
+    assert!(
+        status.is_empty() || status.split_whitespace().nth(2) == Some("Z"),
+        "grandchild {grandchild} alive: {status}"
+    );
 }

@@ -43,14 +43,36 @@ fn pick(h: &[Value], idx: &[usize]) -> Vec<Value> {
     idx.iter().map(|&i| h[i].clone()).collect()
 }
 
-fn convicted(policy: Policy, max: Value, input: &[Value], output: Response, extras: Extras) -> Vec<&'static str> {
-    let req = Request { format: Format::Canonical, policy, max_messages: &max, messages: input };
-    check(&req, &output, &extras).unwrap().into_iter().filter(|v| v.failed()).map(|v| v.clause.id()).collect()
+fn convicted(
+    policy: Policy,
+    max: Value,
+    input: &[Value],
+    output: Response,
+    extras: Extras,
+) -> Vec<&'static str> {
+    let req = Request {
+        format: Format::Canonical,
+        policy,
+        max_messages: &max,
+        messages: input,
+    };
+    check(&req, &output, &extras)
+        .unwrap()
+        .into_iter()
+        .filter(|v| v.failed())
+        .map(|v| v.clause.id())
+        .collect()
 }
 
 fn mutant(policy: Policy, max: u64, idx: &[usize]) -> Vec<&'static str> {
     let h = history();
-    convicted(policy, json!(max), &h, Response::Messages(pick(&h, idx)), Extras::default())
+    convicted(
+        policy,
+        json!(max),
+        &h,
+        Response::Messages(pick(&h, idx)),
+        Extras::default(),
+    )
 }
 
 #[test]
@@ -62,27 +84,52 @@ fn reference_outputs_used_below_are_what_the_mutants_start_from() {
     assert_eq!(r(Policy::Suffix, 5), pick(&h, &[0, 8, 9, 10, 11, 12]));
     assert_eq!(r(Policy::Suffix, 6), pick(&h, &[0, 8, 9, 10, 11, 12]));
     assert_eq!(r(Policy::Turns, 3), pick(&h, &[0, 11, 12]));
-    assert_eq!(r(Policy::Turns, 8), pick(&h, &[0, 5, 6, 7, 8, 9, 10, 11, 12]));
+    assert_eq!(
+        r(Policy::Turns, 8),
+        pick(&h, &[0, 5, 6, 7, 8, 9, 10, 11, 12])
+    );
     assert_eq!(r(Policy::Turns, 1), pick(&h, &[0, 11]));
-    for (p, m) in [(Policy::Suffix, 2), (Policy::Suffix, 4), (Policy::Suffix, 5), (Policy::Turns, 3), (Policy::Turns, 8), (Policy::Turns, 1)] {
+    for (p, m) in [
+        (Policy::Suffix, 2),
+        (Policy::Suffix, 4),
+        (Policy::Suffix, 5),
+        (Policy::Turns, 3),
+        (Policy::Turns, 8),
+        (Policy::Turns, 1),
+    ] {
         let out = r(p, m);
-        let idx: Vec<usize> = out.iter().map(|o| h.iter().position(|x| x == o).unwrap()).collect();
+        let idx: Vec<usize> = out
+            .iter()
+            .map(|o| h.iter().position(|x| x == o).unwrap())
+            .collect();
         assert_eq!(mutant(p, m, &idx), Vec::<&str>::new(), "{p} {m}");
     }
 }
 
 #[test]
 fn budget_exceeded() {
-    assert_eq!(mutant(Policy::Suffix, 2, &[0, 10, 11, 12]), ["budget", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Suffix, 2, &[0, 10, 11, 12]),
+        ["budget", "matches-reference"]
+    );
 }
 
 #[test]
 fn pinned_system_message_dropped_or_altered() {
-    assert_eq!(mutant(Policy::Turns, 3, &[11, 12]), ["system-pinned", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 3, &[11, 12]),
+        ["system-pinned", "matches-reference"]
+    );
     let h = history();
     let altered = vec![text("system", "S2"), h[11].clone(), h[12].clone()];
     assert_eq!(
-        convicted(Policy::Turns, json!(3), &h, Response::Messages(altered), Extras::default()),
+        convicted(
+            Policy::Turns,
+            json!(3),
+            &h,
+            Response::Messages(altered),
+            Extras::default()
+        ),
         ["system-pinned", "no-fabrication", "matches-reference"]
     );
     // A later system message placed first is not the pinned one; the pinned
@@ -90,40 +137,91 @@ fn pinned_system_message_dropped_or_altered() {
     // budget and splits its turn.
     let mut later = h.clone();
     later.insert(11, text("system", "late"));
-    let out = vec![later[11].clone(), later[0].clone(), later[12].clone(), later[13].clone()];
+    let out = vec![
+        later[11].clone(),
+        later[0].clone(),
+        later[12].clone(),
+        later[13].clone(),
+    ];
     assert_eq!(
-        convicted(Policy::Turns, json!(3), &later, Response::Messages(out), Extras::default()),
-        ["budget", "system-pinned", "no-fabrication", "whole-turns", "matches-reference"]
+        convicted(
+            Policy::Turns,
+            json!(3),
+            &later,
+            Response::Messages(out),
+            Extras::default()
+        ),
+        [
+            "budget",
+            "system-pinned",
+            "no-fabrication",
+            "whole-turns",
+            "matches-reference"
+        ]
     );
 }
 
 #[test]
 fn fabricated_reordered_and_duplicated_messages() {
     let h = history();
-    let fabricated = vec![h[0].clone(), h[11].clone(), text("assistant", "hello"), h[12].clone()];
+    let fabricated = vec![
+        h[0].clone(),
+        h[11].clone(),
+        text("assistant", "hello"),
+        h[12].clone(),
+    ];
     assert_eq!(
-        convicted(Policy::Turns, json!(3), &h, Response::Messages(fabricated), Extras::default()),
+        convicted(
+            Policy::Turns,
+            json!(3),
+            &h,
+            Response::Messages(fabricated),
+            Extras::default()
+        ),
         ["no-fabrication", "matches-reference"]
     );
-    assert_eq!(mutant(Policy::Turns, 3, &[0, 12, 11]), ["no-fabrication", "whole-turns", "matches-reference"]);
-    assert_eq!(mutant(Policy::Turns, 3, &[0, 11, 12, 12]), ["no-fabrication", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 3, &[0, 12, 11]),
+        ["no-fabrication", "whole-turns", "matches-reference"]
+    );
+    assert_eq!(
+        mutant(Policy::Turns, 3, &[0, 11, 12, 12]),
+        ["no-fabrication", "matches-reference"]
+    );
     // An altered payload is a fabrication too.
     let mut altered = pick(&h, &[0, 8, 9, 10, 11, 12]);
     altered[2]["contents"][0]["result"] = json!("refused");
     assert_eq!(
-        convicted(Policy::Suffix, json!(5), &h, Response::Messages(altered), Extras::default()),
-        ["no-fabrication", "calls-keep-results", "contiguous-suffix", "matches-reference"]
+        convicted(
+            Policy::Suffix,
+            json!(5),
+            &h,
+            Response::Messages(altered),
+            Extras::default()
+        ),
+        [
+            "no-fabrication",
+            "calls-keep-results",
+            "contiguous-suffix",
+            "matches-reference"
+        ]
     );
 }
 
 #[test]
 fn orphan_result_kept() {
-    assert_eq!(mutant(Policy::Suffix, 4, &[0, 9, 10, 11, 12]), ["no-orphan-result", "valid-output", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Suffix, 4, &[0, 9, 10, 11, 12]),
+        ["no-orphan-result", "valid-output", "matches-reference"]
+    );
 }
 
 #[test]
 fn orphan_approval_response_kept() {
-    assert_eq!(mutant(Policy::Suffix, 6, &[0, 7, 8, 9, 10, 11, 12]), ["no-orphan-approval", "valid-output", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Suffix, 6, &[0, 7, 8, 9, 10, 11, 12]),
+        ["no-orphan-approval", "valid-output", "matches-reference"]
+    );
 }
 
 #[test]
@@ -132,15 +230,34 @@ fn call_kept_without_its_results() {
     let mut partial = pick(&h, &[0, 8, 9, 10, 11, 12]);
     partial[2]["contents"].as_array_mut().unwrap().remove(1);
     assert_eq!(
-        convicted(Policy::Suffix, json!(5), &h, Response::Messages(partial), Extras::default()),
+        convicted(
+            Policy::Suffix,
+            json!(5),
+            &h,
+            Response::Messages(partial),
+            Extras::default()
+        ),
         ["calls-keep-results", "valid-output", "matches-reference"]
     );
     assert_eq!(
         mutant(Policy::Suffix, 5, &[0, 8, 10, 11, 12]),
-        ["calls-keep-results", "valid-output", "contiguous-suffix", "matches-reference"]
+        [
+            "calls-keep-results",
+            "valid-output",
+            "contiguous-suffix",
+            "matches-reference"
+        ]
     );
     // An approval request kept without its response.
-    assert_eq!(mutant(Policy::Turns, 8, &[0, 5, 6, 8, 9, 10, 11, 12]), ["calls-keep-results", "valid-output", "whole-turns", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 8, &[0, 5, 6, 8, 9, 10, 11, 12]),
+        [
+            "calls-keep-results",
+            "valid-output",
+            "whole-turns",
+            "matches-reference"
+        ]
+    );
 }
 
 #[test]
@@ -148,11 +265,26 @@ fn bad_budget_answered_with_output() {
     for bad in [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null] {
         let h = history();
         assert_eq!(
-            convicted(Policy::Turns, bad.clone(), &h, Response::Messages(pick(&h, &[0, 11])), Extras::default()),
+            convicted(
+                Policy::Turns,
+                bad.clone(),
+                &h,
+                Response::Messages(pick(&h, &[0, 11])),
+                Extras::default()
+            ),
             ["rejects-bad-budget", "matches-reference"],
             "{bad}"
         );
-        assert_eq!(convicted(Policy::Turns, bad, &h, Response::Error("no".into()), Extras::default()), Vec::<&str>::new());
+        assert_eq!(
+            convicted(
+                Policy::Turns,
+                bad,
+                &h,
+                Response::Error("no".into()),
+                Extras::default()
+            ),
+            Vec::<&str>::new()
+        );
     }
 }
 
@@ -160,7 +292,13 @@ fn bad_budget_answered_with_output() {
 fn valid_request_rejected() {
     let h = history();
     assert_eq!(
-        convicted(Policy::Suffix, json!(4), &h, Response::Error("budget too small".into()), Extras::default()),
+        convicted(
+            Policy::Suffix,
+            json!(4),
+            &h,
+            Response::Error("budget too small".into()),
+            Extras::default()
+        ),
         ["valid-output", "matches-reference"]
     );
 }
@@ -169,53 +307,104 @@ fn valid_request_rejected() {
 fn different_response_to_the_same_request() {
     let h = history();
     let out = Response::Messages(pick(&h, &[0, 11, 12]));
-    let extras = Extras { repeat: Some(Response::Messages(pick(&h, &[0, 12]))), ..Extras::default() };
-    assert_eq!(convicted(Policy::Turns, json!(3), &h, out.clone(), extras), ["deterministic"]);
-    let extras = Extras { repeat: Some(out.clone()), ..Extras::default() };
-    assert_eq!(convicted(Policy::Turns, json!(3), &h, out, extras), Vec::<&str>::new());
+    let extras = Extras {
+        repeat: Some(Response::Messages(pick(&h, &[0, 12]))),
+        ..Extras::default()
+    };
+    assert_eq!(
+        convicted(Policy::Turns, json!(3), &h, out.clone(), extras),
+        ["deterministic"]
+    );
+    let extras = Extras {
+        repeat: Some(out.clone()),
+        ..Extras::default()
+    };
+    assert_eq!(
+        convicted(Policy::Turns, json!(3), &h, out, extras),
+        Vec::<&str>::new()
+    );
 }
 
 #[test]
 fn turn_kept_in_part() {
-    assert_eq!(mutant(Policy::Turns, 8, &[0, 6, 7, 8, 9, 10, 11, 12]), ["whole-turns", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 8, &[0, 6, 7, 8, 9, 10, 11, 12]),
+        ["whole-turns", "matches-reference"]
+    );
 }
 
 #[test]
 fn older_turn_kept_while_newer_dropped() {
-    assert_eq!(mutant(Policy::Turns, 8, &[0, 1, 2, 3, 4, 11, 12]), ["newest-first", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 8, &[0, 1, 2, 3, 4, 11, 12]),
+        ["newest-first", "matches-reference"]
+    );
 }
 
 #[test]
 fn budget_wasted() {
-    assert_eq!(mutant(Policy::Turns, 8, &[0, 11, 12]), ["maximal", "matches-reference"]);
-    assert_eq!(mutant(Policy::Suffix, 4, &[0, 11, 12]), ["maximal-suffix", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 8, &[0, 11, 12]),
+        ["maximal", "matches-reference"]
+    );
+    assert_eq!(
+        mutant(Policy::Suffix, 4, &[0, 11, 12]),
+        ["maximal-suffix", "matches-reference"]
+    );
 }
 
 #[test]
 fn overflow_without_the_question() {
-    assert_eq!(mutant(Policy::Turns, 1, &[0, 12]), ["overflow-question", "matches-reference"]);
-    assert_eq!(mutant(Policy::Turns, 1, &[0]), ["overflow-question", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 1, &[0, 12]),
+        ["overflow-question", "matches-reference"]
+    );
+    assert_eq!(
+        mutant(Policy::Turns, 1, &[0]),
+        ["overflow-question", "matches-reference"]
+    );
 }
 
 #[test]
 fn gap_inside_the_suffix() {
-    assert_eq!(mutant(Policy::Suffix, 4, &[0, 10, 12]), ["contiguous-suffix", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Suffix, 4, &[0, 10, 12]),
+        ["contiguous-suffix", "matches-reference"]
+    );
 }
 
 #[test]
 fn input_that_fits_comes_back_changed() {
-    assert_eq!(mutant(Policy::Turns, 20, &[0, 5, 6, 7, 8, 9, 10, 11, 12]), ["maximal", "identity-when-fits", "matches-reference"]);
-    assert_eq!(mutant(Policy::Suffix, 20, &[0, 5, 6, 7, 8, 9, 10, 11, 12]), ["maximal-suffix", "identity-when-fits", "matches-reference"]);
+    assert_eq!(
+        mutant(Policy::Turns, 20, &[0, 5, 6, 7, 8, 9, 10, 11, 12]),
+        ["maximal", "identity-when-fits", "matches-reference"]
+    );
+    assert_eq!(
+        mutant(Policy::Suffix, 20, &[0, 5, 6, 7, 8, 9, 10, 11, 12]),
+        ["maximal-suffix", "identity-when-fits", "matches-reference"]
+    );
 }
 
 #[test]
 fn reducing_the_output_again_changes_it() {
     let h = history();
     let out = Response::Messages(pick(&h, &[0, 11, 12]));
-    let extras = Extras { again: Some(Response::Messages(pick(&h, &[0, 11]))), ..Extras::default() };
-    assert_eq!(convicted(Policy::Turns, json!(3), &h, out.clone(), extras), ["idempotent"]);
-    let extras = Extras { again: Some(out.clone()), ..Extras::default() };
-    assert_eq!(convicted(Policy::Turns, json!(3), &h, out, extras), Vec::<&str>::new());
+    let extras = Extras {
+        again: Some(Response::Messages(pick(&h, &[0, 11]))),
+        ..Extras::default()
+    };
+    assert_eq!(
+        convicted(Policy::Turns, json!(3), &h, out.clone(), extras),
+        ["idempotent"]
+    );
+    let extras = Extras {
+        again: Some(out.clone()),
+        ..Extras::default()
+    };
+    assert_eq!(
+        convicted(Policy::Turns, json!(3), &h, out, extras),
+        Vec::<&str>::new()
+    );
 }
 
 #[test]
@@ -224,9 +413,36 @@ fn smaller_budget_keeps_what_the_larger_dropped() {
     let out = Response::Messages(pick(&h, &[0, 10, 11, 12]));
     // For budget 3 this reducer keeps message 9, which its budget-4 output dropped.
     let smaller = Some((3, Response::Messages(pick(&h, &[0, 9, 11, 12]))));
-    assert_eq!(convicted(Policy::Suffix, json!(4), &h, out.clone(), Extras { smaller, ..Extras::default() }), ["budget-monotone"]);
-    let smaller = Some((3, Response::Messages(pick(&h, &[0, 10, 11, 12])[1..].to_vec())));
-    assert_eq!(convicted(Policy::Suffix, json!(4), &h, out, Extras { smaller, ..Extras::default() }), Vec::<&str>::new());
+    assert_eq!(
+        convicted(
+            Policy::Suffix,
+            json!(4),
+            &h,
+            out.clone(),
+            Extras {
+                smaller,
+                ..Extras::default()
+            }
+        ),
+        ["budget-monotone"]
+    );
+    let smaller = Some((
+        3,
+        Response::Messages(pick(&h, &[0, 10, 11, 12])[1..].to_vec()),
+    ));
+    assert_eq!(
+        convicted(
+            Policy::Suffix,
+            json!(4),
+            &h,
+            out,
+            Extras {
+                smaller,
+                ..Extras::default()
+            }
+        ),
+        Vec::<&str>::new()
+    );
 }
 
 #[test]
@@ -238,9 +454,18 @@ fn only_the_reference_can_tell() {
         json!({"role": "tool", "contents": [{"$type": "functionResult", "callId": "x", "result": "?"}]}),
         text("assistant", "a"),
     ];
-    assert_eq!(reduce(Policy::Turns, Format::Canonical, &h, &json!(5)).unwrap(), vec![h[0].clone(), h[2].clone()]);
     assert_eq!(
-        convicted(Policy::Turns, json!(5), &h, Response::Messages(vec![h[2].clone()]), Extras::default()),
+        reduce(Policy::Turns, Format::Canonical, &h, &json!(5)).unwrap(),
+        vec![h[0].clone(), h[2].clone()]
+    );
+    assert_eq!(
+        convicted(
+            Policy::Turns,
+            json!(5),
+            &h,
+            Response::Messages(vec![h[2].clone()]),
+            Extras::default()
+        ),
         ["matches-reference"]
     );
 }

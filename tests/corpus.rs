@@ -19,29 +19,64 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
     let mut failures = Vec::new();
     for (file, case) in &cases {
         let place = format!("{} ({})", case.id, file.display());
-        let got = reduce(case.policy, Format::Canonical, &case.messages, &case.max_messages);
+        let got = reduce(
+            case.policy,
+            Format::Canonical,
+            &case.messages,
+            &case.max_messages,
+        );
         match (&case.expected, case.expected_error, &got) {
             (Some(want), None, Ok(out)) => {
-                if let Some(path) = first_difference(&Value::Array(want.clone()), &Value::Array(out.clone())) {
+                if let Some(path) =
+                    first_difference(&Value::Array(want.clone()), &Value::Array(out.clone()))
+                {
                     failures.push(format!("{place}: output differs from `expected` at {path}"));
                 }
             }
             (None, Some(ExpectedError::BadBudget), Err(ReduceError::BadBudget(_))) => {}
-            _ => failures.push(format!("{place}: expected {:?} / {:?}, got {got:?}", case.expected.as_ref().map(Vec::len), case.expected_error)),
+            _ => failures.push(format!(
+                "{place}: expected {:?} / {:?}, got {got:?}",
+                case.expected.as_ref().map(Vec::len),
+                case.expected_error
+            )),
         }
         let views = view_history(Format::Canonical, &case.messages).unwrap();
-        let violations: Vec<ExpectedViolation> = validate(&views, Options { allow_pending: case.allow_pending })
-            .into_iter()
-            .map(|v| ExpectedViolation { rule: v.rule.id().to_string(), index: v.index, id: v.id })
-            .collect();
+        let violations: Vec<ExpectedViolation> = validate(
+            &views,
+            Options {
+                allow_pending: case.allow_pending,
+            },
+        )
+        .into_iter()
+        .map(|v| ExpectedViolation {
+            rule: v.rule.id().to_string(),
+            index: v.index,
+            id: v.id,
+        })
+        .collect();
         if violations != case.violations {
-            failures.push(format!("{place}: the validator reports {violations:?}, the case expects {:?}", case.violations));
+            failures.push(format!(
+                "{place}: the validator reports {violations:?}, the case expects {:?}",
+                case.violations
+            ));
         }
-        let strict = validate(&views, Options { allow_pending: false });
+        let strict = validate(
+            &views,
+            Options {
+                allow_pending: false,
+            },
+        );
         if case.allow_pending && strict.is_empty() {
-            failures.push(format!("{place}: allowPending is set but the input is valid without it"));
+            failures.push(format!(
+                "{place}: allowPending is set but the input is valid without it"
+            ));
         }
-        let req = Request { format: Format::Canonical, policy: case.policy, max_messages: &case.max_messages, messages: &case.messages };
+        let req = Request {
+            format: Format::Canonical,
+            policy: case.policy,
+            max_messages: &case.max_messages,
+            messages: &case.messages,
+        };
         let verdicts = check_reducer(&req, reference(case.policy, Format::Canonical)).unwrap();
         for v in &verdicts {
             if let Outcome::Fail(d) = &v.outcome {
@@ -53,12 +88,21 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
             if clause.level() == reducer_kit::clause::Level::Protocol {
                 continue;
             }
-            match verdicts.iter().find(|v| v.clause == clause).map(|v| &v.outcome) {
+            match verdicts
+                .iter()
+                .find(|v| v.clause == clause)
+                .map(|v| &v.outcome)
+            {
                 Some(Outcome::Pass) => {}
                 other => failures.push(format!("{place}: names clause {id}, which is {other:?}")),
             }
         }
     }
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(cases.len() >= 16, "only {} cases", cases.len());
 }

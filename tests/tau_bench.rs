@@ -10,7 +10,11 @@ use reducer_kit::validate::{validate, Options};
 use serde_json::json;
 
 fn sample() -> Vec<reducer_kit::input::Entry> {
-    read_entries(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/tau-bench/sample.jsonl")).unwrap()
+    read_entries(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/tau-bench/sample.jsonl"
+    ))
+    .unwrap()
 }
 
 #[test]
@@ -31,7 +35,12 @@ fn every_budget_both_policies_every_clause() {
         for policy in Policy::ALL {
             for budget in 1..=e.messages.len() {
                 let max = json!(budget);
-                let req = Request { format: Format::OpenAi, policy, max_messages: &max, messages: &e.messages };
+                let req = Request {
+                    format: Format::OpenAi,
+                    policy,
+                    max_messages: &max,
+                    messages: &e.messages,
+                };
                 for v in check_reducer(&req, reference(policy, Format::OpenAi)).unwrap() {
                     if let Outcome::Fail(d) = &v.outcome {
                         panic!("{} {policy} budget {budget}: {}: {d}", e.origin, v.clause);

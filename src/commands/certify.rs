@@ -3,8 +3,9 @@
 
 use reducer_kit::case::{load_dir, load_file, save_new};
 use reducer_kit::certify::{
-    certificate, compare_expectations, counterexamples, from_case, generated_case, parse_expectations,
-    parse_generated_id, to_json, to_junit, write_atomic, Counterexample, ExpectationCheck, Run, Shard,
+    certificate, compare_expectations, counterexamples, from_case, generated_case,
+    parse_expectations, parse_generated_id, to_json, to_junit, write_atomic, Counterexample,
+    ExpectationCheck, Run, Shard,
 };
 use reducer_kit::check::{Outcome, Response};
 use reducer_kit::format::Format;
@@ -89,7 +90,10 @@ pub fn default_corpus() -> PathBuf {
 }
 
 fn shell_word(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c)) {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c))
+    {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
@@ -119,7 +123,11 @@ fn collect_cases(args: &Args) -> Result<Vec<RunCase>, ExitCode> {
             }
         }
     } else {
-        let dirs = if args.corpus.is_empty() { vec![default_corpus()] } else { args.corpus.clone() };
+        let dirs = if args.corpus.is_empty() {
+            vec![default_corpus()]
+        } else {
+            args.corpus.clone()
+        };
         let only: Vec<&String> = args.cases.iter().collect();
         for dir in &dirs {
             for (_, c) in load_dir(dir).map_err(usage)? {
@@ -170,25 +178,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         argv: args.command.clone(),
         format: args.format,
         policy: args.policy,
-        limits: Limits { timeout: Duration::from_millis(args.timeout), max_output: args.max_output, ..Limits::default() },
+        limits: Limits {
+            timeout: Duration::from_millis(args.timeout),
+            max_output: args.max_output,
+            ..Limits::default()
+        },
         persistent: args.persistent,
         extra_requests: true,
-        jobs: args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1),
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
     };
-    let command_line = args.command.iter().map(|a| shell_word(&a.to_string_lossy())).collect::<Vec<_>>().join(" ");
+    let command_line = args
+        .command
+        .iter()
+        .map(|a| shell_word(&a.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ");
     eprintln!(
         "certify: {} cases, policy {}, format {}, {} mode, {} jobs, reducer: {command_line}",
         cases.len(),
         args.policy,
         args.format,
-        if args.persistent { "persistent" } else { "per-case" },
+        if args.persistent {
+            "persistent"
+        } else {
+            "per-case"
+        },
         settings.jobs
     );
     let bar = (std::io::stderr().is_terminal() && cases.len() > 20).then(|| {
         let b = indicatif::ProgressBar::new(cases.len() as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b
     });
@@ -220,8 +246,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let g = grade(args.policy, &results);
     let check = compare_expectations(&results, &expectations);
-    let seed = (args.replay.is_empty() && args.generated > 0 && args.cases.is_empty()).then_some(args.seed);
-    let run = Run { settings: &settings, seed, results: &results, grade: &g, counterexamples: &cxs, expectations: &check };
+    let seed = (args.replay.is_empty() && args.generated > 0 && args.cases.is_empty())
+        .then_some(args.seed);
+    let run = Run {
+        settings: &settings,
+        seed,
+        results: &results,
+        grade: &g,
+        counterexamples: &cxs,
+        expectations: &check,
+    };
     print_report(&run, &args, &command_line);
     if let Some(p) = &args.report_json {
         let text = serde_json::to_string_pretty(&to_json(&run))? + "\n";
@@ -234,8 +268,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(usage(format!("{}: {e}", p.display())));
         }
     }
-    let failed = !check.unexpected.is_empty() || (args.strict_expectations && !check.now_passing.is_empty());
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let failed =
+        !check.unexpected.is_empty() || (args.strict_expectations && !check.now_passing.is_empty());
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn colour() -> bool {
@@ -261,43 +300,83 @@ fn green(s: &str) -> String {
 const SHOWN: usize = 20;
 
 fn print_report(run: &Run, args: &Args, command_line: &str) {
-    let failing: Vec<&CaseResult> = run.results.iter().filter(|r| r.failures().next().is_some()).collect();
-    for r in run.results.iter().filter(|r| r.skipped.is_some()).take(SHOWN) {
+    let failing: Vec<&CaseResult> = run
+        .results
+        .iter()
+        .filter(|r| r.failures().next().is_some())
+        .collect();
+    for r in run
+        .results
+        .iter()
+        .filter(|r| r.skipped.is_some())
+        .take(SHOWN)
+    {
         println!("skip {}: {}", r.case.id, r.skipped.as_deref().unwrap_or(""));
     }
     for r in failing.iter().take(SHOWN) {
         print_case_failure(r, args, command_line, run.expectations);
     }
     if failing.len() > SHOWN {
-        println!("... and {} more failing cases (all in --report-json)", failing.len() - SHOWN);
+        println!(
+            "... and {} more failing cases (all in --report-json)",
+            failing.len() - SHOWN
+        );
     }
     for cx in run.counterexamples {
         print_counterexample(cx, args, command_line);
     }
     let g = run.grade;
     println!();
-    println!("{:<22} {:>7} {:>7} {:>11}", "clause", "passed", "failed", "not judged");
+    println!(
+        "{:<22} {:>7} {:>7} {:>11}",
+        "clause", "passed", "failed", "not judged"
+    );
     for (c, t) in &g.clauses {
-        let failed = if t.failed > 0 { red(&format!("{:>7}", t.failed)) } else { format!("{:>7}", t.failed) };
-        println!("{:<22} {:>7} {failed} {:>11}", c.id(), t.passed, t.not_judged);
+        let failed = if t.failed > 0 {
+            red(&format!("{:>7}", t.failed))
+        } else {
+            format!("{:>7}", t.failed)
+        };
+        println!(
+            "{:<22} {:>7} {failed} {:>11}",
+            c.id(),
+            t.passed,
+            t.not_judged
+        );
     }
     println!();
     for (level, ok) in &g.levels {
-        println!("level {:<9} {}", level.name(), if *ok { green("pass") } else { red("FAIL") });
+        println!(
+            "level {:<9} {}",
+            level.name(),
+            if *ok { green("pass") } else { red("FAIL") }
+        );
     }
     let e = run.expectations;
     if !e.expected.is_empty() || !e.now_passing.is_empty() {
-        println!("known failures: {} expected, {} unexpected", e.expected.len(), e.unexpected.len());
+        println!(
+            "known failures: {} expected, {} unexpected",
+            e.expected.len(),
+            e.unexpected.len()
+        );
         for p in &e.now_passing {
             println!("listed as known but passes now: {} {}", p.case, p.clause);
         }
     }
     println!("{}", certificate(run));
-    println!("{} passed, {} failed", g.cases_run - failing.len(), failing.len());
+    println!(
+        "{} passed, {} failed",
+        g.cases_run - failing.len(),
+        failing.len()
+    );
 }
 
 fn reproduce(args: &Args, command_line: &str, case_id: &str) -> String {
-    let corpus: String = args.corpus.iter().map(|d| format!(" --corpus {}", shell_word(&d.to_string_lossy()))).collect();
+    let corpus: String = args
+        .corpus
+        .iter()
+        .map(|d| format!(" --corpus {}", shell_word(&d.to_string_lossy())))
+        .collect();
     let persistent = if args.persistent { " --persistent" } else { "" };
     format!(
         "reducer-kit certify --policy {} --format {}{persistent}{corpus} --case {} -- {command_line}",
@@ -308,11 +387,24 @@ fn reproduce(args: &Args, command_line: &str, case_id: &str) -> String {
 }
 
 fn print_case_failure(r: &CaseResult, args: &Args, command_line: &str, e: &ExpectationCheck) {
-    println!("{} {} (maxMessages {}, {} messages)", red("FAIL"), r.case.id, r.case.max_messages, r.case.messages.len());
+    println!(
+        "{} {} (maxMessages {}, {} messages)",
+        red("FAIL"),
+        r.case.id,
+        r.case.max_messages,
+        r.case.messages.len()
+    );
     for v in r.failures() {
         if let Outcome::Fail(detail) = &v.outcome {
-            let known = e.expected.iter().any(|x| x.case == r.case.id && x.clause == v.clause.id());
-            println!("  {}{}: {detail}", v.clause, if known { " (known failure)" } else { "" });
+            let known = e
+                .expected
+                .iter()
+                .any(|x| x.case == r.case.id && x.clause == v.clause.id());
+            println!(
+                "  {}{}: {detail}",
+                v.clause,
+                if known { " (known failure)" } else { "" }
+            );
             println!("    {}", v.clause.definition());
         }
     }
@@ -329,7 +421,11 @@ fn print_case_failure(r: &CaseResult, args: &Args, command_line: &str, e: &Expec
 fn compact(r: &Response) -> String {
     let s = r.to_json().to_string();
     if s.len() > 2000 {
-        format!("{}... ({} bytes)", &s[..s.char_indices().nth(2000).map_or(s.len(), |(i, _)| i)], s.len())
+        format!(
+            "{}... ({} bytes)",
+            &s[..s.char_indices().nth(2000).map_or(s.len(), |(i, _)| i)],
+            s.len()
+        )
     } else {
         s
     }
@@ -347,7 +443,10 @@ fn print_counterexample(cx: &Counterexample, args: &Args, command_line: &str) {
     );
     println!("  clause:   {}", cx.clause.definition());
     println!("  failure:  {}", cx.detail);
-    println!("  input:    {}", compact(&Response::Messages(cx.case.messages.clone())));
+    println!(
+        "  input:    {}",
+        compact(&Response::Messages(cx.case.messages.clone()))
+    );
     println!("  expected: {}", compact(&cx.expected));
     match &cx.actual {
         Some(a) => println!("  actual:   {}", compact(a)),

@@ -29,8 +29,12 @@ pub struct Args {
 /// Reads the output file: one response, or JSON Lines of them. Each is a bare
 /// array of messages, an object with `messages`, or `{"error": "..."}`.
 fn read_responses(path: &str) -> Result<Vec<Response>, ExitCode> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| input_failure(&InputError::Io { source_name: path.to_string(), error }))?;
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        input_failure(&InputError::Io {
+            source_name: path.to_string(),
+            error,
+        })
+    })?;
     let values: Vec<(String, Value)> = match serde_json::from_str::<Value>(&text) {
         Ok(v) => vec![(path.to_string(), v)],
         Err(e) if text.lines().filter(|l| !l.trim().is_empty()).count() <= 1 => {
@@ -91,9 +95,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let max = match (args.max, &input.max_messages) {
             (Some(n), _) => Value::from(n),
             (None, Some(m)) => m.clone(),
-            (None, None) => return Ok(invalid(format!("{}: no budget: pass --max N or give maxMessages", input.origin))),
+            (None, None) => {
+                return Ok(invalid(format!(
+                    "{}: no budget: pass --max N or give maxMessages",
+                    input.origin
+                )))
+            }
         };
-        let req = Request { format: args.format, policy: args.policy, max_messages: &max, messages: &input.messages };
+        let req = Request {
+            format: args.format,
+            policy: args.policy,
+            max_messages: &max,
+            messages: &input.messages,
+        };
         let verdicts = match check(&req, response, &Extras::default()) {
             Ok(v) => v,
             Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
@@ -108,7 +122,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 }
                 Outcome::Fail(d) => {
                     failed += 1;
-                    let place = if single { String::new() } else { format!("{}: ", input.origin) };
+                    let place = if single {
+                        String::new()
+                    } else {
+                        format!("{}: ", input.origin)
+                    };
                     println!("FAIL        {place}{}: {d}", v.clause);
                     println!("            ({})", v.clause.definition());
                 }
@@ -124,5 +142,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{} histories judged", inputs.len());
     }
     println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -31,7 +31,7 @@ pub enum Command {
     /// Run a reference reducer as an external reducer speaking protocol v1.
     Serve(serve::Args),
     /// Certify an external reducer: run every case against it and grade it.
-    Certify(certify::Args),
+    Certify(Box<certify::Args>),
     /// Write generated cases, one per line.
     Generate(generate::Args),
 }
@@ -43,7 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(a) => validate::run(a),
         Command::Check(a) => check::run(a),
         Command::Serve(a) => serve::run(a),
-        Command::Certify(a) => certify::run(a),
+        Command::Certify(a) => certify::run(*a),
         Command::Generate(a) => generate::run(a),
     }
 }

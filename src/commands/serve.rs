@@ -32,7 +32,9 @@ pub fn answer(policy: Policy, format: Format, text: &str) -> Value {
     };
     let max = request.get("maxMessages").cloned().unwrap_or(Value::Null);
     let messages = match format {
-        Format::Anthropic => reducer_kit::anthropic::join_system(request.get("system").cloned(), messages.clone()),
+        Format::Anthropic => {
+            reducer_kit::anthropic::join_system(request.get("system").cloned(), messages.clone())
+        }
         _ => messages.clone(),
     };
     match reduce(policy, format, &messages, &max) {
