@@ -26,10 +26,11 @@ pub struct Args {
     /// their defaults.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Wire format the histories must be carried in: `openai` turns off
-    /// what OpenAI Chat Completions cannot carry (batched or non-string
-    /// results, ...). Messages are written in the canonical case format
-    /// either way.
+    /// Wire format the histories must be carried in: `openai` and
+    /// `anthropic` turn off what that format cannot carry (batched or
+    /// non-string results for OpenAI, later system messages for
+    /// Anthropic, ...; see `Config::sanitize_for`). Messages are written in
+    /// the canonical case format either way.
     #[arg(long, value_enum, default_value_t = Format::Canonical)]
     pub format: Format,
     /// Print to stderr how often each shape occurs.

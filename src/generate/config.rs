@@ -102,6 +102,10 @@ pub struct Config {
     /// `messageId`, `createdAt`, `additionalProperties`) and on text, call
     /// and opaque items (`additionalProperties`). Default on.
     pub extra_fields: bool,
+    /// Those members on system messages and their items as well. Default
+    /// on; off for Anthropic, whose top-level `system` has no place for
+    /// them. Not drawn by swarm testing (it follows `extra_fields`).
+    pub system_extra_fields: bool,
     /// `additionalProperties` on result items as well. Default on; off for
     /// OpenAI, whose tool messages have no place for it.
     pub result_extra_fields: bool,
@@ -149,6 +153,7 @@ impl Default for Config {
             reuse_call_ids: true,
             opaque_contents: true,
             extra_fields: true,
+            system_extra_fields: true,
             result_extra_fields: true,
             empty_text: true,
             non_ascii_text: true,
@@ -209,6 +214,7 @@ impl Config {
         }
         if !self.extra_fields {
             self.result_extra_fields = false;
+            self.system_extra_fields = false;
         }
         if self.large_payload_bytes == 0 {
             self.large_payloads = false;
@@ -216,19 +222,36 @@ impl Config {
         self
     }
 
-    /// [`Config::sanitize`], then, for [`Format::OpenAi`], turns off what
-    /// OpenAI Chat Completions cannot carry natively: several results in one
-    /// tool message (`batched_results`), non-string results
-    /// (`non_string_results`), members on a result (`result_extra_fields`)
-    /// and roles in other cases (`role_case`). Every history of the result
-    /// converts with [`crate::openai::to_openai`] and back unchanged.
+    /// [`Config::sanitize`], then turns off what the wire format cannot
+    /// carry natively, so that every history converts to it and back
+    /// unchanged:
+    ///
+    /// - [`Format::OpenAi`] ([`crate::openai::to_openai`]): several results
+    ///   in one tool message (`batched_results`), non-string results
+    ///   (`non_string_results`), members on a result
+    ///   (`result_extra_fields`), roles in other cases (`role_case`).
+    /// - [`Format::Anthropic`] ([`crate::anthropic::to_anthropic`]): a
+    ///   system message anywhere but first (`pinned_not_first`,
+    ///   `later_system`), `developer` (`developer_role`), roles in other
+    ///   cases (`role_case`), members on system messages
+    ///   (`system_extra_fields`).
     pub fn sanitize_for(self, format: Format) -> Config {
         let mut c = self.sanitize();
-        if format == Format::OpenAi {
-            c.batched_results = false;
-            c.non_string_results = false;
-            c.result_extra_fields = false;
-            c.role_case = false;
+        match format {
+            Format::Canonical => {}
+            Format::OpenAi => {
+                c.batched_results = false;
+                c.non_string_results = false;
+                c.result_extra_fields = false;
+                c.role_case = false;
+            }
+            Format::Anthropic => {
+                c.pinned_not_first = false;
+                c.later_system = false;
+                c.developer_role = false;
+                c.role_case = false;
+                c.system_extra_fields = false;
+            }
         }
         c
     }
@@ -272,6 +295,7 @@ impl Config {
             large_payloads,
             non_string_results
         );
+        c.system_extra_fields = ceiling.system_extra_fields && c.extra_fields;
         // Maxima: `int_in_range` gives the lower bound when bytes run out.
         c.max_turns = u.int_in_range(1.min(ceiling.max_turns)..=ceiling.max_turns)?;
         c.max_steps = u.int_in_range(1.min(ceiling.max_steps)..=ceiling.max_steps)?;

@@ -389,7 +389,7 @@ impl Builder<'_, '_, '_> {
     }
 
     fn system_message(&mut self) -> R<()> {
-        let contents = vec![self.text_item()?];
+        let contents = vec![self.system_text_item()?];
         self.push(Role::System, contents)
     }
 
@@ -629,7 +629,7 @@ impl Builder<'_, '_, '_> {
                 pos = self.pick(&candidates)?;
             }
         }
-        let contents = vec![self.text_item()?];
+        let contents = vec![self.system_text_item()?];
         let msg = self.message(Role::System, contents)?;
         self.msgs.insert(pos, msg);
         Ok(())
@@ -670,7 +670,8 @@ impl Builder<'_, '_, '_> {
     fn message(&mut self, role: Role, contents: Vec<Value>) -> R<Value> {
         let mut m = Map::new();
         m.insert("role".into(), Value::String(self.role(role)?));
-        if self.cfg.extra_fields && self.chance(1, 5)? {
+        let extras = role != Role::System || self.cfg.system_extra_fields;
+        if self.cfg.extra_fields && extras && self.chance(1, 5)? {
             for _ in 0..1 + self.upto(1)? {
                 match self.upto(3)? {
                     0 => {
@@ -763,6 +764,15 @@ impl Builder<'_, '_, '_> {
         let mut v = json!({"$type": "text", "text": self.text()?});
         self.item_extras(&mut v)?;
         Ok(v)
+    }
+
+    /// A text item for a system message: without extra members unless
+    /// `system_extra_fields`.
+    fn system_text_item(&mut self) -> R<Value> {
+        if self.cfg.system_extra_fields {
+            return self.text_item();
+        }
+        Ok(json!({"$type": "text", "text": self.text()?}))
     }
 
     fn opaque_item(&mut self) -> R<Value> {
@@ -880,6 +890,21 @@ mod tests {
             let c = history(&mut Unstructured::new(&bytes), &cfg).unwrap();
             assert!(valid(&c));
             assert!(c.budget >= 1);
+        }
+    }
+
+    #[test]
+    fn anthropic_config_histories_convert_both_ways() {
+        let cfg = Config::everything().sanitize_for(Format::Anthropic);
+        for c in seeded_cases(4, 300, &cfg) {
+            assert!(valid(&c));
+            let a = crate::anthropic::to_anthropic(&c.messages)
+                .unwrap_or_else(|e| panic!("{e}: {}", Value::Array(c.messages.clone())));
+            let back = crate::anthropic::from_anthropic(&a).unwrap();
+            assert!(crate::json::json_eq(
+                &Value::Array(back),
+                &Value::Array(c.messages.clone())
+            ));
         }
     }
 
