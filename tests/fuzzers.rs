@@ -185,6 +185,7 @@ fn naive_oracle_rejects_what_the_seed_document_rejects() {
 #[test]
 #[ignore = "rewrites the committed seed corpus"]
 fn write_seed_corpus() {
+    use reducer_kit::format::Format;
     use reducer_kit::generate::{history, Config, Shape};
     let pick = |cfg: &Config, want: &[Shape], len: usize, salt: u64| -> Vec<u8> {
         for n in 0..10_000u64 {
@@ -244,15 +245,27 @@ fn write_seed_corpus() {
             }
             continue;
         }
-        let cfg = if *t == "format_roundtrip" {
-            reducer_kit::fuzzers::format_roundtrip::config()
-        } else {
-            Config::everything()
-        };
-        for (k, want) in wanted.iter().enumerate() {
-            if *t == "format_roundtrip" && want.contains(&Shape::ResultsBatched) {
-                continue;
+        if *t == "format_roundtrip" {
+            // First byte: the format (even: OpenAI, odd: Anthropic).
+            let formats = [(0u8, Format::OpenAi), (1, Format::Anthropic)];
+            for (k, want) in wanted.iter().enumerate() {
+                // Each format where it can carry the wanted shapes.
+                let mut f = k % 2;
+                if formats[f].1 == Format::OpenAi && want.contains(&Shape::ResultsBatched)
+                    || formats[f].1 == Format::Anthropic && want.contains(&Shape::PinnedNotFirst)
+                {
+                    f = 1 - f;
+                }
+                let (byte, format) = formats[f];
+                let cfg = reducer_kit::fuzzers::format_roundtrip::config(format);
+                let mut bytes = vec![byte];
+                bytes.extend(pick(&cfg, want, 512 << (k % 3), k as u64));
+                std::fs::write(dir.join(format!("seed-{k}")), bytes).unwrap();
             }
+            continue;
+        }
+        let cfg = Config::everything();
+        for (k, want) in wanted.iter().enumerate() {
             let bytes = pick(&cfg, want, 512 << (k % 3), k as u64);
             std::fs::write(dir.join(format!("seed-{k}")), bytes).unwrap();
         }

@@ -1,38 +1,48 @@
-//! canonical → OpenAI → canonical is the identity on generated histories.
+//! canonical → wire format → canonical is the identity on generated
+//! histories, for OpenAI Chat Completions and Anthropic Messages.
 //!
-//! On a history from [`config`] (OpenAI's, swarm on, pending tails): [`to_openai`]
-//! succeeds; [`from_openai`] gives back a history equal to the input
-//! (semantics §1 equality); `to_openai` of that gives the same OpenAI
-//! messages again; the OpenAI views have the same roles and items (kinds and
-//! ids, in order) as the canonical ones, so the validator says the same;
-//! and for both policies, reducing the OpenAI form and converting back gives
-//! the canonical reduction.
+//! The first byte picks the wire format (OpenAI when even); the history
+//! comes from [`config`] for that format (swarm on, pending tails). Then:
+//! the conversion to the wire format succeeds; converting back gives a
+//! history equal to the input (semantics §1 equality); converting that again
+//! gives the same wire messages; the wire views have the same roles and
+//! items (kinds and ids, in order) as the canonical ones, so the validator
+//! says the same; and for both policies, reducing the wire form and
+//! converting back gives the canonical reduction.
 
-use crate::format::{view_history, Format, ItemKind, MessageView};
+use crate::format::{view_history, Format, ItemKind, MessageView, Role};
 use crate::generate::{history, Config, GeneratedCase};
 use crate::json::{first_difference, json_eq};
-use crate::openai::{from_openai, to_openai};
+use crate::openai::ConvertError;
 use crate::reduce::{reduce, Policy};
 use crate::validate::{validate, Options};
-use arbitrary::Unstructured;
+use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 
 super::fuzz_input!();
 
-/// The generator config of this target: [`Config::for_openai`] with
-/// pending tails.
-pub fn config() -> Config {
-    Config {
-        pending: true,
-        ..Config::for_openai()
-    }
+/// The generator config of this target for `format` (OpenAI or
+/// Anthropic): [`Config::everything`] sanitized for it, pending tails on.
+pub fn config(format: Format) -> Config {
+    Config::everything().sanitize_for(format)
 }
 
-fn decode(u: &mut Unstructured) -> arbitrary::Result<GeneratedCase> {
-    history(u, &config())
+/// Decodes the wire format (one byte: OpenAI when even, else Anthropic) and
+/// the history.
+///
+/// # Errors
+///
+/// Never in practice (the generator does not fail).
+pub fn decode(u: &mut Unstructured) -> arbitrary::Result<(Format, GeneratedCase)> {
+    let format = if u8::arbitrary(u)? % 2 == 0 {
+        Format::OpenAi
+    } else {
+        Format::Anthropic
+    };
+    Ok((format, history(u, &config(format))?))
 }
 
-/// Generates an OpenAI-carriable history from `u` and checks the round trip.
+/// Generates a history the drawn format carries and checks the round trip.
 ///
 /// # Errors
 ///
@@ -43,87 +53,111 @@ fn decode(u: &mut Unstructured) -> arbitrary::Result<GeneratedCase> {
 /// When a property of the module doc fails, with the case and the first
 /// difference.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let case = decode(u)?;
-    check_roundtrip(&case);
+    let (format, case) = decode(u)?;
+    check_roundtrip(format, &case);
     Ok(())
 }
 
-/// The generated case as a case-format line.
+/// The format and the generated case as a case-format line.
 pub fn describe(bytes: &[u8]) -> String {
     match decode(&mut Unstructured::new(bytes)) {
-        Ok(case) => format!(
-            "format_roundtrip case: {}",
+        Ok((format, case)) => format!(
+            "format_roundtrip via {format}, case: {}",
             super::case_line(&case, Policy::Turns)
         ),
         Err(e) => format!("format_roundtrip: undecodable input: {e}"),
     }
 }
 
-fn items(views: &[MessageView]) -> Vec<(String, Vec<(ItemKind, String)>)> {
+type Convert = fn(&[Value]) -> Result<Vec<Value>, ConvertError>;
+
+fn converters(format: Format) -> (Convert, Convert) {
+    match format {
+        Format::OpenAi => (crate::openai::to_openai, crate::openai::from_openai),
+        Format::Anthropic => (
+            crate::anthropic::to_anthropic,
+            crate::anthropic::from_anthropic,
+        ),
+        Format::Canonical => panic!("format_roundtrip converts to a wire format"),
+    }
+}
+
+/// Roles and items of every message; the Anthropic system pseudo-message's
+/// items (its text blocks) do not matter to reduction and are left out.
+fn items(views: &[MessageView]) -> Vec<(Role, Vec<(ItemKind, String)>)> {
     views
         .iter()
         .map(|v| {
-            (
-                v.role_text.clone(),
-                v.items.iter().map(|i| (i.kind, i.id.clone())).collect(),
-            )
+            let items = if v.role == Role::System {
+                Vec::new()
+            } else {
+                v.items.iter().map(|i| (i.kind, i.id.clone())).collect()
+            };
+            (v.role, items)
         })
         .collect()
 }
 
-/// Checks every property of the module doc on one canonical history.
+/// Checks every property of the module doc on one canonical history and
+/// `format` (OpenAI or Anthropic).
 ///
 /// # Panics
 ///
-/// When one fails.
-pub fn check_roundtrip(case: &GeneratedCase) {
+/// When one fails, or for [`Format::Canonical`].
+pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
+    let (to, from) = converters(format);
     let canonical = &case.messages;
     let whole = || super::json_line(canonical);
-    let openai = to_openai(canonical).unwrap_or_else(|e| {
+    let wire = to(canonical).unwrap_or_else(|e| {
         panic!(
-            "the OpenAI config made a history OpenAI cannot carry: {e}\n{}",
+            "the {format} config made a history {format} cannot carry: {e}\n{}",
             whole()
         )
     });
-    let back = from_openai(&openai)
-        .unwrap_or_else(|e| panic!("from_openai rejects to_openai's output: {e}\n{}", whole()));
+    let back =
+        from(&wire).unwrap_or_else(|e| panic!("{format}: converting back fails: {e}\n{}", whole()));
     let (a, b) = (Value::Array(canonical.clone()), Value::Array(back.clone()));
     assert!(
         json_eq(&a, &b),
-        "canonical -> openai -> canonical differs at {}\n{}",
+        "canonical -> {format} -> canonical differs at {}\n{}",
         first_difference(&a, &b).unwrap_or_default(),
         whole()
     );
-    let again = to_openai(&back).expect("the round-tripped history converts");
-    let (o1, o2) = (Value::Array(openai.clone()), Value::Array(again));
+    let again = to(&back).expect("the round-tripped history converts");
+    let (o1, o2) = (Value::Array(wire.clone()), Value::Array(again));
     assert!(
         json_eq(&o1, &o2),
-        "openai -> canonical -> openai differs at {}\n{}",
+        "{format} -> canonical -> {format} differs at {}\n{}",
         first_difference(&o1, &o2).unwrap_or_default(),
         whole()
     );
     let cv = view_history(Format::Canonical, canonical).expect("generated histories are readable");
-    let ov = view_history(Format::OpenAi, &openai)
-        .unwrap_or_else(|e| panic!("the OpenAI form is unreadable: {e}\n{}", whole()));
-    assert_eq!(items(&cv), items(&ov), "views differ\n{}", whole());
+    let wv = view_history(format, &wire)
+        .unwrap_or_else(|e| panic!("the {format} form is unreadable: {e}\n{}", whole()));
+    assert_eq!(
+        items(&cv),
+        items(&wv),
+        "{format}: views differ\n{}",
+        whole()
+    );
     let opts = Options {
         allow_pending: case.allow_pending,
     };
     assert_eq!(
         validate(&cv, opts),
-        validate(&ov, opts),
-        "validity differs\n{}",
+        validate(&wv, opts),
+        "{format}: validity differs\n{}",
         whole()
     );
     let budget = Value::from(case.budget);
     for policy in Policy::ALL {
         let want = reduce(policy, Format::Canonical, canonical, &budget).expect("reduces");
-        let got = reduce(policy, Format::OpenAi, &openai, &budget).expect("reduces");
-        let got = from_openai(&got).expect("reduced OpenAI messages convert back");
+        let got = reduce(policy, format, &wire, &budget).expect("reduces");
+        let got = from(&got).expect("reduced wire messages convert back");
         let (w, g) = (Value::Array(want), Value::Array(got));
         assert!(
             json_eq(&w, &g),
-            "{policy} at budget {}: reducing the OpenAI form differs at {}\n{}",
+            "{policy} at budget {}: reducing the {format} form differs at {}\n{}",
             case.budget,
             first_difference(&w, &g).unwrap_or_default(),
             whole()

@@ -11,8 +11,8 @@
 //!
 //! | target              | what it checks |
 //! |---------------------|----------------|
-//! | [`parse_no_panic`]    | arbitrary bytes into every reader (JSON → views in both formats, validator, reducers, OpenAI converter, case and input files, budgets, checker): an error, never a panic |
-//! | [`format_roundtrip`]  | canonical → OpenAI → canonical is the identity on generated histories, views and validity agree, and reduction commutes with conversion |
+//! | [`parse_no_panic`]    | arbitrary bytes into every reader (JSON → views in every format, validator, reducers, OpenAI and Anthropic converters, case and input files, budgets, checker): an error, never a panic |
+//! | [`format_roundtrip`]  | canonical → OpenAI or Anthropic → canonical is the identity on generated histories, views and validity agree, and reduction commutes with conversion |
 //! | [`validator_agrees`]  | on generated histories with random damage, the validator and a naive oracle agree on validity |
 //! | [`reduce_invariants`] | the reference reducers' outputs pass every clause of the checker, plus budget, validity, idempotence and identity-when-fits directly |
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |

@@ -2,9 +2,10 @@
 //!
 //! The bytes are read as a case file, as input entries (array, request,
 //! JSON Lines), as a budget, and, when they are JSON, as a history (a bare
-//! array, or the `messages` of an object with its `maxMessages`) in both
-//! wire formats: views, turns, pairing, the validator, both reducers at the
-//! given budget and at 1, 2 and a huge one, the OpenAI converter both ways,
+//! array, or the `messages` of an object with its `maxMessages`) in every
+//! format: views, turns, pairing, the validator, both reducers at the
+//! given budget and at 1, 2 and a huge one, the OpenAI and Anthropic
+//! converters both ways (and the Anthropic system split),
 //! a protocol response, and the checker on a cut of the input as output.
 
 use crate::check::{check, Extras, Request, Response};
@@ -60,8 +61,12 @@ fn exercise(v: &Value) {
     };
     let _ = crate::openai::to_openai(messages);
     let _ = crate::openai::from_openai(messages);
+    let _ = crate::anthropic::to_anthropic(messages);
+    let _ = crate::anthropic::from_anthropic(messages);
+    let (system, rest) = crate::anthropic::split_system(messages);
+    let _ = crate::anthropic::join_system(system, rest);
     let budgets = [budget.clone(), json!(1), json!(2), json!(u64::MAX)];
-    for format in [Format::Canonical, Format::OpenAi] {
+    for format in [Format::Canonical, Format::OpenAi, Format::Anthropic] {
         if let Ok(views) = view_history(format, messages) {
             let _ = turns(&views);
             let all: Vec<usize> = (0..views.len()).collect();
