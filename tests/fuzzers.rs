@@ -148,6 +148,23 @@ fn damage_and_mutations_reach_both_outcomes() {
     );
 }
 
+/// Regression inputs kept in the seed corpus, each with its root cause.
+#[test]
+fn regressions() {
+    // checker_convicts, mutation DropPinned: the input's pinned system
+    // message and a later system message are equal ("please"). Dropping the
+    // pinned one leaves an output whose first system message equals it, so
+    // by semantics §6 the output kept the pinned message and dropped the
+    // later one: system-pinned holds (matches-reference fails). The target
+    // wrongly required system-pinned to fail; fixed in the target.
+    run_one(
+        "checker_convicts",
+        "regression-pinned-equal-later-system",
+        &std::fs::read(corpus_dir("checker_convicts").join("regression-pinned-equal-later-system"))
+            .unwrap(),
+    );
+}
+
 #[test]
 fn naive_oracle_rejects_what_the_seed_document_rejects() {
     use reducer_kit::fuzzers::validator_agrees::naive_valid;
@@ -178,7 +195,8 @@ fn naive_oracle_rejects_what_the_seed_document_rejects() {
     ));
 }
 
-/// Rewrites `corpus/fuzz/<target>/` with a few small seeds: for the
+/// Rewrites the seeds in `corpus/fuzz/<target>/` (keeping `regression-*`
+/// files) with a few small ones: for the
 /// generator-based targets, byte buffers whose generated case shows tool
 /// groups, approvals or pending tails; for `parse_no_panic`, JSON texts
 /// (a generated history, a request, a case file, an OpenAI history).
@@ -209,8 +227,18 @@ fn write_seed_corpus() {
     ];
     for t in TARGETS {
         let dir = corpus_dir(t);
-        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        // Regression inputs (`regression-*`) stay.
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("seed-")
+            {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
         if *t == "parse_no_panic" {
             let cfg = Config::everything();
             let c = reducer_kit::generate::seeded_case(1, 4, &cfg);

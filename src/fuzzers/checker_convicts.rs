@@ -6,12 +6,14 @@
 //! that break a safety clause by construction must fail that clause:
 //! the whole input when it is over budget fails `budget`, an altered text
 //! fails `no-fabrication`, a dropped pinned system message fails
-//! `system-pinned`.
+//! `system-pinned` (unless a later system message equal to it is then the
+//! output's first system message).
 
 use crate::check::{check, Extras, Outcome, Request, Response, Verdict};
 use crate::clause::Clause;
 use crate::format::{pinned_index, view_history, Format, ItemKind};
 use crate::generate::GeneratedCase;
+use crate::json::json_eq;
 use crate::reduce::{reduce, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
@@ -233,10 +235,23 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let views = view_history(Format::Canonical, &s.case.messages).expect("readable");
     let pinned = pinned_index(&views);
     let n = s.case.messages.len() - usize::from(pinned.is_some());
+    // After dropping the pinned message, a later system message equal to it
+    // may be the output's first system message: then the output reads as
+    // keeping the pinned one and dropping the later one (semantics §6,
+    // matching by equality), and system-pinned holds.
+    let pinned_gone = || {
+        let Response::Messages(out) = &s.response else {
+            return false;
+        };
+        let out_views = view_history(Format::Canonical, out).expect("readable");
+        let first_system = pinned_index(&out_views).map(|k| &out[k]);
+        let p = pinned.map(|p| &s.case.messages[p]);
+        p.is_some() && !matches!((first_system, p), (Some(a), Some(b)) if json_eq(a, b))
+    };
     let must_fail = match &s.mutation {
         Mutation::WholeInput if n > s.case.budget => Some(Clause::Budget),
         Mutation::AlterText(_) => Some(Clause::NoFabrication),
-        Mutation::DropPinned if pinned.is_some() => Some(Clause::SystemPinned),
+        Mutation::DropPinned if pinned_gone() => Some(Clause::SystemPinned),
         _ => None,
     };
     if let Some(c) = must_fail {
