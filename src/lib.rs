@@ -6,6 +6,7 @@ pub mod case;
 pub mod certify;
 pub mod check;
 pub mod clause;
+pub mod corpus_tools;
 pub mod format;
 pub mod fuzzers;
 pub mod generate;
