@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 pub mod certify;
 pub mod check;
+pub mod corpus;
 pub mod generate;
 pub mod reduce;
 pub mod serve;
@@ -34,6 +35,8 @@ pub enum Command {
     Certify(Box<certify::Args>),
     /// Write generated cases, one per line.
     Generate(generate::Args),
+    /// Regression corpora: regen, check, add, min, seed-fuzz.
+    Corpus(corpus::Args),
 }
 
 /// Runs one parsed command line.
@@ -45,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(a) => serve::run(a),
         Command::Certify(a) => certify::run(*a),
         Command::Generate(a) => generate::run(a),
+        Command::Corpus(a) => corpus::run(a),
     }
 }
 
