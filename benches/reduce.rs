@@ -12,7 +12,8 @@ use std::time::Duration;
 /// A valid history of exactly `n` messages: a system message, then turns of
 /// user question, assistant call, tool result, assistant answer.
 fn history(n: usize) -> Vec<Value> {
-    let mut h = vec![json!({"role": "system", "contents": [{"$type": "text", "text": "Be brief."}]})];
+    let mut h =
+        vec![json!({"role": "system", "contents": [{"$type": "text", "text": "Be brief."}]})];
     let mut i = 0;
     while h.len() < n {
         let id = format!("c{i}");
@@ -41,10 +42,14 @@ fn sizes(c: &mut Criterion, name: &str, mut f: impl FnMut(&[Value], &Value, Poli
         let max = json!(n / 2 + 1);
         group.throughput(Throughput::Elements(n as u64));
         if n >= 100_000 {
-            group.sample_size(10).measurement_time(Duration::from_secs(if n >= 1_000_000 { 20 } else { 5 }));
+            group
+                .sample_size(10)
+                .measurement_time(Duration::from_secs(if n >= 1_000_000 { 20 } else { 5 }));
         }
         for policy in Policy::ALL {
-            group.bench_with_input(BenchmarkId::new(policy.name(), n), &h, |b, h| b.iter(|| f(h, &max, policy)));
+            group.bench_with_input(BenchmarkId::new(policy.name(), n), &h, |b, h| {
+                b.iter(|| f(h, &max, policy))
+            });
         }
     }
     group.finish();
@@ -59,7 +64,12 @@ fn bench_reduce(c: &mut Criterion) {
 fn bench_check(c: &mut Criterion) {
     sizes(c, "check", |h, max, policy| {
         let out = Response::Messages(reduce(policy, Format::Canonical, h, max).unwrap());
-        let req = Request { format: Format::Canonical, policy, max_messages: max, messages: h };
+        let req = Request {
+            format: Format::Canonical,
+            policy,
+            max_messages: max,
+            messages: h,
+        };
         let verdicts = check(&req, &out, &Extras::default()).unwrap();
         assert!(verdicts.iter().all(|v| !v.failed()));
     });

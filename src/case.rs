@@ -266,20 +266,7 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 ///
 /// Any I/O error creating the directory or writing the file.
 pub fn save_new(dir: &Path, file_name: &str, case: &Case) -> std::io::Result<bool> {
-    use std::io::Write;
-    std::fs::create_dir_all(dir)?;
-    let target = dir.join(file_name);
-    if target.exists() {
-        return Ok(false);
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(case.to_pretty_json().as_bytes())?;
-    tmp.flush()?;
-    match tmp.persist_noclobber(&target) {
-        Ok(_) => Ok(true),
-        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e.error),
-    }
+    crate::atomic::create_new(dir, file_name, case.to_pretty_json().as_bytes())
 }
 
 #[cfg(test)]

@@ -595,25 +595,6 @@ pub fn to_junit(run: &Run) -> String {
     report.to_string().unwrap_or_default()
 }
 
-/// Writes `text` to `path` atomically (a temporary file in the same folder,
-/// renamed into place), replacing any previous report.
-///
-/// # Errors
-///
-/// Any I/O error.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.flush()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// Grades `results`, counting expected failures as failures (the exit code
 /// is decided by [`ExpectationCheck::unexpected`]).
 pub fn grade_run(policy: Policy, results: &[CaseResult]) -> Grade {

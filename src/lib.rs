@@ -2,6 +2,7 @@
 //! for chat-history reducers. See `spec/` for the contract.
 
 pub mod anthropic;
+pub mod atomic;
 pub mod case;
 pub mod certify;
 pub mod check;

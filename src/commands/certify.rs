@@ -4,8 +4,8 @@
 use reducer_kit::case::{load_dir, load_file, save_new};
 use reducer_kit::certify::{
     certificate, compare_expectations, counterexamples, from_case, generated_case,
-    parse_expectations, parse_generated_id, to_json, to_junit, write_atomic, Counterexample,
-    ExpectationCheck, Run, Shard,
+    parse_expectations, parse_generated_id, to_json, to_junit, Counterexample, ExpectationCheck,
+    Run, Shard,
 };
 use reducer_kit::check::{Outcome, Response};
 use reducer_kit::format::Format;
@@ -259,12 +259,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     print_report(&run, &args, &command_line);
     if let Some(p) = &args.report_json {
         let text = serde_json::to_string_pretty(&to_json(&run))? + "\n";
-        if let Err(e) = write_atomic(p, &text) {
+        if let Err(e) = reducer_kit::atomic::replace(p, text.as_bytes()) {
             return Ok(usage(format!("{}: {e}", p.display())));
         }
     }
     if let Some(p) = &args.report_junit {
-        if let Err(e) = write_atomic(p, &to_junit(&run)) {
+        if let Err(e) = reducer_kit::atomic::replace(p, to_junit(&run).as_bytes()) {
             return Ok(usage(format!("{}: {e}", p.display())));
         }
     }
@@ -311,13 +311,13 @@ fn print_report(run: &Run, args: &Args, command_line: &str) {
         .filter(|r| r.skipped.is_some())
         .take(SHOWN)
     {
-        println!("skip {}: {}", r.case.id, r.skipped.as_deref().unwrap_or(""));
+        outln!("skip {}: {}", r.case.id, r.skipped.as_deref().unwrap_or(""));
     }
     for r in failing.iter().take(SHOWN) {
         print_case_failure(r, args, command_line, run.expectations);
     }
     if failing.len() > SHOWN {
-        println!(
+        outln!(
             "... and {} more failing cases (all in --report-json)",
             failing.len() - SHOWN
         );
@@ -326,10 +326,13 @@ fn print_report(run: &Run, args: &Args, command_line: &str) {
         print_counterexample(cx, args, command_line);
     }
     let g = run.grade;
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{:<22} {:>7} {:>7} {:>11}",
-        "clause", "passed", "failed", "not judged"
+        "clause",
+        "passed",
+        "failed",
+        "not judged"
     );
     for (c, t) in &g.clauses {
         let failed = if t.failed > 0 {
@@ -337,16 +340,16 @@ fn print_report(run: &Run, args: &Args, command_line: &str) {
         } else {
             format!("{:>7}", t.failed)
         };
-        println!(
+        outln!(
             "{:<22} {:>7} {failed} {:>11}",
             c.id(),
             t.passed,
             t.not_judged
         );
     }
-    println!();
+    outln!();
     for (level, ok) in &g.levels {
-        println!(
+        outln!(
             "level {:<9} {}",
             level.name(),
             if *ok { green("pass") } else { red("FAIL") }
@@ -354,17 +357,17 @@ fn print_report(run: &Run, args: &Args, command_line: &str) {
     }
     let e = run.expectations;
     if !e.expected.is_empty() || !e.now_passing.is_empty() {
-        println!(
+        outln!(
             "known failures: {} expected, {} unexpected",
             e.expected.len(),
             e.unexpected.len()
         );
         for p in &e.now_passing {
-            println!("listed as known but passes now: {} {}", p.case, p.clause);
+            outln!("listed as known but passes now: {} {}", p.case, p.clause);
         }
     }
-    println!("{}", certificate(run));
-    println!(
+    outln!("{}", certificate(run));
+    outln!(
         "{} passed, {} failed",
         g.cases_run - failing.len(),
         failing.len()
@@ -387,7 +390,7 @@ fn reproduce(args: &Args, command_line: &str, case_id: &str) -> String {
 }
 
 fn print_case_failure(r: &CaseResult, args: &Args, command_line: &str, e: &ExpectationCheck) {
-    println!(
+    outln!(
         "{} {} (maxMessages {}, {} messages)",
         red("FAIL"),
         r.case.id,
@@ -400,21 +403,21 @@ fn print_case_failure(r: &CaseResult, args: &Args, command_line: &str, e: &Expec
                 .expected
                 .iter()
                 .any(|x| x.case == r.case.id && x.clause == v.clause.id());
-            println!(
+            outln!(
                 "  {}{}: {detail}",
                 v.clause,
                 if known { " (known failure)" } else { "" }
             );
-            println!("    {}", v.clause.definition());
+            outln!("    {}", v.clause.definition());
         }
     }
     if !r.stderr_tail.trim().is_empty() {
         let lines: Vec<&str> = r.stderr_tail.trim_end().lines().collect();
         let tail = lines[lines.len().saturating_sub(5)..].join("\n      ");
-        println!("  reducer stderr (tail):\n      {tail}");
+        outln!("  reducer stderr (tail):\n      {tail}");
     }
     if r.skipped.is_none() {
-        println!("  reproduce: {}", reproduce(args, command_line, &r.case.id));
+        outln!("  reproduce: {}", reproduce(args, command_line, &r.case.id));
     }
 }
 
@@ -432,8 +435,8 @@ fn compact(r: &Response) -> String {
 }
 
 fn print_counterexample(cx: &Counterexample, args: &Args, command_line: &str) {
-    println!();
-    println!(
+    outln!();
+    outln!(
         "minimal counterexample for {} ({} messages, maxMessages {}; shrunk from {} in {} tries)",
         cx.clause,
         cx.case.messages.len(),
@@ -441,28 +444,28 @@ fn print_counterexample(cx: &Counterexample, args: &Args, command_line: &str) {
         cx.original_id,
         cx.tries
     );
-    println!("  clause:   {}", cx.clause.definition());
-    println!("  failure:  {}", cx.detail);
-    println!(
+    outln!("  clause:   {}", cx.clause.definition());
+    outln!("  failure:  {}", cx.detail);
+    outln!(
         "  input:    {}",
         compact(&Response::Messages(cx.case.messages.clone()))
     );
-    println!("  expected: {}", compact(&cx.expected));
+    outln!("  expected: {}", compact(&cx.expected));
     match &cx.actual {
-        Some(a) => println!("  actual:   {}", compact(a)),
-        None => println!("  actual:   (no response)"),
+        Some(a) => outln!("  actual:   {}", compact(a)),
+        None => outln!("  actual:   (no response)"),
     }
     if let Some(p) = &cx.first_difference {
-        println!("  first difference at {p}");
+        outln!("  first difference at {p}");
     }
     match &cx.saved_to {
-        Some(p) => println!(
+        Some(p) => outln!(
             "  saved:    {}\n  replay:   reducer-kit certify --policy {} --format {} --replay {} -- {command_line}",
             p.display(),
             args.policy,
             args.format,
             shell_word(&p.to_string_lossy())
         ),
-        None => println!("  reproduce: {}", reproduce(args, command_line, &cx.original_id)),
+        None => outln!("  reproduce: {}", reproduce(args, command_line, &cx.original_id)),
     }
 }

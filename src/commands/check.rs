@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Outcome::Pass => {
                     passed += 1;
                     if single {
-                        println!("pass        {}", v.clause);
+                        outln!("pass        {}", v.clause);
                     }
                 }
                 Outcome::Fail(d) => {
@@ -127,21 +127,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     } else {
                         format!("{}: ", input.origin)
                     };
-                    println!("FAIL        {place}{}: {d}", v.clause);
-                    println!("            ({})", v.clause.definition());
+                    outln!("FAIL        {place}{}: {d}", v.clause);
+                    outln!("            ({})", v.clause.definition());
                 }
                 Outcome::NotJudged(why) => {
                     if single {
-                        println!("not judged  {}: {why}", v.clause);
+                        outln!("not judged  {}: {why}", v.clause);
                     }
                 }
             }
         }
     }
     if !single {
-        println!("{} histories judged", inputs.len());
+        outln!("{} histories judged", inputs.len());
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

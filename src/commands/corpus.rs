@@ -10,8 +10,8 @@
 
 use reducer_kit::case::SPEC_VERSION;
 use reducer_kit::corpus_tools::{
-    create_atomic, differences, file_name, fuzz_seeds, import, load, plan_min, regenerate, render,
-    replace_atomic, seed_name, CaseFile, Comparison, Layout, Style,
+    differences, file_name, fuzz_seeds, import, load, plan_min, regenerate, render, seed_name,
+    CaseFile, Comparison, Layout, Style,
 };
 use reducer_kit::fuzzers::TARGETS;
 use reducer_kit::reduce::Policy;
@@ -162,7 +162,7 @@ fn regen(args: RegenArgs) -> ExitCode {
         for (i, case) in f.cases.iter().enumerate() {
             match regenerate(case) {
                 Err(e) => {
-                    println!("unusable: {} ({}): {e}", case.id, f.path.display());
+                    outln!("unusable: {} ({}): {e}", case.id, f.path.display());
                     bad = true;
                     unusable += 1;
                 }
@@ -170,7 +170,7 @@ fn regen(args: RegenArgs) -> ExitCode {
                     let d = differences(case, &new);
                     if !d.is_empty() {
                         let what: Vec<String> = d.iter().map(ToString::to_string).collect();
-                        println!(
+                        outln!(
                             "{verb}: {} ({}): {}",
                             case.id,
                             f.path.display(),
@@ -185,7 +185,7 @@ fn regen(args: RegenArgs) -> ExitCode {
             continue;
         }
         if bad {
-            println!(
+            outln!(
                 "not written: {}: it holds a case the reference cannot judge",
                 f.path.display()
             );
@@ -195,7 +195,7 @@ fn regen(args: RegenArgs) -> ExitCode {
         touched += 1;
         if !args.dry_run {
             let refs: Vec<(usize, &_)> = replaced.iter().map(|(i, c)| (*i, c)).collect();
-            if let Err(e) = replace_atomic(&f.path, f.text_with(&refs).as_bytes()) {
+            if let Err(e) = reducer_kit::atomic::replace(&f.path, f.text_with(&refs).as_bytes()) {
                 return usage(format!("{}: {e}", f.path.display()));
             }
         }
@@ -219,7 +219,7 @@ fn regen(args: RegenArgs) -> ExitCode {
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "corpus regen: {} in {}: {done}{unusable_text} ({})",
         plural(total, "case", "cases"),
         plural(files.len(), "file", "files"),
@@ -246,18 +246,18 @@ fn check(args: CheckArgs) -> ExitCode {
                 Comparison::Matches => {}
                 Comparison::OlderSpec(v) => {
                     older += 1;
-                    println!(
+                    outln!(
                         "older spec: {place}: made under spec v{v}, not judged under spec v{SPEC_VERSION}"
                     );
                 }
                 Comparison::Differs(_, d) => {
                     differ += 1;
                     let what: Vec<String> = d.iter().map(ToString::to_string).collect();
-                    println!("differs: {place}: {}", what.join("; "));
+                    outln!("differs: {place}: {}", what.join("; "));
                 }
                 Comparison::Unusable(e) => {
                     unusable += 1;
-                    println!("unusable: {place}: {e}");
+                    outln!("unusable: {place}: {e}");
                 }
             }
         }
@@ -266,14 +266,14 @@ fn check(args: CheckArgs) -> ExitCode {
     let bad = differ + older + unusable;
     let files_text = plural(files.len(), "file", "files");
     if bad == 0 {
-        println!(
+        outln!(
             "corpus check: {} in {files_text} match the reference ({})",
             plural(total, "case", "cases"),
             versions()
         );
         return ExitCode::SUCCESS;
     }
-    println!(
+    outln!(
         "corpus check: {} in {files_text}: {} the reference, {} made under an older spec, {} unusable ({})",
         plural(total, "case", "cases"),
         if differ == 1 { "1 differs from".to_string() } else { format!("{differ} differ from") },
@@ -282,7 +282,7 @@ fn check(args: CheckArgs) -> ExitCode {
         versions()
     );
     if differ + older > 0 {
-        println!(
+        outln!(
             "regenerate with: reducer-kit corpus regen {}",
             dir.display()
         );
@@ -313,7 +313,7 @@ fn add(args: AddArgs) -> ExitCode {
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
             Err(e) => {
-                println!("{shown}: cannot read: {e}");
+                outln!("{shown}: cannot read: {e}");
                 code = 2;
                 continue;
             }
@@ -321,7 +321,7 @@ fn add(args: AddArgs) -> ExitCode {
         let imported = match import(&bytes, file, args.target.as_deref(), args.policy) {
             Ok(i) => i,
             Err(why) => {
-                println!("{shown}: not a case: {why}");
+                outln!("{shown}: not a case: {why}");
                 code = code.max(1);
                 continue;
             }
@@ -334,15 +334,15 @@ fn add(args: AddArgs) -> ExitCode {
                 } else {
                     format!(" as {pid}")
                 };
-                println!("{shown}: already present: {id}{same} in {}", p.display());
+                outln!("{shown}: already present: {id}{same} in {}", p.display());
                 continue;
             }
             let name = file_name(&id);
             let text = render(&[imp.case], Layout::Single, Style::Corpus);
             let target = args.dir.join(&name);
-            match create_atomic(&args.dir, &name, text.as_bytes()) {
+            match reducer_kit::atomic::create_new(&args.dir, &name, text.as_bytes()) {
                 Ok(true) => {
-                    println!(
+                    outln!(
                         "{shown}: added {id} as {} (from {})",
                         target.display(),
                         imp.origin
@@ -350,10 +350,10 @@ fn add(args: AddArgs) -> ExitCode {
                     present.insert(id.clone(), (id, target));
                 }
                 Ok(false) => {
-                    println!("{shown}: already present: {id} in {}", target.display());
+                    outln!("{shown}: already present: {id} in {}", target.display());
                 }
                 Err(e) => {
-                    println!("{shown}: cannot write {}: {e}", target.display());
+                    outln!("{shown}: cannot write {}: {e}", target.display());
                     code = 2;
                 }
             }
@@ -388,7 +388,7 @@ fn min(args: MinArgs) -> ExitCode {
     };
     for r in &plan.removed {
         let (f, c) = r.case;
-        println!(
+        outln!(
             "{verb} {} ({}): covered by {}",
             files[f].cases[c].id,
             files[f].path.display(),
@@ -396,7 +396,7 @@ fn min(args: MinArgs) -> ExitCode {
         );
     }
     for (f, n) in &plan.kept_whole {
-        println!(
+        outln!(
             "keep {}: holds {} cases, {} of them removable on its own; a file of several cases is removed only whole",
             files[*f].path.display(),
             files[*f].cases.len(),
@@ -404,7 +404,7 @@ fn min(args: MinArgs) -> ExitCode {
         );
     }
     for (f, c) in &plan.unjudged {
-        println!(
+        outln!(
             "keep {} ({}): no signature (the reference cannot read its messages)",
             files[*f].cases[*c].id,
             files[*f].path.display()
@@ -441,7 +441,7 @@ fn min(args: MinArgs) -> ExitCode {
             plural(deleted, "file", "files")
         )
     };
-    println!(
+    outln!(
         "corpus min: {} in {} cover {} (clause, shape) pairs; keeping {}, {tail}",
         plural(count_cases(&files), "case", "cases"),
         plural(files.len(), "file", "files"),
@@ -461,20 +461,20 @@ fn seed_fuzz(args: SeedArgs) -> ExitCode {
         let seeds = fuzz_seeds(t, args.seed, args.count);
         let mut new = 0;
         for s in &seeds {
-            match create_atomic(&dir, &seed_name(s), s) {
+            match reducer_kit::atomic::create_new(&dir, &seed_name(s), s) {
                 Ok(true) => new += 1,
                 Ok(false) => {}
                 Err(e) => return usage(format!("{}: {e}", dir.display())),
             }
         }
         total += seeds.len();
-        println!(
+        outln!(
             "{t}: {}, {new} new, in {}",
             plural(seeds.len(), "seed", "seeds"),
             dir.display()
         );
     }
-    println!(
+    outln!(
         "seed-fuzz: {} for {} targets (seed {}); shrink with `cargo fuzz cmin <target>`",
         plural(total, "seed", "seeds"),
         TARGETS.len(),

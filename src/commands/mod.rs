@@ -5,6 +5,16 @@ use clap::{Parser, Subcommand};
 use reducer_kit::input::{read_entries, Entry, InputError};
 use std::process::ExitCode;
 
+/// Prints a line to stdout. A closed stdout (the output piped into `head`)
+/// is not an error: the rest of the output is dropped, and the command
+/// still finishes its work (reports, saved files) and exits as it would.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 pub mod certify;
 pub mod check;
 pub mod corpus;

@@ -54,6 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         out.push('\n');
     }
-    std::io::stdout().lock().write_all(out.as_bytes())?;
+    // A closed stdout (piped into `head`) is not an error.
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     Ok(ExitCode::SUCCESS)
 }

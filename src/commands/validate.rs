@@ -28,7 +28,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let views = match view_history(args.format, &e.messages) {
             Ok(v) => v,
             Err(err) => {
-                println!("{}: {err}", e.origin);
+                outln!("{}: {err}", e.origin);
                 bad += 1;
                 continue;
             }
@@ -43,16 +43,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bad += 1;
         }
         for v in violations {
-            println!("{}: {v}", e.origin);
+            outln!("{}: {v}", e.origin);
         }
     }
     let n = entries.len();
     let noun = if n == 1 { "history" } else { "histories" };
     if bad == 0 {
-        println!("{n} {noun}: all valid");
+        outln!("{n} {noun}: all valid");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{n} {noun}: {bad} invalid");
+        outln!("{n} {noun}: {bad} invalid");
         Ok(ExitCode::from(1))
     }
 }
