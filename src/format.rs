@@ -17,18 +17,25 @@ use std::fmt;
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// Microsoft.Extensions.AI `ChatMessage` JSON (`role`, `contents` with
-    /// `$type`-tagged items), semantics §1.
+    /// Microsoft.Extensions.AI `ChatMessage` JSON: `role`, `contents` of
+    /// `$type`-tagged items (semantics §1).
+    #[value(
+        help = "Microsoft.Extensions.AI ChatMessage JSON: role, contents of $type-tagged items"
+    )]
     Canonical,
     /// OpenAI Chat Completions messages (`content`, `tool_calls`,
     /// `tool_call_id`); see [`crate::openai`].
-    #[value(name = "openai")]
+    #[value(
+        name = "openai",
+        help = "OpenAI Chat Completions: content, tool_calls, tool_call_id"
+    )]
     #[serde(rename = "openai")]
     OpenAi,
     /// Anthropic Messages (`content` blocks `text`, `tool_use`,
     /// `tool_result`; the request's top-level `system` travels as a leading
     /// `{"role": "system", "content": ...}` pseudo-message); see
     /// [`crate::anthropic`].
+    #[value(help = "Anthropic Messages: tool_use / tool_result blocks, top-level system")]
     Anthropic,
 }
 
