@@ -13,10 +13,10 @@ use std::fmt;
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Policy {
-    /// Keep the newest whole turns that fit (semantics §3).
+    /// Keep the newest whole turns that fit (spec §3).
     Turns,
     /// Keep the newest messages, never starting inside a tool group
-    /// (semantics §4).
+    /// (spec §4).
     Suffix,
 }
 
