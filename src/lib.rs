@@ -1,6 +1,8 @@
 //! reducer-kit: reference reducers, validator, checker, generator and runner
 //! for chat-history reducers. See `spec/` for the contract.
 
+#![warn(missing_docs)]
+
 pub mod anthropic;
 pub mod atomic;
 pub mod case;
