@@ -63,6 +63,11 @@ class Obj(list):
         return found
 
 
+def is_array(value):
+    """A JSON array (an object is read as an Obj, which is a list too)."""
+    return isinstance(value, list) and not isinstance(value, Obj)
+
+
 def _no_constant(name):
     raise ValueError("%s is not JSON" % name)
 
@@ -185,7 +190,7 @@ class View:
         if fmt == "anthropic" and self.role == "system":
             return  # the system prompt: no items
         parts = msg.get(key)
-        if isinstance(parts, list):
+        if is_array(parts):
             for i, part in enumerate(parts):
                 kind, item_id = classify(part, fmt, "%s, item %d" % (where, i))
                 self.items.append((kind, item_id, i))
@@ -195,7 +200,7 @@ class View:
             raise BadRequest("%s: `%s` has an unexpected type" % (where, key))
         if openai:
             calls = msg.get("tool_calls")
-            if isinstance(calls, list):
+            if is_array(calls):
                 for i, call in enumerate(calls):
                     if not isinstance(call, Obj):
                         raise BadRequest("%s: tool_calls[%d] is not an object" % (where, i))
@@ -235,14 +240,14 @@ def carries_tool_traffic(msg, role, fmt):
         if role == "tool" or msg.get("tool_call_id") is not None:
             return True
         calls = msg.get("tool_calls")
-        if isinstance(calls, list) and calls:
+        if is_array(calls) and calls:
             return True
         parts, tag_key, tags = msg.get("content"), "type", TOOL_TAGS
     elif fmt == "anthropic":
         parts, tag_key, tags = msg.get("content"), "type", ANTHROPIC_TOOL_TAGS
     else:
         parts, tag_key, tags = msg.get("contents"), "$type", TOOL_TAGS
-    if not isinstance(parts, list):
+    if not is_array(parts):
         return False
     return any(isinstance(p, Obj) and p.get(tag_key) in tags for p in parts)
 
@@ -357,7 +362,7 @@ class History:
             gone = {v.items[k][2] for k in dropped}
             msg = Obj()
             for name, value in messages[m]:
-                if name == v.key and isinstance(value, list):
+                if name == v.key and is_array(value):
                     value = [e for i, e in enumerate(value) if i not in gone]
                 msg.append((name, value))
             out.append(msg)
@@ -373,7 +378,7 @@ def reduce_request(request, fmt, select):
         raise BadRequest("the request is not a JSON object")
     budget = parse_budget(request.get("maxMessages"))
     messages = request.get("messages")
-    if not isinstance(messages, list):
+    if not is_array(messages):
         raise BadRequest("`messages` is not an array")
     system = request.get("system", _ABSENT) if fmt == "anthropic" else _ABSENT
     history = History(messages, fmt, system)
