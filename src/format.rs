@@ -444,12 +444,9 @@ pub fn view_history(format: Format, messages: &[Value]) -> Result<Vec<MessageVie
 /// Removes the items at `removed` (indices into `view.items`, each a result
 /// or approval response) from `msg`. Returns `None` when no item would be
 /// left: such a message is dropped (semantics §3 step 6). All other members
-/// of the message are kept unchanged.
-///
-/// # Panics
-///
-/// When an item to remove is not an element of the items array while others
-/// remain (an OpenAI tool call), which no reduction rule asks for.
+/// of the message are kept unchanged. A removed item that is not an element
+/// of the items array (an OpenAI `tool` message's result, which is the
+/// message itself) drops the whole message, whatever else it carries.
 pub fn strip_items(
     format: Format,
     msg: &Value,
@@ -459,7 +456,7 @@ pub fn strip_items(
     if removed.is_empty() {
         return Some(msg.clone());
     }
-    if removed.len() >= view.items.len() {
+    if removed.len() >= view.items.len() || removed.iter().any(|&r| view.items[r].elem.is_none()) {
         return None;
     }
     let mut elems: Vec<usize> = removed
@@ -467,7 +464,7 @@ pub fn strip_items(
         .map(|&r| {
             view.items[r]
                 .elem
-                .expect("only items inside the items array can be removed from a kept message")
+                .expect("items outside the items array drop the message above")
         })
         .collect();
     elems.sort_unstable();
@@ -621,6 +618,25 @@ mod tests {
             }]
         );
         assert_eq!(strip_items(Format::OpenAi, &t, &v, &[0]), None);
+    }
+
+    #[test]
+    fn an_openai_tool_message_with_calls_drops_whole_when_its_result_goes() {
+        // Found by parse_no_panic: a `tool` message that also carries
+        // `tool_calls` (invalid, but readable). Its result is the message.
+        let t = json!({"role": "tool", "tool_call_id": "x", "content": null,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f"}}]});
+        let v = view_message(Format::OpenAi, &t, 0).unwrap();
+        assert_eq!(v.items.len(), 2);
+        assert_eq!(strip_items(Format::OpenAi, &t, &v, &[0]), None);
+        let out = crate::reduce::reduce(
+            crate::reduce::Policy::Suffix,
+            Format::OpenAi,
+            &[t],
+            &json!(5),
+        )
+        .unwrap();
+        assert_eq!(out, Vec::<Value>::new());
     }
 
     #[test]
