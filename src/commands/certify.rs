@@ -381,6 +381,17 @@ fn reproduce(args: &Args, command_line: &str, case_id: &str) -> String {
         .map(|d| format!(" --corpus {}", shell_word(&d.to_string_lossy())))
         .collect();
     let persistent = if args.persistent { " --persistent" } else { "" };
+    if !args.replay.is_empty() {
+        let files: String = args
+            .replay
+            .iter()
+            .map(|f| format!(" --replay {}", shell_word(&f.to_string_lossy())))
+            .collect();
+        return format!(
+            "reducer-kit certify --policy {} --format {}{persistent}{files} -- {command_line}",
+            args.policy, args.format
+        );
+    }
     format!(
         "reducer-kit certify --policy {} --format {}{persistent}{corpus} --case {} -- {command_line}",
         args.policy,
