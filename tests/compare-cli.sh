@@ -16,7 +16,8 @@
 # serve through certify (every format and policy, persistent and per-case,
 # the example reducers with their failures, shrinking, saved
 # counterexamples, JSON and JUnit reports, known failures), and corpus
-# check / regen / min / add / seed-fuzz. Takes a few minutes.
+# check / regen / min / add / seed-fuzz; --help and usage errors. Takes a
+# few minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "$1")
@@ -42,6 +43,17 @@ run() {
   "$@" >"$out/$name.out" 2>"$out/$name.err" </dev/null
   echo $? >"$out/$name.code"
 }
+
+run help "$rk" --help
+for sub in reduce validate check serve certify generate corpus "corpus regen" "corpus check" \
+    "corpus add" "corpus min" "corpus seed-fuzz"; do
+  # shellcheck disable=SC2086
+  run "help-${sub// /-}" "$rk" $sub --help
+done
+run usage-no-args "$rk"
+run usage-bad-format "$rk" reduce --format gemini
+run usage-bad-policy "$rk" certify --policy newest -- true
+run usage-bad-shard "$rk" certify --shard 4/3 -- true
 
 tau=corpus/tau-bench/sample.jsonl
 seed=tests/data/order-shipment.json
