@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use reducer_kit::generate::{seeded_case, Config};
-use reducer_kit::reduce::Policy;
+use reducer_kit::terms::Policy;
 use std::hint::black_box;
 
 const BATCH: u64 = 200;

@@ -3,9 +3,11 @@
 //! throughput should stay flat: both are linear).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use reducer_kit::check::{check, Extras, Request, Response};
-use reducer_kit::format::Format;
-use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::check::{check, Extras, Request};
+use reducer_kit::formats::Format;
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::reduce;
+use reducer_kit::terms::Policy;
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -18,8 +18,7 @@
 //! | `violations`    | array of `{"rule", "index", "id"}` | `[]` | what the validator reports on `messages` (under `allowPending`); empty means the input is valid |
 //! | `description`   | string                  | `""`    | one line on what the case shows |
 
-use crate::clause::Clause;
-use crate::reduce::Policy;
+use crate::terms::{Clause, Policy};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -3,14 +3,15 @@
 //! JSON and JUnit renderings of a run. The text report lives in the CLI.
 
 use crate::case::{Case, SPEC_VERSION};
-use crate::check::{Outcome, Response};
-use crate::clause::{Clause, Level};
-use crate::format::Format;
+use crate::check::Outcome;
+use crate::formats::Format;
 use crate::generate::{seeded_case, Config};
 use crate::json::first_difference;
+use crate::protocol::Response;
 use crate::quick::QuickCase;
-use crate::reduce::{parse_budget, reduce, Policy};
+use crate::reduce::reduce;
 use crate::runner::{grade, run_cases, CaseResult, Grade, RunCase, RunError, Settings};
+use crate::terms::{Budget, Clause, Level, Policy};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -220,7 +221,7 @@ impl Counterexample {
             &self.case.max_messages,
         )
         .ok();
-        let bad_budget = parse_budget(&self.case.max_messages).is_err();
+        let bad_budget = Budget::parse(&self.case.max_messages).is_err();
         let mut case = Case {
             id: String::new(),
             spec: SPEC_VERSION,
@@ -238,7 +239,7 @@ impl Counterexample {
                 self.clause, self.original_id, self.detail
             ),
         };
-        if let Ok(views) = crate::format::view_history(Format::Canonical, &case.messages) {
+        if let Ok(views) = crate::formats::view_history(Format::Canonical, &case.messages) {
             let strict = crate::validate::validate(
                 &views,
                 crate::validate::Options {
@@ -295,7 +296,7 @@ pub fn shrink(
     let mut tries = 0usize;
     let mut fatal: Option<RunError> = None;
     let mut best: CaseResult = failing.clone();
-    if let Ok(budget) = parse_budget(&failing.case.max_messages) {
+    if let Ok(budget) = Budget::parse(&failing.case.max_messages).map(Budget::max_messages) {
         let start = QuickCase {
             messages: failing.case.messages.clone(),
             budget,

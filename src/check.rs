@@ -19,66 +19,15 @@
 //! apply, or needs a response the caller did not supply ([`Extras`]), gets
 //! [`Outcome::NotJudged`] with the reason.
 
-use crate::clause::{Clause, Level};
-use crate::format::{
-    pair, pinned_index, turns, view_history, view_message, Format, ItemKind, MessageView, Role,
-    ShapeError,
-};
+use crate::formats::{view_history, view_message, Format};
 use crate::json::{first_difference, json_eq};
-use crate::reduce::{parse_budget, reduce, Policy};
+use crate::protocol::Response;
+use crate::terms::{
+    pair, pinned_index, turns, Budget, BudgetError, Clause, ItemKind, Level, MessageView, Policy,
+    Role, ShapeError,
+};
 use crate::validate::{validate, Options};
 use serde_json::Value;
-
-/// A reducer's answer to one request (runner protocol v1, semantics §7).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Response {
-    /// `{"messages": [...]}`: the reduced history, in the request's format.
-    Messages(Vec<Value>),
-    /// `{"error": "..."}`: the reducer rejected the request.
-    Error(String),
-}
-
-impl Response {
-    /// Reads a protocol v1 response object.
-    ///
-    /// # Errors
-    ///
-    /// A lowercase message when `value` is not an object with exactly one of
-    /// an array `messages` or a string `error`.
-    pub fn from_json(value: &Value) -> Result<Response, String> {
-        let obj = value
-            .as_object()
-            .ok_or("the response is not a JSON object")?;
-        match (obj.get("messages"), obj.get("error")) {
-            (Some(Value::Array(m)), None) => Ok(Response::Messages(m.clone())),
-            (None, Some(Value::String(e))) => Ok(Response::Error(e.clone())),
-            (Some(_), Some(_)) => Err("the response has both `messages` and `error`".into()),
-            (Some(_), None) => Err("`messages` is not an array".into()),
-            (None, Some(_)) => Err("`error` is not a string".into()),
-            (None, None) => Err("the response has neither `messages` nor `error`".into()),
-        }
-    }
-
-    /// The response as a protocol v1 JSON object.
-    pub fn to_json(&self) -> Value {
-        match self {
-            Response::Messages(m) => serde_json::json!({ "messages": m }),
-            Response::Error(e) => serde_json::json!({ "error": e }),
-        }
-    }
-
-    /// Whether two responses are the same: both errors (any text), or equal
-    /// message arrays (semantics §1 equality).
-    pub fn same_as(&self, other: &Response) -> bool {
-        match (self, other) {
-            (Response::Error(_), Response::Error(_)) => true,
-            (Response::Messages(a), Response::Messages(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
-            }
-            _ => false,
-        }
-    }
-}
 
 /// One request as the checker sees it.
 #[derive(Clone, Copy, Debug)]
@@ -139,16 +88,16 @@ pub fn extra_requests(req: &Request, first: &Response) -> Vec<ExtraRequest> {
         max_messages: req.max_messages.clone(),
         messages: req.messages.to_vec(),
     }];
-    if let (Ok(budget), Response::Messages(m)) = (parse_budget(req.max_messages), first) {
+    if let (Ok(budget), Response::Messages(m)) = (Budget::parse(req.max_messages), first) {
         out.push(ExtraRequest {
             kind: ExtraKind::Again,
             max_messages: req.max_messages.clone(),
             messages: m.clone(),
         });
-        if budget >= 2 {
+        if let Some(smaller) = budget.one_smaller() {
             out.push(ExtraRequest {
                 kind: ExtraKind::Smaller,
-                max_messages: Value::from(budget - 1),
+                max_messages: smaller.to_json(),
                 messages: req.messages.to_vec(),
             });
         }
@@ -315,7 +264,7 @@ struct Judge<'a> {
     in_views: &'a [MessageView],
     response: &'a Response,
     extras: &'a Extras,
-    budget: Result<usize, String>,
+    budget: Result<usize, BudgetError>,
     pinned: Option<usize>,
     /// Non-pinned input indices, in order.
     rest: Vec<usize>,
@@ -378,7 +327,7 @@ impl<'a> Judge<'a> {
             in_views,
             response,
             extras,
-            budget: parse_budget(req.max_messages).map_err(|e| e.to_string()),
+            budget: Budget::parse(req.max_messages).map(Budget::max_messages),
             pinned,
             rest,
             input_valid_strict: strict.is_empty(),
@@ -474,15 +423,12 @@ impl<'a> Judge<'a> {
     }
 
     fn matches_reference(&self) -> Outcome {
-        let reference = match reduce(
+        let reference = crate::reduce::respond(
             self.req.policy,
             self.req.format,
-            self.req.messages,
             self.req.max_messages,
-        ) {
-            Ok(m) => Response::Messages(m),
-            Err(e) => Response::Error(e.to_string()),
-        };
+            self.req.messages,
+        );
         if reference.same_as(self.response) {
             Outcome::Pass
         } else {
@@ -627,7 +573,7 @@ impl<'a> Judge<'a> {
             })
     }
 
-    fn overflow(&self, budget: usize) -> Option<crate::format::Turn> {
+    fn overflow(&self, budget: usize) -> Option<crate::terms::Turn> {
         let all = turns(self.in_views);
         let newest = all.last()?;
         (self.rest.len() > budget && newest.messages.len() > budget).then(|| newest.clone())
@@ -891,7 +837,7 @@ fn describe_difference(want: &Response, got: &Response) -> String {
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::{check::{check_reducer, Request, Response}, format::Format, reduce::{reduce, Policy}};
+/// use reducer_kit::{check::{check_reducer, Request}, formats::Format, protocol::Response, reduce::reduce, terms::Policy};
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[{"role":"user","contents":[]}]"#).unwrap();
 /// let max = serde_json::json!(1);
 /// let req = Request { format: Format::Canonical, policy: Policy::Turns, max_messages: &max, messages: &h };
@@ -913,18 +859,10 @@ pub fn check_reducer(
             ExtraKind::Repeat => extras.repeat = Some(r),
             ExtraKind::Again => extras.again = Some(r),
             ExtraKind::Smaller => {
-                let b = parse_budget(&extra.max_messages).unwrap_or(0);
+                let b = Budget::parse(&extra.max_messages).map_or(0, Budget::max_messages);
                 extras.smaller = Some((b, r));
             }
         }
     }
     check(req, &first, &extras)
-}
-
-/// The reference reducer of `policy` as a closure for [`check_reducer`].
-pub fn reference(policy: Policy, format: Format) -> impl FnMut(&Value, &[Value]) -> Response {
-    move |max, messages| match reduce(policy, format, messages, max) {
-        Ok(m) => Response::Messages(m),
-        Err(e) => Response::Error(e.to_string()),
-    }
 }

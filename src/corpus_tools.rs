@@ -20,12 +20,12 @@
 //! folder, renamed into place): [`crate::atomic::replace`] and [`crate::atomic::create_new`].
 
 use crate::case::{parse_cases, Case, CaseError, ExpectedError, ExpectedViolation, SPEC_VERSION};
-use crate::check::{check_reducer, reference, Outcome, Request};
-use crate::clause::Clause;
-use crate::format::{view_history, Format};
+use crate::check::{check_reducer, Outcome, Request};
+use crate::formats::{view_history, Format};
 use crate::generate::{shapes, Config, GeneratedCase, Shape};
 use crate::json::first_difference;
-use crate::reduce::{parse_budget, reduce, Policy, ReduceError};
+use crate::reduce::{reduce, reference, ReduceError};
+use crate::terms::{Budget, Clause, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
@@ -932,7 +932,7 @@ pub fn signature(case: &Case) -> BTreeSet<Pair> {
     let Ok(verdicts) = check_reducer(&req, reference(case.policy, Format::Canonical)) else {
         return BTreeSet::new();
     };
-    let budget = parse_budget(&case.max_messages).unwrap_or(0);
+    let budget = Budget::parse(&case.max_messages).map_or(0, Budget::max_messages);
     let shown = shapes(&case.messages, budget);
     let mut out = BTreeSet::new();
     for v in verdicts.iter().filter(|v| v.outcome == Outcome::Pass) {
@@ -1218,7 +1218,7 @@ fn json_seeds(seed: u64, count: usize) -> Vec<Vec<u8>> {
                 }
                 _ => {
                     let g = crate::generate::seeded_case(seed, n, &openai);
-                    match crate::openai::to_openai(&g.messages) {
+                    match crate::formats::openai::to_openai(&g.messages) {
                         Ok(m) => Value::Array(m).to_string(),
                         Err(_) => Value::Array(g.messages).to_string(),
                     }

@@ -3,21 +3,20 @@
 
 #![warn(missing_docs)]
 
-pub mod anthropic;
 pub mod atomic;
 pub mod case;
 pub mod certify;
 pub mod check;
-pub mod clause;
 pub mod corpus_tools;
-pub mod format;
+pub mod formats;
 pub mod fuzzers;
 pub mod generate;
 pub mod input;
 pub mod json;
-pub mod openai;
 pub mod process;
+pub mod protocol;
 pub mod quick;
 pub mod reduce;
 pub mod runner;
+pub mod terms;
 pub mod validate;

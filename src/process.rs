@@ -33,14 +33,13 @@
 //! binaries and test harnesses (the write then fails with `EPIPE`).
 
 use std::ffi::OsString;
-use std::fmt;
 use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread;
 use std::time::{Duration, Instant};
+use std::{fmt, thread};
 
 /// How long to keep waiting, after a reducer has exited or been killed, for
 /// its pipes to reach end-of-file (only a descendant that escaped the process

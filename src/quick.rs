@@ -20,8 +20,9 @@
 //! quickcheck::QuickCheck::new().tests(50).quickcheck(budget_is_positive as fn(QuickCase) -> bool);
 //! ```
 
-use crate::format::{pair, turns, view_history, Format, ItemKind, MessageView};
+use crate::formats::{view_history, Format};
 use crate::generate::{history, Config, GeneratedCase};
+use crate::terms::{pair, turns, ItemKind, MessageView};
 use crate::validate::{validate, Options};
 use quickcheck::{Arbitrary, Gen};
 use serde_json::Value;

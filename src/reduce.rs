@@ -1,80 +1,29 @@
 //! The reference reducers: policy `turns` (semantics §3) and policy `suffix`
-//! (semantics §4), and the budget rule shared by both.
+//! (semantics §4), over the terms of §2 ([`crate::terms`]), in any wire
+//! format ([`crate::formats`]).
+//!
+//! [`respond`] and [`reference`] give the reference's answer as a protocol
+//! [`Response`]: what the checker's clause `matches-reference` is judged
+//! against (the checker itself never reduces; its callers supply that
+//! answer) and what `reducer-kit serve` writes.
 
-use crate::format::{
-    pair, pinned_index, strip_items, turns, view_history, Format, MessageView, Role, ShapeError,
+use crate::formats::{strip_items, view_history, Format};
+use crate::protocol::Response;
+use crate::terms::{
+    pair, pinned_index, turns, Budget, BudgetError, MessageView, Policy, Role, ShapeError,
 };
 use serde_json::Value;
-use std::fmt;
-
-/// A reduction policy.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Policy {
-    /// Keep the newest whole turns that fit (spec §3).
-    Turns,
-    /// Keep the newest messages, never starting inside a tool group
-    /// (spec §4).
-    Suffix,
-}
-
-impl Policy {
-    /// Both policies.
-    pub const ALL: [Policy; 2] = [Policy::Turns, Policy::Suffix];
-
-    /// The policy's name: `turns` or `suffix`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Turns => "turns",
-            Policy::Suffix => "suffix",
-        }
-    }
-}
-
-impl fmt::Display for Policy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Why a request cannot be reduced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReduceError {
-    /// `maxMessages` is not an integer ≥ 1 (semantics §3 step 1). The text
-    /// says what was received.
-    #[error("maxMessages must be an integer >= 1, got {0}")]
-    BadBudget(String),
+    /// `maxMessages` is not a budget (semantics §3 step 1); the error says
+    /// what was received.
+    #[error(transparent)]
+    BadBudget(#[from] BudgetError),
     /// A message has a shape the kit cannot read.
     #[error(transparent)]
     Shape(#[from] ShapeError),
-}
-
-/// Reads a budget: a JSON number denoting a whole number ≥ 1 (`3` and `3.0`
-/// both mean 3). Budgets beyond `usize::MAX` are `usize::MAX`.
-///
-/// # Errors
-///
-/// [`ReduceError::BadBudget`] for anything else: zero, negatives, fractions,
-/// strings, `null`.
-pub fn parse_budget(max_messages: &Value) -> Result<usize, ReduceError> {
-    let bad = || ReduceError::BadBudget(max_messages.to_string());
-    let Value::Number(n) = max_messages else {
-        return Err(bad());
-    };
-    let (negative, digits, exp) = crate::json::normalize_number(&n.to_string());
-    if negative || digits.is_empty() || exp < 0 {
-        return Err(bad());
-    }
-    if exp > 20 || digits.len() as i64 + exp > 20 {
-        return Ok(usize::MAX);
-    }
-    let mut value: u128 = digits.parse().map_err(|_| bad())?;
-    for _ in 0..exp {
-        value *= 10;
-    }
-    Ok(usize::try_from(value).unwrap_or(usize::MAX))
 }
 
 /// Reduces `messages` (in `format`) to at most `max_messages` messages besides
@@ -90,7 +39,7 @@ pub fn parse_budget(max_messages: &Value) -> Result<usize, ReduceError> {
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::{format::Format, reduce::{reduce, Policy}};
+/// use reducer_kit::{formats::Format, reduce::reduce, terms::Policy};
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
 ///   {"role":"user","contents":[{"$type":"text","text":"a"}]},
 ///   {"role":"assistant","contents":[{"$type":"text","text":"b"}]},
@@ -104,15 +53,36 @@ pub fn reduce(
     messages: &[Value],
     max_messages: &Value,
 ) -> Result<Vec<Value>, ReduceError> {
-    let budget = parse_budget(max_messages)?;
+    let budget = Budget::parse(max_messages)?;
     let views = view_history(format, messages)?;
     let selection = select(policy, &views, budget);
     Ok(remove_orphans(format, messages, &views, &selection))
 }
 
+/// The reference reducer's protocol answer to a request: its output as
+/// [`Response::Messages`], or its error's text as [`Response::Error`].
+pub fn respond(
+    policy: Policy,
+    format: Format,
+    max_messages: &Value,
+    messages: &[Value],
+) -> Response {
+    match reduce(policy, format, messages, max_messages) {
+        Ok(m) => Response::Messages(m),
+        Err(e) => Response::Error(e.to_string()),
+    }
+}
+
+/// The reference reducer of `policy` as a closure `(maxMessages, messages)
+/// -> Response`, for [`crate::check::check_reducer`].
+pub fn reference(policy: Policy, format: Format) -> impl FnMut(&Value, &[Value]) -> Response {
+    move |max, messages| respond(policy, format, max, messages)
+}
+
 /// The selection of semantics §3 steps 2–5 / §4 before orphan removal:
 /// ascending message indices, the pinned system message included.
-pub fn select(policy: Policy, views: &[MessageView], budget: usize) -> Vec<usize> {
+pub fn select(policy: Policy, views: &[MessageView], budget: Budget) -> Vec<usize> {
+    let budget = budget.max_messages();
     let pinned = pinned_index(views);
     let rest: Vec<usize> = (0..views.len()).filter(|&i| Some(i) != pinned).collect();
     let mut chosen: Vec<usize> = match policy {
@@ -204,32 +174,4 @@ pub fn remove_orphans(
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn budgets_must_be_whole_numbers_at_least_one() {
-        assert_eq!(parse_budget(&json!(3)), Ok(3));
-        assert_eq!(parse_budget(&serde_json::from_str("3.0").unwrap()), Ok(3));
-        assert_eq!(parse_budget(&serde_json::from_str("2e1").unwrap()), Ok(20));
-        assert_eq!(
-            parse_budget(&serde_json::from_str("1e400").unwrap()),
-            Ok(usize::MAX)
-        );
-        for bad in ["0", "-1", "1.5", "\"3\"", "null", "0.0", "-0"] {
-            let v: Value = serde_json::from_str(bad).unwrap();
-            assert!(
-                matches!(parse_budget(&v), Err(ReduceError::BadBudget(_))),
-                "{bad}"
-            );
-        }
-        assert_eq!(
-            parse_budget(&json!(0)).unwrap_err().to_string(),
-            "maxMessages must be an integer >= 1, got 0"
-        );
-    }
 }

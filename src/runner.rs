@@ -4,12 +4,12 @@
 //! One [`CaseResult`] record per case; the text report (and later JSON or
 //! JUnit) are renderings of it.
 
-use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request, Response, Verdict};
-use crate::clause::{Clause, Level};
-use crate::format::Format;
+use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request, Verdict};
+use crate::formats::{to_wire, Format};
 use crate::process::{run_once, Failure, Limits, Persistent};
-use crate::reduce::Policy;
-use serde_json::{json, Value};
+use crate::protocol::{request_json, response_from_json, Response};
+use crate::terms::{Clause, Level, Policy};
+use serde_json::Value;
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -147,7 +147,7 @@ fn interpret(
     };
     match response_from_json(format, &value) {
         Ok(r) => Ok(Ok(r)),
-        Err(e) => protocol(Clause::ProtocolJson, e),
+        Err(e) => protocol(Clause::ProtocolJson, e.to_string()),
     }
 }
 
@@ -193,49 +193,7 @@ impl Session for Lasting<'_> {
 }
 
 fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
-    match format {
-        Format::Canonical => Ok(messages.to_vec()),
-        Format::OpenAi => {
-            crate::openai::to_openai(messages).map_err(|e| format!("no OpenAI form: {e}"))
-        }
-        Format::Anthropic => {
-            crate::anthropic::to_anthropic(messages).map_err(|e| format!("no Anthropic form: {e}"))
-        }
-    }
-}
-
-/// The protocol v1 request for `messages` in `format`. For Anthropic, a
-/// leading system pseudo-message travels as the top-level `system` member.
-pub fn request_json(format: Format, max_messages: &Value, messages: &[Value]) -> Value {
-    match format {
-        Format::Anthropic => {
-            let (system, rest) = crate::anthropic::split_system(messages);
-            let mut r = json!({"maxMessages": max_messages});
-            if let Some(s) = system {
-                r["system"] = s;
-            }
-            r["messages"] = Value::Array(rest);
-            r
-        }
-        _ => json!({"maxMessages": max_messages, "messages": messages}),
-    }
-}
-
-/// Reads a protocol v1 response object in `format`. For Anthropic, a
-/// top-level `system` member becomes the leading system pseudo-message.
-///
-/// # Errors
-///
-/// As [`Response::from_json`].
-pub fn response_from_json(format: Format, value: &Value) -> Result<Response, String> {
-    let response = Response::from_json(value)?;
-    match (format, response) {
-        (Format::Anthropic, Response::Messages(m)) => {
-            let system = value.get("system").cloned();
-            Ok(Response::Messages(crate::anthropic::join_system(system, m)))
-        }
-        (_, r) => Ok(r),
-    }
+    to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))
 }
 
 fn run_case(

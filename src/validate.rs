@@ -1,7 +1,7 @@
 //! The history validator: tool-call / result and approval pairing rules
 //! (semantics §5).
 
-use crate::format::{ItemKind, MessageView, Role};
+use crate::terms::{ItemKind, MessageView, Role};
 use std::fmt;
 
 /// A validity rule of semantics §5. The ids are public vocabulary: never
@@ -107,7 +107,7 @@ pub struct Options {
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::{format::{view_history, Format}, validate::{validate, Options, Rule}};
+/// use reducer_kit::{formats::{view_history, Format}, validate::{validate, Options, Rule}};
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
 ///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]}]"#).unwrap();
 /// let v = validate(&view_history(Format::Canonical, &h).unwrap(), Options::default());
@@ -135,7 +135,7 @@ pub fn validate(views: &[MessageView], opts: Options) -> Vec<Violation> {
             None => false,
         }
     }
-    let pinned = crate::format::pinned_index(views);
+    let pinned = crate::terms::pinned_index(views);
     let mut newest_turn_start = 0;
     for (i, v) in views.iter().enumerate() {
         if Some(i) != pinned && v.is_turn_start() {
@@ -202,7 +202,7 @@ pub fn validate(views: &[MessageView], opts: Options) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{view_history, Format};
+    use crate::formats::{view_history, Format};
     use serde_json::{json, Value};
 
     fn check(h: Value, allow_pending: bool) -> Vec<(&'static str, usize, String)> {

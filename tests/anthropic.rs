@@ -2,12 +2,14 @@
 //! pseudo-message, reference reduction and the checker on Anthropic
 //! histories, and the round trip on generated histories.
 
-use reducer_kit::anthropic::{from_anthropic, join_system, split_system, to_anthropic};
-use reducer_kit::check::{check_reducer, reference, Outcome, Request};
-use reducer_kit::format::{strip_items, view_history, view_message, Format, Item, ItemKind, Role};
+use reducer_kit::check::{check_reducer, Outcome, Request};
+use reducer_kit::formats::anthropic::{from_anthropic, to_anthropic};
+use reducer_kit::formats::{strip_items, view_history, view_message, Format};
 use reducer_kit::generate::{seeded_cases, Config};
 use reducer_kit::json::json_eq;
-use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::protocol::{join_system, split_system};
+use reducer_kit::reduce::{reduce, reference};
+use reducer_kit::terms::{Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
 use serde_json::{json, Value};
 
@@ -49,7 +51,6 @@ fn same(a: &[Value], b: &[Value]) -> bool {
 
 #[test]
 fn format_names_the_variant_anthropic() {
-    use clap::ValueEnum;
     assert_eq!(Format::Anthropic.name(), "anthropic");
     assert_eq!(Format::Anthropic.to_string(), "anthropic");
     assert_eq!(Format::Anthropic.items_key(), "content");
@@ -61,10 +62,7 @@ fn format_names_the_variant_anthropic() {
         serde_json::from_value::<Format>(json!("anthropic")).unwrap(),
         Format::Anthropic
     );
-    assert_eq!(
-        Format::from_str("anthropic", false).unwrap(),
-        Format::Anthropic
-    );
+    assert_eq!("anthropic".parse::<Format>().unwrap(), Format::Anthropic);
 }
 
 #[test]
@@ -598,7 +596,7 @@ fn generated_histories_round_trip_and_reduce_alike() {
         for (k, (x, y)) in av.iter().zip(&cv).enumerate() {
             assert_eq!(x.role, y.role, "case {n} message {k}");
             if x.role != Role::System {
-                let ids = |v: &reducer_kit::format::MessageView| -> Vec<(ItemKind, String)> {
+                let ids = |v: &reducer_kit::terms::MessageView| -> Vec<(ItemKind, String)> {
                     v.items.iter().map(|i| (i.kind, i.id.clone())).collect()
                 };
                 assert_eq!(ids(x), ids(y), "case {n} message {k}");

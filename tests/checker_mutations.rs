@@ -3,9 +3,11 @@
 //! mutant of. A clause whose judgement is deleted from the checker makes at
 //! least one of these fail.
 
-use reducer_kit::check::{check, Extras, Request, Response};
-use reducer_kit::format::Format;
-use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::check::{check, Extras, Request};
+use reducer_kit::formats::Format;
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::reduce;
+use reducer_kit::terms::Policy;
 use serde_json::{json, Value};
 
 fn text(role: &str, t: &str) -> Value {

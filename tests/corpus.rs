@@ -4,11 +4,11 @@
 //! judging each clause the case names.
 
 use reducer_kit::case::{load_dir, ExpectedError, ExpectedViolation};
-use reducer_kit::check::{check_reducer, reference, Outcome, Request};
-use reducer_kit::clause::Clause;
-use reducer_kit::format::{view_history, Format};
+use reducer_kit::check::{check_reducer, Outcome, Request};
+use reducer_kit::formats::{view_history, Format};
 use reducer_kit::json::first_difference;
-use reducer_kit::reduce::{reduce, ReduceError};
+use reducer_kit::reduce::{reduce, reference, ReduceError};
+use reducer_kit::terms::Clause;
 use reducer_kit::validate::{validate, Options};
 use serde_json::Value;
 use std::path::Path;
@@ -85,7 +85,7 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
         }
         for id in &case.clauses {
             let clause = Clause::from_id(id).unwrap();
-            if clause.level() == reducer_kit::clause::Level::Protocol {
+            if clause.level() == reducer_kit::terms::Level::Protocol {
                 continue;
             }
             match verdicts

@@ -296,7 +296,7 @@ fn add_decodes_a_fuzz_artifact_into_a_case_certify_replays() {
         &artifact_bytes(),
         Path::new("raw"),
         Some("validator_agrees"),
-        Some(reducer_kit::reduce::Policy::Suffix),
+        Some(reducer_kit::terms::Policy::Suffix),
     )
     .unwrap()
     .remove(0)

@@ -120,8 +120,8 @@ fn every_target_has_a_corpus_and_a_description() {
 
 #[test]
 fn damage_and_mutations_reach_both_outcomes() {
-    use reducer_kit::check::Response;
     use reducer_kit::fuzzers::{checker_convicts, validator_agrees};
+    use reducer_kit::protocol::Response;
     let (mut valid, mut invalid) = (0, 0);
     for bytes in random_inputs("validator_agrees") {
         let s = validator_agrees::decode(&mut arbitrary::Unstructured::new(&bytes)).unwrap();

@@ -3,11 +3,12 @@
 
 use quickcheck::{Gen, QuickCheck, TestResult};
 use reducer_kit::case::Case;
-use reducer_kit::format::{view_history, Format};
+use reducer_kit::formats::{view_history, Format};
 use reducer_kit::generate::{history, seeded_case, seeded_cases, shapes, Config, Shape};
 use reducer_kit::json::json_eq;
 use reducer_kit::quick::QuickCase;
-use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::reduce::reduce;
+use reducer_kit::terms::Policy;
 use reducer_kit::validate::{validate, Options, Violation};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -267,8 +268,9 @@ fn generate_for_openai_converts_both_ways() {
     let mut lines = 0;
     for line in stdout.lines() {
         let case: Case = serde_json::from_str(line).unwrap();
-        let o = reducer_kit::openai::to_openai(&case.messages).expect("openai config converts");
-        let back = reducer_kit::openai::from_openai(&o).unwrap();
+        let o = reducer_kit::formats::openai::to_openai(&case.messages)
+            .expect("openai config converts");
+        let back = reducer_kit::formats::openai::from_openai(&o).unwrap();
         assert!(json_eq(&Value::Array(back), &Value::Array(case.messages)));
         lines += 1;
     }

@@ -32,14 +32,14 @@
 
 use reducer_kit::case::{load_dir, Case};
 use reducer_kit::certify::{from_case, Counterexample};
-use reducer_kit::check::{check, check_reducer, reference, Extras, Outcome, Request, Response};
-use reducer_kit::clause::Clause;
+use reducer_kit::check::{check, check_reducer, Extras, Outcome, Request};
 use reducer_kit::corpus_tools::{fuzz_seeds, import, regenerate, signature};
-use reducer_kit::format::Format;
+use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::describe_target;
 use reducer_kit::generate::{seeded_case, Config};
-use reducer_kit::reduce::{reduce, Policy};
-use reducer_kit::runner::request_json;
+use reducer_kit::protocol::{request_json, Response};
+use reducer_kit::reduce::{reduce, reference};
+use reducer_kit::terms::{Clause, Policy};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -86,9 +86,11 @@ fn json(v: &[Value]) -> String {
 fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
     match format {
         Format::Canonical => Ok(messages.to_vec()),
-        Format::OpenAi => reducer_kit::openai::to_openai(messages).map_err(|e| e.to_string()),
+        Format::OpenAi => {
+            reducer_kit::formats::openai::to_openai(messages).map_err(|e| e.to_string())
+        }
         Format::Anthropic => {
-            reducer_kit::anthropic::to_anthropic(messages).map_err(|e| e.to_string())
+            reducer_kit::formats::anthropic::to_anthropic(messages).map_err(|e| e.to_string())
         }
     }
 }
@@ -256,7 +258,7 @@ fn tau_bench_lines() -> Vec<String> {
     entries
         .iter()
         .map(|e| {
-            let canonical = reducer_kit::openai::from_openai(&e.messages).unwrap();
+            let canonical = reducer_kit::formats::openai::from_openai(&e.messages).unwrap();
             let mut line = format!("tau-bench/{}", e.origin.line.unwrap_or(0));
             for format in FORMATS {
                 let mut rec = Record::default();

@@ -2,9 +2,11 @@
 //! both policies: exact messages, call ids, names and payloads, and a clean
 //! bill from the checker for the reference output.
 
-use reducer_kit::check::{check, Extras, Outcome, Request, Response};
-use reducer_kit::format::Format;
-use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::check::{check, Extras, Outcome, Request};
+use reducer_kit::formats::Format;
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::reduce;
+use reducer_kit::terms::Policy;
 use serde_json::{json, Value};
 
 fn seed() -> Vec<Value> {

@@ -2,10 +2,11 @@
 //! conversations): every conversation validates, and is reduced with every
 //! budget from 1 to its length under both policies with every clause passing.
 
-use reducer_kit::check::{check_reducer, reference, Outcome, Request};
-use reducer_kit::format::{view_history, Format};
+use reducer_kit::check::{check_reducer, Outcome, Request};
+use reducer_kit::formats::{view_history, Format};
 use reducer_kit::input::read_entries;
-use reducer_kit::reduce::{reduce, Policy};
+use reducer_kit::reduce::{reduce, reference};
+use reducer_kit::terms::Policy;
 use reducer_kit::validate::{validate, Options};
 use serde_json::json;
 

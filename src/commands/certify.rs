@@ -1,17 +1,19 @@
 //! `reducer-kit certify`: run the corpus and generated cases against an
 //! external reducer, shrink failures, and grade it (semantics §6, §7).
 
+use super::{FormatArg, PolicyArg};
 use reducer_kit::case::{load_dir, load_file, save_new};
 use reducer_kit::certify::{
     certificate, compare_expectations, counterexamples, from_case, generated_case,
     parse_expectations, parse_generated_id, to_json, to_junit, Counterexample, ExpectationCheck,
     Run, Shard,
 };
-use reducer_kit::check::{Outcome, Response};
-use reducer_kit::format::Format;
+use reducer_kit::check::Outcome;
+use reducer_kit::formats::Format;
 use reducer_kit::process::Limits;
-use reducer_kit::reduce::Policy;
+use reducer_kit::protocol::Response;
 use reducer_kit::runner::{grade, run_cases, CaseResult, RunCase, Settings};
+use reducer_kit::terms::Policy;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -21,11 +23,11 @@ use std::time::Duration;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The policy the reducer claims to implement.
-    #[arg(long, value_enum, default_value_t = Policy::Turns)]
-    pub policy: Policy,
+    #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
+    pub policy: PolicyArg,
     /// The wire format the reducer speaks.
-    #[arg(long, value_enum, default_value_t = Format::Canonical)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
+    pub format: FormatArg,
     /// Time limit per request, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub timeout: u64,
@@ -138,12 +140,18 @@ fn collect_cases(args: &Args) -> Result<Vec<RunCase>, ExitCode> {
         }
         if only.is_empty() {
             for n in 0..args.generated {
-                push(generated_case(args.seed, n, args.format), &mut cases);
+                push(
+                    generated_case(args.seed, n, Format::from(args.format)),
+                    &mut cases,
+                );
             }
         } else {
             for id in &only {
                 if let Some((seed, n)) = parse_generated_id(id) {
-                    push(generated_case(seed, n, args.format), &mut cases);
+                    push(
+                        generated_case(seed, n, Format::from(args.format)),
+                        &mut cases,
+                    );
                 } else if !cases.iter().any(|c| &&c.id == id) {
                     return Err(usage(format!("no case with id {id:?}")));
                 }
@@ -176,8 +184,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let settings = Settings {
         argv: args.command.clone(),
-        format: args.format,
-        policy: args.policy,
+        format: Format::from(args.format),
+        policy: Policy::from(args.policy),
         limits: Limits {
             timeout: Duration::from_millis(args.timeout),
             max_output: args.max_output,
@@ -199,8 +207,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     eprintln!(
         "certify: {} cases, policy {}, format {}, {} mode, {} jobs, reducer: {command_line}",
         cases.len(),
-        args.policy,
-        args.format,
+        Policy::from(args.policy),
+        Format::from(args.format),
         if args.persistent {
             "persistent"
         } else {
@@ -236,7 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if let Some(dir) = &args.save_failures {
         for cx in &mut cxs {
-            let case = cx.to_case(args.policy);
+            let case = cx.to_case(Policy::from(args.policy));
             let file = format!("{}.json", case.id.replace('/', "-"));
             match save_new(dir, &file, &case) {
                 Ok(_) => cx.saved_to = Some(dir.join(file)),
@@ -244,7 +252,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let g = grade(args.policy, &results);
+    let g = grade(Policy::from(args.policy), &results);
     let check = compare_expectations(&results, &expectations);
     let seed = (args.replay.is_empty() && args.generated > 0 && args.cases.is_empty())
         .then_some(args.seed);
@@ -389,13 +397,14 @@ fn reproduce(args: &Args, command_line: &str, case_id: &str) -> String {
             .collect();
         return format!(
             "reducer-kit certify --policy {} --format {}{persistent}{files} -- {command_line}",
-            args.policy, args.format
+            Policy::from(args.policy),
+            Format::from(args.format)
         );
     }
     format!(
         "reducer-kit certify --policy {} --format {}{persistent}{corpus} --case {} -- {command_line}",
-        args.policy,
-        args.format,
+        Policy::from(args.policy),
+        Format::from(args.format),
         shell_word(case_id)
     )
 }
@@ -473,8 +482,8 @@ fn print_counterexample(cx: &Counterexample, args: &Args, command_line: &str) {
         Some(p) => outln!(
             "  saved:    {}\n  replay:   reducer-kit certify --policy {} --format {} --replay {} -- {command_line}",
             p.display(),
-            args.policy,
-            args.format,
+            Policy::from(args.policy),
+            Format::from(args.format),
             shell_word(&p.to_string_lossy())
         ),
         None => outln!("  reproduce: {}", reproduce(args, command_line, &cx.original_id)),

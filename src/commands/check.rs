@@ -1,10 +1,11 @@
 //! `reducer-kit check`: judge one output against every clause.
 
-use super::{input_failure, invalid, load};
-use reducer_kit::check::{check, Extras, Outcome, Request, Response};
-use reducer_kit::format::Format;
+use super::{input_failure, invalid, load, FormatArg, PolicyArg};
+use reducer_kit::check::{check, Extras, Outcome, Request};
+use reducer_kit::formats::Format;
 use reducer_kit::input::InputError;
-use reducer_kit::reduce::Policy;
+use reducer_kit::protocol::Response;
+use reducer_kit::terms::Policy;
 use serde_json::Value;
 use std::process::ExitCode;
 
@@ -15,10 +16,10 @@ pub struct Args {
     pub max: Option<i64>,
     /// The policy to judge.
     #[arg(long, value_enum)]
-    pub policy: Policy,
+    pub policy: PolicyArg,
     /// The wire format of input and output.
-    #[arg(long, value_enum, default_value_t = Format::Canonical)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
+    pub format: FormatArg,
     /// The input: a bare array of messages, a request envelope, or JSON Lines of them.
     pub input: String,
     /// The output: a bare array of messages or a protocol response
@@ -103,8 +104,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         };
         let req = Request {
-            format: args.format,
-            policy: args.policy,
+            format: Format::from(args.format),
+            policy: Policy::from(args.policy),
             max_messages: &max,
             messages: &input.messages,
         };

@@ -8,13 +8,14 @@
 //! or cannot be judged; 2 usage or I/O error (an unreadable or invalid case
 //! file, a `spec` newer than this kit's, a write that failed).
 
+use super::PolicyArg;
 use reducer_kit::case::SPEC_VERSION;
 use reducer_kit::corpus_tools::{
     differences, file_name, fuzz_seeds, import, load, plan_min, regenerate, render, seed_name,
     CaseFile, Comparison, Layout, Style,
 };
 use reducer_kit::fuzzers::TARGETS;
-use reducer_kit::reduce::Policy;
+use reducer_kit::terms::Policy;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -73,7 +74,7 @@ pub struct AddArgs {
     /// The policy of the new cases [default: the case file's, else the one
     /// the fuzz target drew, else turns].
     #[arg(long, value_enum)]
-    pub policy: Option<Policy>,
+    pub policy: Option<PolicyArg>,
     /// Decode every FILE as an input of this fuzz target [default: case
     /// files are cases; a file in a folder named after a target is that
     /// target's input; other non-JSON bytes are reduce_invariants input].
@@ -318,7 +319,12 @@ fn add(args: AddArgs) -> ExitCode {
                 continue;
             }
         };
-        let imported = match import(&bytes, file, args.target.as_deref(), args.policy) {
+        let imported = match import(
+            &bytes,
+            file,
+            args.target.as_deref(),
+            args.policy.map(Policy::from),
+        ) {
             Ok(i) => i,
             Err(why) => {
                 outln!("{shown}: not a case: {why}");

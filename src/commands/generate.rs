@@ -3,10 +3,11 @@
 //! the reference reducer. The same seed and options print the same bytes on
 //! every machine.
 
+use super::{FormatArg, PolicyArg};
 use anyhow::Context;
-use reducer_kit::format::Format;
+use reducer_kit::formats::Format;
 use reducer_kit::generate::{seeded_case, Config, Shape};
-use reducer_kit::reduce::Policy;
+use reducer_kit::terms::Policy;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,14 +32,14 @@ pub struct Args {
     /// non-string results for OpenAI, later system messages for
     /// Anthropic, ...; see `Config::sanitize_for`). Messages are written in
     /// the canonical case format either way.
-    #[arg(long, value_enum, default_value_t = Format::Canonical)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
+    pub format: FormatArg,
     /// Print to stderr how often each shape occurs.
     #[arg(long)]
     pub stats: bool,
     /// The policy whose reference output becomes `expected`.
-    #[arg(long, value_enum, default_value_t = Policy::Turns)]
-    pub policy: Policy,
+    #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
+    pub policy: PolicyArg,
 }
 
 /// Runs the command: exit 0, or an error (exit 2) for an unreadable config
@@ -53,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => Config::default(),
     }
-    .sanitize_for(args.format);
+    .sanitize_for(Format::from(args.format));
     let mut counts: BTreeMap<Shape, u64> = BTreeMap::new();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -62,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for s in &generated.shapes {
             *counts.entry(*s).or_default() += 1;
         }
-        let case = generated.to_case(format!("gen/{}/{n}", args.seed), args.policy);
+        let case = generated.to_case(format!("gen/{}/{n}", args.seed), Policy::from(args.policy));
         let mut line = serde_json::to_string(&case).expect("a case always serializes");
         line.push('\n');
         if let Err(e) = out.write_all(line.as_bytes()) {

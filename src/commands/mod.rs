@@ -2,7 +2,9 @@
 //! 2 usage or I/O error.
 
 use clap::{Parser, Subcommand};
+use reducer_kit::formats::Format;
 use reducer_kit::input::{read_entries, Entry, InputError};
+use reducer_kit::terms::Policy;
 use std::process::ExitCode;
 
 /// Prints a line to stdout. A closed stdout (the output piped into `head`)
@@ -47,6 +49,54 @@ pub enum Command {
     Generate(generate::Args),
     /// Regression corpora: regen, check, add, min, seed-fuzz.
     Corpus(corpus::Args),
+}
+
+/// `--format`: the wire formats as the command line names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// Microsoft.Extensions.AI `ChatMessage` JSON.
+    #[value(
+        help = "Microsoft.Extensions.AI ChatMessage JSON: role, contents of $type-tagged items"
+    )]
+    Canonical,
+    /// OpenAI Chat Completions.
+    #[value(
+        name = "openai",
+        help = "OpenAI Chat Completions: content, tool_calls, tool_call_id"
+    )]
+    OpenAi,
+    /// Anthropic Messages.
+    #[value(help = "Anthropic Messages: tool_use / tool_result blocks, top-level system")]
+    Anthropic,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Canonical => Format::Canonical,
+            FormatArg::OpenAi => Format::OpenAi,
+            FormatArg::Anthropic => Format::Anthropic,
+        }
+    }
+}
+
+/// `--policy`: the policies as the command line names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    /// Keep the newest whole turns that fit (spec §3).
+    Turns,
+    /// Keep the newest messages, never starting inside a tool group
+    /// (spec §4).
+    Suffix,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(p: PolicyArg) -> Policy {
+        match p {
+            PolicyArg::Turns => Policy::Turns,
+            PolicyArg::Suffix => Policy::Suffix,
+        }
+    }
 }
 
 /// Runs one parsed command line.

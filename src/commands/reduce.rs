@@ -1,8 +1,9 @@
 //! `reducer-kit reduce`: the reference reducer on the command line.
 
-use super::{invalid, load};
-use reducer_kit::format::Format;
-use reducer_kit::reduce::{reduce, Policy};
+use super::{invalid, load, FormatArg, PolicyArg};
+use reducer_kit::formats::Format;
+use reducer_kit::reduce::reduce;
+use reducer_kit::terms::Policy;
 use serde_json::Value;
 use std::io::Write;
 use std::process::ExitCode;
@@ -14,11 +15,11 @@ pub struct Args {
     #[arg(long = "max", value_name = "N", allow_negative_numbers = true)]
     pub max: Option<i64>,
     /// The policy.
-    #[arg(long, value_enum, default_value_t = Policy::Turns)]
-    pub policy: Policy,
+    #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
+    pub policy: PolicyArg,
     /// The wire format of the messages.
-    #[arg(long, value_enum, default_value_t = Format::Canonical)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
+    pub format: FormatArg,
     /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
     #[arg(default_value = "-")]
     pub file: String,
@@ -42,7 +43,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 )))
             }
         };
-        let reduced = match reduce(args.policy, args.format, &e.messages, &max) {
+        let reduced = match reduce(
+            Policy::from(args.policy),
+            Format::from(args.format),
+            &e.messages,
+            &max,
+        ) {
             Ok(r) => r,
             Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
         };

@@ -1,7 +1,7 @@
 //! `reducer-kit validate`: the validator rules of semantics §5.
 
-use super::load;
-use reducer_kit::format::{view_history, Format};
+use super::{load, FormatArg};
+use reducer_kit::formats::{view_history, Format};
 use reducer_kit::validate::{validate, Options};
 use std::process::ExitCode;
 
@@ -11,8 +11,8 @@ pub struct Args {
     #[arg(long)]
     pub allow_pending: bool,
     /// The wire format of the messages.
-    #[arg(long, value_enum, default_value_t = Format::Canonical)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
+    pub format: FormatArg,
     /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
     #[arg(default_value = "-")]
     pub file: String,
@@ -25,7 +25,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut bad = 0usize;
     for e in &entries {
-        let views = match view_history(args.format, &e.messages) {
+        let views = match view_history(Format::from(args.format), &e.messages) {
             Ok(v) => v,
             Err(err) => {
                 outln!("{}: {err}", e.origin);

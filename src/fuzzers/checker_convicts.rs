@@ -9,12 +9,13 @@
 //! `system-pinned` (unless a later system message equal to it is then the
 //! output's first system message).
 
-use crate::check::{check, Extras, Outcome, Request, Response, Verdict};
-use crate::clause::Clause;
-use crate::format::{pinned_index, view_history, Format, ItemKind};
+use crate::check::{check, Extras, Outcome, Request, Verdict};
+use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
-use crate::reduce::{reduce, Policy};
+use crate::protocol::Response;
+use crate::reduce::reduce;
+use crate::terms::{pinned_index, Clause, ItemKind, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
 use std::fmt;

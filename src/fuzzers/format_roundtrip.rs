@@ -10,11 +10,11 @@
 //! says the same; and for both policies, reducing the wire form and
 //! converting back gives the canonical reduction.
 
-use crate::format::{view_history, Format, ItemKind, MessageView, Role};
+use crate::formats::{view_history, ConvertError, Format};
 use crate::generate::{history, Config, GeneratedCase};
 use crate::json::{first_difference, json_eq};
-use crate::openai::ConvertError;
-use crate::reduce::{reduce, Policy};
+use crate::reduce::reduce;
+use crate::terms::{ItemKind, MessageView, Policy, Role};
 use crate::validate::{validate, Options};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
@@ -73,10 +73,13 @@ type Convert = fn(&[Value]) -> Result<Vec<Value>, ConvertError>;
 
 fn converters(format: Format) -> (Convert, Convert) {
     match format {
-        Format::OpenAi => (crate::openai::to_openai, crate::openai::from_openai),
+        Format::OpenAi => (
+            crate::formats::openai::to_openai,
+            crate::formats::openai::from_openai,
+        ),
         Format::Anthropic => (
-            crate::anthropic::to_anthropic,
-            crate::anthropic::from_anthropic,
+            crate::formats::anthropic::to_anthropic,
+            crate::formats::anthropic::from_anthropic,
         ),
         Format::Canonical => panic!("format_roundtrip converts to a wire format"),
     }

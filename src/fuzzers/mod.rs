@@ -18,7 +18,7 @@
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |
 
 use crate::generate::{history, Config, GeneratedCase};
-use crate::reduce::Policy;
+use crate::terms::Policy;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 

@@ -8,9 +8,11 @@
 //! converters both ways (and the Anthropic system split),
 //! a protocol response, and the checker on a cut of the input as output.
 
-use crate::check::{check, Extras, Request, Response};
-use crate::format::{pair, turns, view_history, Format};
-use crate::reduce::{parse_budget, reduce, Policy};
+use crate::check::{check, Extras, Request};
+use crate::formats::{view_history, Format};
+use crate::protocol::Response;
+use crate::reduce::reduce;
+use crate::terms::{pair, turns, Budget, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
 use serde_json::{json, Value};
@@ -48,7 +50,7 @@ pub fn describe(bytes: &[u8]) -> String {
 }
 
 fn exercise(v: &Value) {
-    let _ = parse_budget(v);
+    let _ = Budget::parse(v);
     let _ = Response::from_json(v);
     let default_budget = json!(3);
     let (messages, budget) = match v {
@@ -59,12 +61,12 @@ fn exercise(v: &Value) {
         },
         _ => return,
     };
-    let _ = crate::openai::to_openai(messages);
-    let _ = crate::openai::from_openai(messages);
-    let _ = crate::anthropic::to_anthropic(messages);
-    let _ = crate::anthropic::from_anthropic(messages);
-    let (system, rest) = crate::anthropic::split_system(messages);
-    let _ = crate::anthropic::join_system(system, rest);
+    let _ = crate::formats::openai::to_openai(messages);
+    let _ = crate::formats::openai::from_openai(messages);
+    let _ = crate::formats::anthropic::to_anthropic(messages);
+    let _ = crate::formats::anthropic::from_anthropic(messages);
+    let (system, rest) = crate::protocol::split_system(messages);
+    let _ = crate::protocol::join_system(system, rest);
     let budgets = [budget.clone(), json!(1), json!(2), json!(u64::MAX)];
     for format in [Format::Canonical, Format::OpenAi, Format::Anthropic] {
         if let Ok(views) = view_history(format, messages) {

@@ -9,12 +9,13 @@
 //! itself, is the input when the input fits; and invalid budgets are
 //! rejected by the reducer and that rejection passes `rejects-bad-budget`.
 
-use crate::check::{check, Extras, Outcome, Request, Response};
-use crate::clause::Clause;
-use crate::format::{pinned_index, view_history, Format};
+use crate::check::{check, Extras, Outcome, Request};
+use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
-use crate::reduce::{reduce, Policy, ReduceError};
+use crate::protocol::Response;
+use crate::reduce::{reduce, ReduceError};
+use crate::terms::{pinned_index, Clause, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
 use serde_json::{json, Value};
@@ -91,7 +92,7 @@ pub fn check_reference(case: &GeneratedCase, policy: Policy) {
     }
 
     judge_all(policy, Format::Canonical, messages, budget, &line);
-    if let Ok(openai) = crate::openai::to_openai(messages) {
+    if let Ok(openai) = crate::formats::openai::to_openai(messages) {
         judge_all(policy, Format::OpenAi, &openai, budget, &line);
     }
 

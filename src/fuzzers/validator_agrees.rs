@@ -8,7 +8,7 @@
 //! that works on the raw JSON with sets, the way the seed document's
 //! `ValidPairs` does, extended to approvals, roles and pending tails.
 
-use crate::format::{view_history, Format};
+use crate::formats::{view_history, Format};
 use crate::generate::{history, Config, GeneratedCase};
 use crate::validate::{validate, Options};
 use arbitrary::{Arbitrary, Unstructured};

@@ -1,7 +1,7 @@
 //! The generator's [`Config`]: one knob per shape, documented defaults, and
 //! swarm drawing ([`Config::arbitrary_within`]).
 
-use crate::format::Format;
+use crate::formats::Format;
 use arbitrary::{Arbitrary, Unstructured};
 
 /// The most parallel calls one assistant message can carry (semantics
@@ -226,11 +226,11 @@ impl Config {
     /// carry natively, so that every history converts to it and back
     /// unchanged:
     ///
-    /// - [`Format::OpenAi`] ([`crate::openai::to_openai`]): several results
+    /// - [`Format::OpenAi`] ([`crate::formats::openai::to_openai`]): several results
     ///   in one tool message (`batched_results`), non-string results
     ///   (`non_string_results`), members on a result
     ///   (`result_extra_fields`), roles in other cases (`role_case`).
-    /// - [`Format::Anthropic`] ([`crate::anthropic::to_anthropic`]): a
+    /// - [`Format::Anthropic`] ([`crate::formats::anthropic::to_anthropic`]): a
     ///   system message anywhere but first (`pinned_not_first`,
     ///   `later_system`), `developer` (`developer_role`), roles in other
     ///   cases (`role_case`), members on system messages

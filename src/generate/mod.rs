@@ -29,8 +29,9 @@ pub use config::{
 pub use shape::{shapes, Shape, KNOWN_OPAQUE_TYPES, LARGE_PAYLOAD_THRESHOLD};
 
 use crate::case::{Case, SPEC_VERSION};
-use crate::format::{pinned_index, turns, view_history, Format, Role};
-use crate::reduce::{reduce, Policy};
+use crate::formats::{view_history, Format};
+use crate::reduce::reduce;
+use crate::terms::{pinned_index, turns, Policy, Role};
 use arbitrary::{Arbitrary, Unstructured};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -93,7 +94,7 @@ impl GeneratedCase {
 ///
 /// ```
 /// use reducer_kit::generate::{history, Config};
-/// use reducer_kit::{format::{view_history, Format}, validate::{validate, Options}};
+/// use reducer_kit::{formats::{view_history, Format}, validate::{validate, Options}};
 /// let bytes: Vec<u8> = (0..2000u32).map(|i| (i * 7919 % 251) as u8).collect();
 /// let case = history(&mut arbitrary::Unstructured::new(&bytes), &Config::default()).unwrap();
 /// let views = view_history(Format::Canonical, &case.messages).unwrap();
@@ -898,9 +899,9 @@ mod tests {
         let cfg = Config::everything().sanitize_for(Format::Anthropic);
         for c in seeded_cases(4, 300, &cfg) {
             assert!(valid(&c));
-            let a = crate::anthropic::to_anthropic(&c.messages)
+            let a = crate::formats::anthropic::to_anthropic(&c.messages)
                 .unwrap_or_else(|e| panic!("{e}: {}", Value::Array(c.messages.clone())));
-            let back = crate::anthropic::from_anthropic(&a).unwrap();
+            let back = crate::formats::anthropic::from_anthropic(&a).unwrap();
             assert!(crate::json::json_eq(
                 &Value::Array(back),
                 &Value::Array(c.messages.clone())
@@ -912,8 +913,8 @@ mod tests {
     fn openai_config_histories_convert_both_ways() {
         for c in seeded_cases(3, 300, &Config::for_openai()) {
             assert!(valid(&c));
-            let o = crate::openai::to_openai(&c.messages).unwrap();
-            let back = crate::openai::from_openai(&o).unwrap();
+            let o = crate::formats::openai::to_openai(&c.messages).unwrap();
+            let back = crate::formats::openai::from_openai(&o).unwrap();
             assert!(crate::json::json_eq(
                 &Value::Array(back),
                 &Value::Array(c.messages.clone())

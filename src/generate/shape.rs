@@ -2,7 +2,8 @@
 //! itself (so that they can be counted for `generate --stats` and checked
 //! for coverage, also on hand-written or shrunk cases).
 
-use crate::format::{pair, pinned_index, turns, view_history, Format, ItemKind, Role};
+use crate::formats::{view_history, Format};
+use crate::terms::{pair, pinned_index, turns, ItemKind, Role};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt;

@@ -16,20 +16,62 @@
 //! message, a non-string result, a call before other content, members whose
 //! names collide with OpenAI's. For every history that converts,
 //! `from_openai(to_openai(h)) == h` (as JSON values).
+//!
+//! **The view** ([`super::view_message`]): a `tool` message is one result,
+//! its `tool_call_id` (whatever else it carries). Any other message has its
+//! `content` (a string is one text item; an array gives one item per part,
+//! classified by its `type` as canonical items are by `$type`, except that
+//! `functionCall` and `functionResult` parts are opaque), then one call per
+//! `tool_calls` entry (its `id`). Calls and tool results are not elements
+//! of the `content` array, so removing a tool message's result drops the
+//! message ([`super::strip_items`]).
 
-use crate::format::{Role, ShapeError};
+use super::canonical::classify_tagged;
+use super::{content_items, copy_members, copy_other, string_field, ConvertError, Members};
+use crate::terms::{Item, ItemKind, Role, ShapeError};
 use serde_json::{Map, Value};
 
-/// A message that has no form in the target format: names the message
-/// index and what is wrong.
-pub type ConvertError = ShapeError;
-
 fn err(index: usize, problem: impl Into<String>) -> ConvertError {
-    ShapeError {
-        index,
-        item: None,
-        problem: problem.into(),
+    ShapeError::new(index, None, problem)
+}
+
+/// The items of an OpenAI message with role `role` (see the module doc).
+pub(crate) fn items(
+    obj: &Map<String, Value>,
+    role: Role,
+    index: usize,
+) -> Result<Vec<Item>, ShapeError> {
+    let mut items = if role == Role::Tool {
+        let id = string_field(obj, "tool_call_id", index, None, "tool message")?;
+        vec![Item {
+            kind: ItemKind::Result,
+            id: id.to_string(),
+            elem: None,
+        }]
+    } else {
+        content_items(obj, index, &|o, tag, i| match tag {
+            "functionCall" | "functionResult" => Ok((ItemKind::Opaque, String::new())),
+            _ => classify_tagged(o, tag, index, i),
+        })?
+    };
+    match obj.get("tool_calls") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(calls)) => {
+            for (i, c) in calls.iter().enumerate() {
+                let o = c.as_object().ok_or_else(|| {
+                    ShapeError::new(index, None, format!("tool_calls[{i}] is not an object"))
+                })?;
+                let id = string_field(o, "id", index, None, &format!("tool_calls[{i}]"))?;
+                items.push(Item {
+                    kind: ItemKind::Call,
+                    id: id.to_string(),
+                    elem: None,
+                });
+            }
+        }
+        Some(_) => return Err(ShapeError::new(index, None, "`tool_calls` is not an array")),
     }
+    Ok(items)
 }
 
 /// Converts a canonical history to OpenAI Chat Completions messages, one
@@ -132,23 +174,18 @@ fn message_to_openai(msg: &Value, index: usize) -> Result<Value, ConvertError> {
                             format!("content {k} after a functionCall has no OpenAI form"),
                         ));
                     }
-                    if o.contains_key("type") {
-                        return Err(err(
+                    let mut part = Map::new();
+                    let how = Members {
+                        skip: &[],
+                        rename: &[("$type", "type")],
+                        refuse: &["type"],
+                    };
+                    copy_members(o, &mut part, &how, |_| {
+                        err(
                             index,
                             format!("content {k} has a `type` member, which would collide"),
-                        ));
-                    }
-                    let mut part = Map::new();
-                    for (key, v) in o {
-                        part.insert(
-                            if key == "$type" {
-                                "type".into()
-                            } else {
-                                key.clone()
-                            },
-                            v.clone(),
-                        );
-                    }
+                        )
+                    })?;
                     parts.push(Value::Object(part));
                 }
             }
@@ -170,11 +207,7 @@ fn message_to_openai(msg: &Value, index: usize) -> Result<Value, ConvertError> {
             out.insert("tool_calls".into(), Value::Array(calls));
         }
     }
-    for (k, v) in obj {
-        if k != "role" && k != "contents" {
-            out.insert(k.clone(), v.clone());
-        }
-    }
+    copy_other(obj, &mut out, &["role", "contents"]);
     Ok(Value::Object(out))
 }
 
@@ -195,20 +228,17 @@ fn call_to_openai(o: &Map<String, Value>, index: usize) -> Result<Value, Convert
         function.insert("arguments".into(), Value::String(a.to_string()));
     }
     entry.insert("function".into(), Value::Object(function));
-    for (k, v) in o {
-        match k.as_str() {
-            "$type" | "callId" | "name" | "arguments" => {}
-            "id" | "type" | "function" => {
-                return Err(err(
-                    index,
-                    format!("functionCall member `{k}` would collide with OpenAI's"),
-                ))
-            }
-            _ => {
-                entry.insert(k.clone(), v.clone());
-            }
-        }
-    }
+    let how = Members {
+        skip: &["$type", "callId", "name", "arguments"],
+        rename: &[],
+        refuse: &["id", "type", "function"],
+    };
+    copy_members(o, &mut entry, &how, |k| {
+        err(
+            index,
+            format!("functionCall member `{k}` would collide with OpenAI's"),
+        )
+    })?;
     Ok(Value::Object(entry))
 }
 
@@ -270,23 +300,18 @@ fn message_from_openai(msg: &Value, index: usize) -> Result<Value, ConvertError>
                     if !o.get("type").is_some_and(Value::is_string) {
                         return Err(err(index, format!("content part {k} has no string `type`")));
                     }
-                    if o.contains_key("$type") {
-                        return Err(err(
+                    let mut item = Map::new();
+                    let how = Members {
+                        skip: &[],
+                        rename: &[("type", "$type")],
+                        refuse: &["$type"],
+                    };
+                    copy_members(o, &mut item, &how, |_| {
+                        err(
                             index,
                             format!("content part {k} has a `$type` member, which would collide"),
-                        ));
-                    }
-                    let mut item = Map::new();
-                    for (key, v) in o {
-                        item.insert(
-                            if key == "type" {
-                                "$type".into()
-                            } else {
-                                key.clone()
-                            },
-                            v.clone(),
-                        );
-                    }
+                        )
+                    })?;
                     contents.push(Value::Object(item));
                 }
             }
@@ -305,11 +330,7 @@ fn message_from_openai(msg: &Value, index: usize) -> Result<Value, ConvertError>
     let mut out = Map::new();
     out.insert("role".into(), Value::String(role));
     out.insert("contents".into(), Value::Array(contents));
-    for (k, v) in obj {
-        if !skip.contains(&k.as_str()) {
-            out.insert(k.clone(), v.clone());
-        }
-    }
+    copy_other(obj, &mut out, skip);
     Ok(Value::Object(out))
 }
 
@@ -357,21 +378,13 @@ fn call_from_openai(c: &Value, index: usize, k: usize) -> Result<Value, ConvertE
             format!("tool_calls[{k}].function member `{extra}` has no canonical form"),
         ));
     }
-    for (key, v) in o {
-        match key.as_str() {
-            "id" | "function" => {}
-            "type" if v == "function" => {}
-            "type" => {
-                return Err(err(
-                    index,
-                    format!("tool_calls[{k}] has type {v}, not \"function\""),
-                ))
-            }
-            _ => {
-                item.insert(key.clone(), v.clone());
-            }
-        }
+    if let Some(t) = o.get("type").filter(|t| *t != "function") {
+        return Err(err(
+            index,
+            format!("tool_calls[{k}] has type {t}, not \"function\""),
+        ));
     }
+    copy_other(o, &mut item, &["id", "function", "type"]);
     Ok(Value::Object(item))
 }
 

@@ -143,8 +143,8 @@ impl Clause {
 
     /// The clauses judged for `policy`: the protocol, safety and exact levels
     /// plus that policy's own level, in report order.
-    pub fn for_policy(policy: crate::reduce::Policy) -> Vec<Clause> {
-        use crate::reduce::Policy;
+    pub fn for_policy(policy: super::Policy) -> Vec<Clause> {
+        use super::Policy;
         Clause::ALL
             .iter()
             .copied()
@@ -169,7 +169,7 @@ impl fmt::Display for Clause {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce::Policy;
+    use crate::terms::Policy;
 
     #[test]
     fn ids_are_unique_and_round_trip() {

@@ -3,8 +3,9 @@
 //! Inside the kit a history is always a list of messages. For Anthropic that
 //! list is the request's `messages`, preceded, when the request has a
 //! top-level `system`, by the pseudo-message
-//! `{"role": "system", "content": <system value>}`. [`split_system`] and
-//! [`join_system`] go between that list and the request's
+//! `{"role": "system", "content": <system value>}`.
+//! [`crate::protocol::split_system`] and [`crate::protocol::join_system`]
+//! go between that list and the request's
 //! `{"system"?, "messages"}` members.
 //!
 //! | canonical                                                     | Anthropic                                                        |
@@ -34,95 +35,91 @@
 //! `from_anthropic(to_anthropic(h)) == h` (as JSON values, see
 //! [`crate::json::json_eq`]), and the kit reads every message with the same
 //! role and the same calls, results, approval requests and responses (kinds
-//! and ids, in order) in both formats ([`crate::format::view_message`]; the
+//! and ids, in order) in both formats ([`super::view_message`]; the
 //! system pseudo-message has no items, its text does not matter to
 //! reduction).
 //!
 //! Result payloads and call arguments are carried as they are: a
 //! non-string `result` becomes a non-string `tool_result` `content`, which
 //! the kit reads like any other value.
+//!
+//! **The view** ([`super::view_message`]): a `system` (or `developer`)
+//! message has no items. Otherwise a string `content` is one text item and
+//! an array `content` gives one item per block (`text`, `tool_use` → call,
+//! `tool_result` → result, the four approval types as in canonical,
+//! anything else opaque; `functionCall` / `functionResult` blocks are
+//! opaque). A `user` message with at least one `tool_result` block has role
+//! [`Role::Tool`] (its `role_text` stays as received): it is Anthropic's
+//! form of a tool message.
+//!
+//! The request's top-level `system` is split off and joined back by
+//! [`crate::protocol::split_system`] and [`crate::protocol::join_system`],
+//! using [`system_message`] and [`system_content`].
 
-use crate::format::{Role, ShapeError};
+use super::canonical::classify_tagged;
+use super::{content_items, copy_members, copy_other, string_field, ConvertError, Members};
+use crate::terms::{Item, ItemKind, Role, ShapeError};
 use serde_json::{Map, Value};
 
-/// A message that has no form in the target format: names the message
-/// index, the content index when the problem is in one item, and what is
-/// wrong.
-pub type ConvertError = ShapeError;
-
 fn err(index: usize, problem: impl Into<String>) -> ConvertError {
-    ShapeError {
-        index,
-        item: None,
-        problem: problem.into(),
-    }
+    ShapeError::new(index, None, problem)
 }
 
 fn item_err(index: usize, item: usize, problem: impl Into<String>) -> ConvertError {
-    ShapeError {
-        index,
-        item: Some(item),
-        problem: problem.into(),
-    }
+    ShapeError::new(index, Some(item), problem)
 }
 
 /// The role of the pseudo-message that carries the top-level `system`.
 const SYSTEM: &str = "system";
 
-/// Splits the kit's Anthropic message list into the request's top-level
-/// `system` value and its `messages`: when the first message is the
-/// pseudo-message (an object with exactly the members `role: "system"` and
-/// `content`), returns its `content` and the other messages; otherwise
-/// `None` and all messages, unchanged (a leading `system` message with
-/// other members is left in place, so nothing is dropped silently).
-///
-/// # Examples
-///
-/// ```
-/// use reducer_kit::anthropic::split_system;
-/// use serde_json::json;
-/// let list = vec![json!({"role": "system", "content": "Be brief."}),
-///                 json!({"role": "user", "content": "Hi"})];
-/// let (system, messages) = split_system(&list);
-/// assert_eq!(system, Some(json!("Be brief.")));
-/// assert_eq!(messages, vec![json!({"role": "user", "content": "Hi"})]);
-/// ```
-pub fn split_system(messages: &[Value]) -> (Option<Value>, Vec<Value>) {
-    if let Some(Value::Object(first)) = messages.first() {
-        if first.len() == 2 && first.get("role").and_then(Value::as_str) == Some(SYSTEM) {
-            if let Some(system) = first.get("content") {
-                return (Some(system.clone()), messages[1..].to_vec());
-            }
-        }
-    }
-    (None, messages.to_vec())
+/// The system pseudo-message `{"role": "system", "content": content}` that
+/// stands for a request's top-level `system` in the kit's message list.
+pub fn system_message(content: Value) -> Value {
+    serde_json::json!({"role": SYSTEM, "content": content})
 }
 
-/// Builds the kit's Anthropic message list from a request's top-level
-/// `system` value (when present) and its `messages`: the pseudo-message
-/// `{"role": "system", "content": system}` first, then the messages. The
-/// inverse of [`split_system`] whenever `messages` does not itself start
-/// with a pseudo-message.
-///
-/// # Examples
-///
-/// ```
-/// use reducer_kit::anthropic::join_system;
-/// use serde_json::json;
-/// let list = join_system(Some(json!("Be brief.")), vec![json!({"role": "user", "content": "Hi"})]);
-/// assert_eq!(list[0], json!({"role": "system", "content": "Be brief."}));
-/// assert_eq!(list.len(), 2);
-/// ```
-pub fn join_system(system: Option<Value>, messages: Vec<Value>) -> Vec<Value> {
-    match system {
-        None => messages,
-        Some(s) => {
-            let mut out = Vec::with_capacity(messages.len() + 1);
-            out.push(serde_json::json!({"role": SYSTEM, "content": s}));
-            out.extend(messages);
-            out
-        }
+/// When `msg` is the system pseudo-message (an object with exactly the
+/// members `role: "system"` and `content`), its `content`.
+pub fn system_content(msg: &Value) -> Option<&Value> {
+    let obj = msg.as_object()?;
+    if obj.len() == 2 && obj.get("role").and_then(Value::as_str) == Some(SYSTEM) {
+        obj.get("content")
+    } else {
+        None
     }
+}
+
+/// The role and items of an Anthropic message read with role `role` (see
+/// the module doc).
+pub(crate) fn role_and_items(
+    obj: &Map<String, Value>,
+    role: Role,
+    index: usize,
+) -> Result<(Role, Vec<Item>), ShapeError> {
+    if role == Role::System {
+        return Ok((role, Vec::new()));
+    }
+    let items = content_items(obj, index, &|o, tag, i| {
+        let at = Some(i);
+        match tag {
+            "tool_use" => Ok((
+                ItemKind::Call,
+                string_field(o, "id", index, at, "tool_use")?.to_string(),
+            )),
+            "tool_result" => Ok((
+                ItemKind::Result,
+                string_field(o, "tool_use_id", index, at, "tool_result")?.to_string(),
+            )),
+            "functionCall" | "functionResult" => Ok((ItemKind::Opaque, String::new())),
+            _ => classify_tagged(o, tag, index, i),
+        }
+    })?;
+    let role = if role == Role::User && items.iter().any(|i| i.kind == ItemKind::Result) {
+        Role::Tool
+    } else {
+        role
+    };
+    Ok((role, items))
 }
 
 /// Converts a canonical history to the kit's Anthropic message list (the
@@ -218,17 +215,8 @@ fn message_to_anthropic(msg: &Value, index: usize) -> Result<Value, ConvertError
                     out.insert("content".into(), blocks_to_content(blocks));
                 }
             }
-            keep_members(obj, &mut out);
+            copy_other(obj, &mut out, &["role", "contents"]);
             Ok(Value::Object(out))
-        }
-    }
-}
-
-/// Copies every member other than `role` and `contents`.
-fn keep_members(from: &Map<String, Value>, to: &mut Map<String, Value>) {
-    for (k, v) in from {
-        if k != "role" && k != "contents" {
-            to.insert(k.clone(), v.clone());
         }
     }
 }
@@ -262,7 +250,7 @@ fn system_to_anthropic(
         }
         blocks.push(item_to_block(c, index, k)?);
     }
-    Ok(serde_json::json!({"role": SYSTEM, "content": blocks_to_content(blocks)}))
+    Ok(system_message(blocks_to_content(blocks)))
 }
 
 fn tool_to_anthropic(
@@ -303,27 +291,24 @@ fn tool_to_anthropic(
         if let Some(r) = o.get("result") {
             block.insert("content".into(), r.clone());
         }
-        for (key, v) in o {
-            match key.as_str() {
-                "$type" | "callId" | "result" => {}
-                "type" | "tool_use_id" | "content" => {
-                    return Err(item_err(
-                        index,
-                        k,
-                        format!("functionResult member `{key}` would collide with Anthropic's"),
-                    ))
-                }
-                _ => {
-                    block.insert(key.clone(), v.clone());
-                }
-            }
-        }
+        let how = Members {
+            skip: &["$type", "callId", "result"],
+            rename: &[],
+            refuse: &["type", "tool_use_id", "content"],
+        };
+        copy_members(o, &mut block, &how, |key| {
+            item_err(
+                index,
+                k,
+                format!("functionResult member `{key}` would collide with Anthropic's"),
+            )
+        })?;
         blocks.push(Value::Object(block));
     }
     let mut out = Map::new();
     out.insert("role".into(), Value::String("user".into()));
     out.insert("content".into(), Value::Array(blocks));
-    keep_members(obj, &mut out);
+    copy_other(obj, &mut out, &["role", "contents"]);
     Ok(Value::Object(out))
 }
 
@@ -351,20 +336,15 @@ fn item_to_block(c: &Value, index: usize, k: usize) -> Result<Value, ConvertErro
         }
         _ => {}
     }
-    if o.contains_key("type") {
-        return Err(item_err(
-            index,
-            k,
-            "has a `type` member, which would collide",
-        ));
-    }
-    let block: Map<String, Value> = o
-        .iter()
-        .map(|(key, v)| {
-            let key = if key == "$type" { "type" } else { key.as_str() };
-            (key.to_string(), v.clone())
-        })
-        .collect();
+    let mut block = Map::new();
+    let how = Members {
+        skip: &[],
+        rename: &[("$type", "type")],
+        refuse: &["type"],
+    };
+    copy_members(o, &mut block, &how, |_| {
+        item_err(index, k, "has a `type` member, which would collide")
+    })?;
     Ok(Value::Object(block))
 }
 
@@ -378,24 +358,18 @@ fn call_to_block(o: &Map<String, Value>, index: usize, k: usize) -> Result<Value
             .cloned()
             .ok_or_else(|| item_err(index, k, "functionCall has no string `callId`"))?,
     );
-    for (key, v) in o {
-        match key.as_str() {
-            "$type" | "callId" => {}
-            "arguments" => {
-                block.insert("input".into(), v.clone());
-            }
-            "type" | "id" | "input" => {
-                return Err(item_err(
-                    index,
-                    k,
-                    format!("functionCall member `{key}` would collide with Anthropic's"),
-                ))
-            }
-            _ => {
-                block.insert(key.clone(), v.clone());
-            }
-        }
-    }
+    let how = Members {
+        skip: &["$type", "callId"],
+        rename: &[("arguments", "input")],
+        refuse: &["type", "id", "input"],
+    };
+    copy_members(o, &mut block, &how, |key| {
+        item_err(
+            index,
+            k,
+            format!("functionCall member `{key}` would collide with Anthropic's"),
+        )
+    })?;
     Ok(Value::Object(block))
 }
 
@@ -494,11 +468,7 @@ fn message_from_anthropic(msg: &Value, index: usize) -> Result<Value, ConvertErr
         Some(_) => return Err(err(index, "`content` is not a string, an array or null")),
     }
     out.insert("role".into(), Value::String(out_role.into()));
-    for (k, v) in obj {
-        if k != "role" && k != "content" {
-            out.insert(k.clone(), v.clone());
-        }
-    }
+    copy_other(obj, &mut out, &["role", "content"]);
     Ok(Value::Object(out))
 }
 
@@ -564,24 +534,18 @@ fn block_to_item(b: &Value, index: usize, k: usize) -> Result<(Value, bool), Con
                     .cloned()
                     .ok_or_else(|| item_err(index, k, "tool_use has no string `id`"))?,
             );
-            for (key, v) in o {
-                match key.as_str() {
-                    "type" | "id" => {}
-                    "input" => {
-                        item.insert("arguments".into(), v.clone());
-                    }
-                    "callId" | "arguments" => {
-                        return Err(item_err(
-                            index,
-                            k,
-                            format!("tool_use member `{key}` would collide with the canonical format"),
-                        ))
-                    }
-                    _ => {
-                        item.insert(key.clone(), v.clone());
-                    }
-                }
-            }
+            let how = Members {
+                skip: &["type", "id"],
+                rename: &[("input", "arguments")],
+                refuse: &["callId", "arguments"],
+            };
+            copy_members(o, &mut item, &how, |key| {
+                item_err(
+                    index,
+                    k,
+                    format!("tool_use member `{key}` would collide with the canonical format"),
+                )
+            })?;
             Ok((Value::Object(item), false))
         }
         "tool_result" => {
@@ -593,26 +557,18 @@ fn block_to_item(b: &Value, index: usize, k: usize) -> Result<(Value, bool), Con
                     .cloned()
                     .ok_or_else(|| item_err(index, k, "tool_result has no string `tool_use_id`"))?,
             );
-            for (key, v) in o {
-                match key.as_str() {
-                    "type" | "tool_use_id" => {}
-                    "content" => {
-                        item.insert("result".into(), v.clone());
-                    }
-                    "callId" | "result" => {
-                        return Err(item_err(
-                            index,
-                            k,
-                            format!(
-                                "tool_result member `{key}` would collide with the canonical format"
-                            ),
-                        ))
-                    }
-                    _ => {
-                        item.insert(key.clone(), v.clone());
-                    }
-                }
-            }
+            let how = Members {
+                skip: &["type", "tool_use_id"],
+                rename: &[("content", "result")],
+                refuse: &["callId", "result"],
+            };
+            copy_members(o, &mut item, &how, |key| {
+                item_err(
+                    index,
+                    k,
+                    format!("tool_result member `{key}` would collide with the canonical format"),
+                )
+            })?;
             Ok((Value::Object(item), true))
         }
         "functionCall" | "functionResult" => Err(item_err(
@@ -621,10 +577,15 @@ fn block_to_item(b: &Value, index: usize, k: usize) -> Result<(Value, bool), Con
             format!("a block of type {tag:?} has no canonical form (it would be read as a call or result)"),
         )),
         _ => {
-            for (key, v) in o {
-                let key = if key == "type" { "$type" } else { key.as_str() };
-                item.insert(key.to_string(), v.clone());
-            }
+            // A `$type` member was refused above.
+            let how = Members {
+                skip: &[],
+                rename: &[("type", "$type")],
+                refuse: &["$type"],
+            };
+            copy_members(o, &mut item, &how, |_| {
+                item_err(index, k, "has a `$type` member, which would collide")
+            })?;
             Ok((Value::Object(item), false))
         }
     }

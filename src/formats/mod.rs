@@ -1,0 +1,433 @@
+//! Wire formats (semantics §1): every piece of knowledge about how a
+//! message is spelled in canonical, OpenAI Chat Completions or Anthropic
+//! Messages JSON lives in this folder.
+//!
+//! The kit never rewrites a message it keeps: reducers, the validator and the
+//! checker all work on a [`MessageView`] (role plus the list of content items
+//! that matter: calls, results, approval requests and responses) taken from
+//! the message as it was read, in whichever wire [`Format`] it came in. A kept
+//! message is written back as the very JSON value that was read, or that
+//! value with some result / approval-response items removed
+//! ([`strip_items`]).
+//!
+//! | file | owns |
+//! |------|------|
+//! | `mod.rs` | [`Format`], and per format: [`view_message`], [`strip_items`], [`to_wire`], [`from_wire`] |
+//! | [`canonical`] | the canonical items and their `$type` tags |
+//! | [`openai`] | OpenAI messages: their views, and conversion to and from canonical |
+//! | [`anthropic`] | Anthropic messages and blocks: their views, the system pseudo-message, conversion |
+//!
+//! A new wire format is a new file here, a [`Format`] variant, and an arm in
+//! each dispatch function below; the request / response envelope of the
+//! runner protocol is in [`crate::protocol`].
+
+pub mod anthropic;
+pub mod canonical;
+pub mod openai;
+
+use crate::terms::{Item, ItemKind, MessageView, Role, ShapeError};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A message that has no form in the target format: names the message
+/// index, the content index when the problem is in one item, and what is
+/// wrong.
+pub type ConvertError = ShapeError;
+
+/// A wire format of chat messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Microsoft.Extensions.AI `ChatMessage` JSON: `role`, `contents` of
+    /// `$type`-tagged items (semantics §1); see [`canonical`].
+    Canonical,
+    /// OpenAI Chat Completions messages (`content`, `tool_calls`,
+    /// `tool_call_id`); see [`openai`].
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Anthropic Messages (`content` blocks `text`, `tool_use`,
+    /// `tool_result`; the request's top-level `system` travels as a leading
+    /// `{"role": "system", "content": ...}` pseudo-message); see
+    /// [`anthropic`].
+    Anthropic,
+}
+
+impl Format {
+    /// Every format, canonical first.
+    pub const ALL: [Format; 3] = [Format::Canonical, Format::OpenAi, Format::Anthropic];
+
+    /// The format's command-line name: `canonical`, `openai` or
+    /// `anthropic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Canonical => "canonical",
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+        }
+    }
+
+    /// The format's name in prose: `canonical`, `OpenAI`, `Anthropic`
+    /// (as in "no OpenAI form").
+    pub fn title(self) -> &'static str {
+        match self {
+            Format::Canonical => "canonical",
+            Format::OpenAi => "OpenAI",
+            Format::Anthropic => "Anthropic",
+        }
+    }
+
+    /// The member of a message that holds its removable content items:
+    /// `contents` (canonical) or `content` (openai, anthropic).
+    pub fn items_key(self) -> &'static str {
+        match self {
+            Format::Canonical => "contents",
+            Format::OpenAi | Format::Anthropic => "content",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format name that is not `canonical`, `openai` or `anthropic`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format {0:?} (canonical, openai or anthropic)")]
+pub struct UnknownFormat(pub String);
+
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    /// The format named `s` ([`Format::name`]).
+    fn from_str(s: &str) -> Result<Format, UnknownFormat> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFormat(s.to_string()))
+    }
+}
+
+/// The string member `key` of `obj`, or a [`ShapeError`] saying that
+/// `what` (a message, an item) has none or a non-string one.
+pub(crate) fn string_field<'a>(
+    obj: &'a Map<String, Value>,
+    key: &str,
+    index: usize,
+    item: Option<usize>,
+    what: &str,
+) -> Result<&'a str, ShapeError> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(ShapeError::new(
+            index,
+            item,
+            format!("{what} has a non-string `{key}`"),
+        )),
+        None => Err(ShapeError::new(
+            index,
+            item,
+            format!("{what} has no `{key}`"),
+        )),
+    }
+}
+
+/// Reads the view of message `index` of a history in `format`.
+///
+/// # Errors
+///
+/// A [`ShapeError`] when the message is not an object, has no string `role`,
+/// has a non-array items member, or a call / result / approval item lacks its
+/// string id (`callId`, `requestId`, `id`; OpenAI `id`, `tool_call_id`;
+/// Anthropic `id`, `tool_use_id`).
+///
+/// Canonical: see [`canonical`]. OpenAI: see [`openai`].
+///
+/// Anthropic: a `system` (or `developer`) message — the pseudo-message that
+/// carries the request's top-level `system` — has no items. Otherwise a
+/// string `content` is one text item and an array `content` gives one item
+/// per block (`text`, `tool_use` → call, `tool_result` → result, the four
+/// approval types as in canonical, anything else opaque). A `user` message
+/// with at least one `tool_result` block has role [`Role::Tool`] (its
+/// `role_text` stays as received): it is Anthropic's form of a tool message.
+pub fn view_message(format: Format, msg: &Value, index: usize) -> Result<MessageView, ShapeError> {
+    let obj = msg
+        .as_object()
+        .ok_or_else(|| ShapeError::new(index, None, "is not a JSON object"))?;
+    let role_text = string_field(obj, "role", index, None, "message")?.to_string();
+    let role = Role::parse(&role_text);
+    let (role, items) = match format {
+        Format::Canonical => (role, canonical::items(obj, index)?),
+        Format::OpenAi => (role, openai::items(obj, role, index)?),
+        Format::Anthropic => anthropic::role_and_items(obj, role, index)?,
+    };
+    Ok(MessageView {
+        role,
+        role_text,
+        items,
+    })
+}
+
+/// Reads the views of every message of a history.
+///
+/// # Errors
+///
+/// The first [`ShapeError`], naming its message index.
+pub fn view_history(format: Format, messages: &[Value]) -> Result<Vec<MessageView>, ShapeError> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| view_message(format, m, i))
+        .collect()
+}
+
+/// Removes the items at `removed` (indices into `view.items`, each a result
+/// or approval response) from `msg`. Returns `None` when no item would be
+/// left: such a message is dropped (semantics §3 step 6). All other members
+/// of the message are kept unchanged. A removed item that is not an element
+/// of the items array (an OpenAI `tool` message's result, which is the
+/// message itself) drops the whole message, whatever else it carries.
+pub fn strip_items(
+    format: Format,
+    msg: &Value,
+    view: &MessageView,
+    removed: &[usize],
+) -> Option<Value> {
+    if removed.is_empty() {
+        return Some(msg.clone());
+    }
+    if removed.len() >= view.items.len() || removed.iter().any(|&r| view.items[r].elem.is_none()) {
+        return None;
+    }
+    let mut elems: Vec<usize> = removed
+        .iter()
+        .map(|&r| {
+            view.items[r]
+                .elem
+                .expect("items outside the items array drop the message above")
+        })
+        .collect();
+    elems.sort_unstable();
+    let mut out = msg.clone();
+    if let Some(Value::Array(arr)) = out.get_mut(format.items_key()) {
+        for e in elems.into_iter().rev() {
+            arr.remove(e);
+        }
+    }
+    Some(out)
+}
+
+/// Converts a canonical history to `format`, one message for one message
+/// (the identity for [`Format::Canonical`]).
+///
+/// # Errors
+///
+/// [`ConvertError`] for the first message the format cannot carry: see
+/// [`openai::to_openai`] and [`anthropic::to_anthropic`].
+pub fn to_wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
+    match format {
+        Format::Canonical => Ok(messages.to_vec()),
+        Format::OpenAi => openai::to_openai(messages),
+        Format::Anthropic => anthropic::to_anthropic(messages),
+    }
+}
+
+/// Converts messages in `format` to a canonical history, one message for
+/// one message; the inverse of [`to_wire`].
+///
+/// # Errors
+///
+/// [`ConvertError`] for the first message that has no canonical form: see
+/// [`openai::from_openai`] and [`anthropic::from_anthropic`].
+pub fn from_wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
+    match format {
+        Format::Canonical => Ok(messages.to_vec()),
+        Format::OpenAi => openai::from_openai(messages),
+        Format::Anthropic => anthropic::from_anthropic(messages),
+    }
+}
+
+/// Copies every member of `from` but those named in `skip` into `to`, in
+/// order (a [`copy_members`] that refuses nothing).
+pub(crate) fn copy_other(from: &Map<String, Value>, to: &mut Map<String, Value>, skip: &[&str]) {
+    let how = Members {
+        skip,
+        rename: &[],
+        refuse: &[],
+    };
+    // Nothing is refused, so the copy cannot fail.
+    let _ = copy_members(from, to, &how, |_| ShapeError::new(0, None, ""));
+}
+
+/// The items of a `content` member as OpenAI and Anthropic spell it:
+/// none when absent or `null`, one text item (not an element) for a
+/// string, and one item per part or block of an array, classified by
+/// `classify` on its `type` (see [`canonical::tagged_items`]).
+///
+/// # Errors
+///
+/// A [`ShapeError`] for any other `content`, or from `classify`.
+pub(crate) fn content_items(
+    obj: &Map<String, Value>,
+    index: usize,
+    classify: canonical::Classify,
+) -> Result<Vec<Item>, ShapeError> {
+    match obj.get("content") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(_)) => Ok(vec![Item {
+            kind: ItemKind::Text,
+            id: String::new(),
+            elem: None,
+        }]),
+        Some(Value::Array(parts)) => canonical::tagged_items(parts, "type", classify),
+        Some(_) => Err(ShapeError::new(
+            index,
+            None,
+            "`content` is not a string, an array or null",
+        )),
+    }
+}
+
+/// How [`copy_members`] treats the members of an object it copies. Members
+/// it does not name are copied unchanged, in order.
+pub(crate) struct Members<'a> {
+    /// Members left out (the caller has written their translation).
+    pub skip: &'a [&'a str],
+    /// Members copied under another name: `(from, to)`.
+    pub rename: &'a [(&'a str, &'a str)],
+    /// Members whose presence is an error: they would collide with a member
+    /// of the target format.
+    pub refuse: &'a [&'a str],
+}
+
+/// Copies the members of `from` into `to`, in order, as `how` says: the one
+/// "copy members, rename, refuse collisions" step of every conversion.
+///
+/// # Errors
+///
+/// `collide(name)` for the first member of `how.refuse` that `from` has.
+pub(crate) fn copy_members(
+    from: &Map<String, Value>,
+    to: &mut Map<String, Value>,
+    how: &Members,
+    collide: impl Fn(&str) -> ConvertError,
+) -> Result<(), ConvertError> {
+    for (key, value) in from {
+        let key = key.as_str();
+        if how.skip.contains(&key) {
+            continue;
+        }
+        if how.refuse.contains(&key) {
+            return Err(collide(key));
+        }
+        let name = how
+            .rename
+            .iter()
+            .find(|(old, _)| *old == key)
+            .map_or(key, |(_, new)| *new);
+        to.insert(name.to_string(), value.clone());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_items_and_ids() {
+        let m = json!({"role": "Assistant", "contents": [
+            {"$type": "text", "text": "x"},
+            {"$type": "functionCall", "callId": "c1", "name": "F"},
+            {"$type": "functionApprovalRequest", "id": "r1", "functionCall": {}},
+            {"$type": "dataContent", "uri": "data:,"}]});
+        let v = view_message(Format::Canonical, &m, 4).unwrap();
+        assert_eq!(v.role, Role::Assistant);
+        assert_eq!(v.role_text, "Assistant");
+        let kinds: Vec<_> = v.items.iter().map(|i| (i.kind, i.id.as_str())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (ItemKind::Text, ""),
+                (ItemKind::Call, "c1"),
+                (ItemKind::ApprovalRequest, "r1"),
+                (ItemKind::Opaque, "")
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_call_id_names_message_and_item() {
+        let m = json!({"role": "assistant", "contents": [{"$type": "text"}, {"$type": "functionCall"}]});
+        let e = view_message(Format::Canonical, &m, 7).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "message 7, content 1: functionCall has no `callId`"
+        );
+        let e = view_message(Format::Canonical, &json!([]), 2).unwrap_err();
+        assert_eq!(e.to_string(), "message 2: is not a JSON object");
+    }
+
+    #[test]
+    fn openai_tool_calls_and_tool_results() {
+        let a = json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+        let v = view_message(Format::OpenAi, &a, 0).unwrap();
+        assert_eq!(
+            v.items,
+            vec![Item {
+                kind: ItemKind::Call,
+                id: "call_1".into(),
+                elem: None
+            }]
+        );
+        let t = json!({"role": "tool", "tool_call_id": "call_1", "content": "ok"});
+        let v = view_message(Format::OpenAi, &t, 1).unwrap();
+        assert_eq!(
+            v.items,
+            vec![Item {
+                kind: ItemKind::Result,
+                id: "call_1".into(),
+                elem: None
+            }]
+        );
+        assert_eq!(strip_items(Format::OpenAi, &t, &v, &[0]), None);
+    }
+
+    #[test]
+    fn an_openai_tool_message_with_calls_drops_whole_when_its_result_goes() {
+        // Found by parse_no_panic: a `tool` message that also carries
+        // `tool_calls` (invalid, but readable). Its result is the message.
+        let t = json!({"role": "tool", "tool_call_id": "x", "content": null,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f"}}]});
+        let v = view_message(Format::OpenAi, &t, 0).unwrap();
+        assert_eq!(v.items.len(), 2);
+        assert_eq!(strip_items(Format::OpenAi, &t, &v, &[0]), None);
+        let out = crate::reduce::reduce(
+            crate::terms::Policy::Suffix,
+            Format::OpenAi,
+            &[t],
+            &json!(5),
+        )
+        .unwrap();
+        assert_eq!(out, Vec::<Value>::new());
+    }
+
+    #[test]
+    fn strip_keeps_other_items_and_fields() {
+        let m = json!({"role": "user", "messageId": "m9", "contents": [
+            {"$type": "toolApprovalResponse", "requestId": "a", "approved": true},
+            {"$type": "toolApprovalResponse", "requestId": "b", "approved": false}]});
+        let v = view_message(Format::Canonical, &m, 0).unwrap();
+        assert!(v.is_approval_only());
+        assert!(!v.is_turn_start());
+        assert_eq!(
+            strip_items(Format::Canonical, &m, &v, &[0]),
+            Some(json!({"role": "user", "messageId": "m9", "contents": [
+                {"$type": "toolApprovalResponse", "requestId": "b", "approved": false}]}))
+        );
+        assert_eq!(strip_items(Format::Canonical, &m, &v, &[0, 1]), None);
+    }
+}
