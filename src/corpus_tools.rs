@@ -24,7 +24,7 @@ use crate::check::{check_reducer, Outcome, Request};
 use crate::formats::{view_history, Format};
 use crate::generate::{shapes, Config, GeneratedCase, Shape};
 use crate::json::first_difference;
-use crate::reduce::{reduce, reference, ReduceError};
+use crate::reduce::{reduce, reference, respond, ReduceError};
 use crate::terms::{Budget, Clause, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
@@ -929,7 +929,14 @@ pub fn signature(case: &Case) -> BTreeSet<Pair> {
         max_messages: &case.max_messages,
         messages: &case.messages,
     };
-    let Ok(verdicts) = check_reducer(&req, reference(case.policy, Format::Canonical)) else {
+    let want = respond(
+        case.policy,
+        Format::Canonical,
+        &case.max_messages,
+        &case.messages,
+    );
+    let Ok(verdicts) = check_reducer(&req, reference(case.policy, Format::Canonical), Some(want))
+    else {
         return BTreeSet::new();
     };
     let budget = Budget::parse(&case.max_messages).map_or(0, Budget::max_messages);

@@ -8,6 +8,7 @@ use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request, V
 use crate::formats::{to_wire, Format};
 use crate::process::{run_once, Failure, Limits, Persistent};
 use crate::protocol::{request_json, response_from_json, Response};
+use crate::reduce::respond;
 use crate::terms::{Clause, Level, Policy};
 use serde_json::Value;
 use std::ffi::OsString;
@@ -233,7 +234,15 @@ fn run_case(
     };
     let verdicts;
     if let Some(first) = &first {
-        let mut extras = Extras::default();
+        let mut extras = Extras {
+            reference: Some(respond(
+                settings.policy,
+                settings.format,
+                &case.max_messages,
+                &wire_messages,
+            )),
+            ..Extras::default()
+        };
         let extra = if settings.extra_requests {
             extra_requests(&req, first)
         } else {
@@ -242,14 +251,7 @@ fn run_case(
         for extra in extra {
             let r = request_json(settings.format, &extra.max_messages, &extra.messages);
             match session.exchange(&r)? {
-                Ok(resp) => match extra.kind {
-                    ExtraKind::Repeat => extras.repeat = Some(resp),
-                    ExtraKind::Again => extras.again = Some(resp),
-                    ExtraKind::Smaller => {
-                        let b = extra.max_messages.as_u64().unwrap_or(0) as usize;
-                        extras.smaller = Some((b, resp));
-                    }
-                },
+                Ok(resp) => extras.record(&extra, resp),
                 Err((clause, detail, tail)) => {
                     let what = match extra.kind {
                         ExtraKind::Repeat => "the repeated request",

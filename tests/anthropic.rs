@@ -8,7 +8,7 @@ use reducer_kit::formats::{strip_items, view_history, view_message, Format};
 use reducer_kit::generate::{seeded_cases, Config};
 use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, split_system};
-use reducer_kit::reduce::{reduce, reference};
+use reducer_kit::reduce::{reduce, reference, respond};
 use reducer_kit::terms::{Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
 use serde_json::{json, Value};
@@ -309,7 +309,17 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                     max_messages: &max,
                     messages,
                 };
-                let verdicts = check_reducer(&req, reference(policy, Format::Anthropic)).unwrap();
+                let verdicts = check_reducer(
+                    &req,
+                    reference(policy, Format::Anthropic),
+                    Some(respond(
+                        policy,
+                        Format::Anthropic,
+                        req.max_messages,
+                        req.messages,
+                    )),
+                )
+                .unwrap();
                 for v in &verdicts {
                     judged.insert(v.clause.id());
                     match &v.outcome {
@@ -620,7 +630,18 @@ fn generated_histories_round_trip_and_reduce_alike() {
                     max_messages: &max,
                     messages: &a,
                 };
-                for v in check_reducer(&req, reference(policy, Format::Anthropic)).unwrap() {
+                for v in check_reducer(
+                    &req,
+                    reference(policy, Format::Anthropic),
+                    Some(respond(
+                        policy,
+                        Format::Anthropic,
+                        req.max_messages,
+                        req.messages,
+                    )),
+                )
+                .unwrap()
+                {
                     assert!(!v.failed(), "case {n} {policy}: {v:?}");
                 }
             }

@@ -7,7 +7,7 @@ use reducer_kit::case::{load_dir, ExpectedError, ExpectedViolation};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::json::first_difference;
-use reducer_kit::reduce::{reduce, reference, ReduceError};
+use reducer_kit::reduce::{reduce, reference, respond, ReduceError};
 use reducer_kit::terms::Clause;
 use reducer_kit::validate::{validate, Options};
 use serde_json::Value;
@@ -77,7 +77,17 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
             max_messages: &case.max_messages,
             messages: &case.messages,
         };
-        let verdicts = check_reducer(&req, reference(case.policy, Format::Canonical)).unwrap();
+        let verdicts = check_reducer(
+            &req,
+            reference(case.policy, Format::Canonical),
+            Some(respond(
+                case.policy,
+                Format::Canonical,
+                req.max_messages,
+                req.messages,
+            )),
+        )
+        .unwrap();
         for v in &verdicts {
             if let Outcome::Fail(d) = &v.outcome {
                 failures.push(format!("{place}: {}: {d}", v.clause));

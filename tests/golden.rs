@@ -38,7 +38,7 @@ use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::describe_target;
 use reducer_kit::generate::{seeded_case, Config};
 use reducer_kit::protocol::{request_json, Response};
-use reducer_kit::reduce::{reduce, reference};
+use reducer_kit::reduce::{reduce, reference, respond};
 use reducer_kit::terms::{Clause, Policy};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -138,7 +138,11 @@ fn reduce_and_judge(
             max_messages,
             messages,
         };
-        match check_reducer(&req, reference(policy, format)) {
+        match check_reducer(
+            &req,
+            reference(policy, format),
+            Some(respond(policy, format, req.max_messages, req.messages)),
+        ) {
             Ok(v) => rec.put("judged reference", verdicts_text(&v)),
             Err(e) => {
                 rec.put("unreadable", e);
@@ -151,8 +155,12 @@ fn reduce_and_judge(
                 wrong.push(Response::Messages(m[1..].to_vec()));
             }
         }
+        let extras = Extras {
+            reference: Some(out.clone()),
+            ..Extras::default()
+        };
         for w in &wrong {
-            let v = check(&req, w, &Extras::default()).expect("the input was read above");
+            let v = check(&req, w, &extras).expect("the input was read above");
             rec.put("judged wrong", verdicts_text(&v));
         }
     }

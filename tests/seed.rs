@@ -5,7 +5,7 @@
 use reducer_kit::check::{check, Extras, Outcome, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::reduce;
+use reducer_kit::reduce::{reduce, respond};
 use reducer_kit::terms::Policy;
 use serde_json::{json, Value};
 
@@ -131,6 +131,7 @@ fn reference_outputs_pass_every_clause() {
                 repeat: Some(out.clone()),
                 again: Some(again),
                 smaller,
+                reference: Some(out.clone()),
             };
             for v in check(&req, &out, &extras).unwrap() {
                 assert!(
@@ -163,7 +164,11 @@ fn take_last_four_is_convicted_of_orphan_results() {
         messages: &messages,
     };
     let naive = Response::Messages(messages[2..].to_vec());
-    let verdicts = check(&req, &naive, &Extras::default()).unwrap();
+    let extras = Extras {
+        reference: Some(respond(Policy::Suffix, Format::Canonical, &max, &messages)),
+        ..Extras::default()
+    };
+    let verdicts = check(&req, &naive, &extras).unwrap();
     let failed: Vec<(&str, String)> = verdicts
         .iter()
         .filter_map(|v| match &v.outcome {

@@ -5,7 +5,7 @@
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::input::read_entries;
-use reducer_kit::reduce::{reduce, reference};
+use reducer_kit::reduce::{reduce, reference, respond};
 use reducer_kit::terms::Policy;
 use reducer_kit::validate::{validate, Options};
 use serde_json::json;
@@ -42,7 +42,18 @@ fn every_budget_both_policies_every_clause() {
                     max_messages: &max,
                     messages: &e.messages,
                 };
-                for v in check_reducer(&req, reference(policy, Format::OpenAi)).unwrap() {
+                for v in check_reducer(
+                    &req,
+                    reference(policy, Format::OpenAi),
+                    Some(respond(
+                        policy,
+                        Format::OpenAi,
+                        req.max_messages,
+                        req.messages,
+                    )),
+                )
+                .unwrap()
+                {
                     if let Outcome::Fail(d) = &v.outcome {
                         panic!("{} {policy} budget {budget}: {}: {d}", e.origin, v.clause);
                     }

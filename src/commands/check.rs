@@ -5,6 +5,7 @@ use reducer_kit::check::{check, Extras, Outcome, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::input::InputError;
 use reducer_kit::protocol::Response;
+use reducer_kit::reduce::respond;
 use reducer_kit::terms::Policy;
 use serde_json::Value;
 use std::process::ExitCode;
@@ -103,13 +104,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 )))
             }
         };
+        let (format, policy) = (Format::from(args.format), Policy::from(args.policy));
         let req = Request {
-            format: Format::from(args.format),
-            policy: Policy::from(args.policy),
+            format,
+            policy,
             max_messages: &max,
             messages: &input.messages,
         };
-        let verdicts = match check(&req, response, &Extras::default()) {
+        let extras = Extras {
+            reference: Some(respond(policy, format, &max, &input.messages)),
+            ..Extras::default()
+        };
+        let verdicts = match check(&req, response, &extras) {
             Ok(v) => v,
             Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
         };

@@ -227,8 +227,11 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         max_messages: &max,
         messages: &s.case.messages,
     };
-    let verdicts =
-        check(&req, &s.response, &Extras::default()).expect("generated inputs are readable");
+    let extras = Extras {
+        reference: Some(Response::Messages(s.reference.clone())),
+        ..Extras::default()
+    };
+    let verdicts = check(&req, &s.response, &extras).expect("generated inputs are readable");
     assert!(
         verdicts.iter().any(Verdict::failed),
         "a wrong output passed every clause\n{s:?}"

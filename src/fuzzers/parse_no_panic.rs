@@ -11,7 +11,7 @@
 use crate::check::{check, Extras, Request};
 use crate::formats::{view_history, Format};
 use crate::protocol::Response;
-use crate::reduce::reduce;
+use crate::reduce::{reduce, respond};
 use crate::terms::{pair, turns, Budget, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
@@ -88,7 +88,11 @@ fn exercise(v: &Value) {
                 messages,
             };
             let cut = messages[messages.len() / 2..].to_vec();
-            let _ = check(&req, &Response::Messages(cut), &Extras::default());
+            let extras = Extras {
+                reference: Some(respond(policy, format, budget, messages)),
+                ..Extras::default()
+            };
+            let _ = check(&req, &Response::Messages(cut), &extras);
         }
     }
 }

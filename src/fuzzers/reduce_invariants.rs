@@ -14,7 +14,7 @@ use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
-use crate::reduce::{reduce, ReduceError};
+use crate::reduce::{reduce, respond, ReduceError};
 use crate::terms::{pinned_index, Clause, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
@@ -109,12 +109,12 @@ pub fn check_reference(case: &GeneratedCase, policy: Policy) {
             max_messages: &bad,
             messages,
         };
-        let verdicts = check(
-            &req,
-            &Response::Error("bad budget".into()),
-            &Extras::default(),
-        )
-        .expect("generated inputs are readable");
+        let extras = Extras {
+            reference: Some(respond(policy, Format::Canonical, &bad, messages)),
+            ..Extras::default()
+        };
+        let verdicts = check(&req, &Response::Error("bad budget".into()), &extras)
+            .expect("generated inputs are readable");
         let rejects = verdicts
             .iter()
             .find(|v| v.clause == Clause::RejectsBadBudget)
@@ -144,6 +144,7 @@ fn judge_all(
                 Response::Messages(reference(policy, format, messages, budget - 1)),
             )
         }),
+        reference: Some(Response::Messages(out.clone())),
     };
     let max = Value::from(budget);
     let req = Request {
