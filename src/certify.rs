@@ -2,6 +2,7 @@
 //! shrinking failures to minimal counterexamples, expected failures, and the
 //! JSON and JUnit renderings of a run. The text report lives in the CLI.
 
+use crate::case::expect::{expectation, needs_pending};
 use crate::case::{Case, SPEC_VERSION};
 use crate::check::Outcome;
 use crate::formats::Format;
@@ -214,23 +215,14 @@ impl Counterexample {
     /// The counterexample as a case file: `expected` is the reference
     /// output (canonical) and `clauses` names the failing clause.
     pub fn to_case(&self, policy: Policy) -> Case {
-        let expected = reduce(
-            policy,
-            Format::Canonical,
-            &self.case.messages,
-            &self.case.max_messages,
-        )
-        .ok();
-        let bad_budget = Budget::parse(&self.case.max_messages).is_err();
         let mut case = Case {
             id: String::new(),
             spec: SPEC_VERSION,
             policy,
             max_messages: self.case.max_messages.clone(),
             messages: self.case.messages.clone(),
-            expected_error: (bad_budget || expected.is_none())
-                .then_some(crate::case::ExpectedError::BadBudget),
-            expected: if bad_budget { None } else { expected },
+            expected: None,
+            expected_error: None,
             clauses: vec![self.clause.id().to_string()],
             allow_pending: false,
             violations: Vec::new(),
@@ -239,31 +231,16 @@ impl Counterexample {
                 self.clause, self.original_id, self.detail
             ),
         };
-        if let Ok(views) = crate::formats::view_history(Format::Canonical, &case.messages) {
-            let strict = crate::validate::validate(
-                &views,
-                crate::validate::Options {
-                    allow_pending: false,
-                },
-            );
-            case.allow_pending = !strict.is_empty()
-                && crate::validate::validate(
-                    &views,
-                    crate::validate::Options {
-                        allow_pending: true,
-                    },
-                )
-                .is_empty();
-            if !strict.is_empty() && !case.allow_pending {
-                case.violations = strict
-                    .into_iter()
-                    .map(|v| crate::case::ExpectedViolation {
-                        rule: v.rule.id().into(),
-                        index: v.index,
-                        id: v.id,
-                    })
-                    .collect();
-            }
+        let expected = needs_pending(&case.messages).and_then(|allow_pending| {
+            case.allow_pending = allow_pending;
+            expectation(policy, &case.max_messages, &case.messages, allow_pending)
+        });
+        match expected {
+            Ok(e) => e.apply_to(&mut case),
+            // Messages the reference cannot read: the case says bad-budget,
+            // as it always has (the case format cannot expect unreadable
+            // messages).
+            Err(_) => case.expected_error = Some(crate::case::ExpectedError::BadBudget),
         }
         case.id = case.content_id("fail");
         case

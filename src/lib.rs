@@ -7,7 +7,7 @@ pub mod atomic;
 pub mod case;
 pub mod certify;
 pub mod check;
-pub mod corpus_tools;
+pub mod corpus;
 pub mod formats;
 pub mod fuzzers;
 pub mod generate;

@@ -1,13 +1,15 @@
 //! Every case under corpus/ (spec examples, seeds, regressions): the
-//! reference reducer of the case's policy gives exactly the expected output
-//! (or the expected error), and the checker passes every clause on it,
-//! judging each clause the case names.
+//! reference expectation of the case (`case::expect`: the reference reducer
+//! of the case's policy and the validator) is exactly the stored one, and
+//! the checker passes every clause on the reference output, judging each
+//! clause the case names.
 
-use reducer_kit::case::{load_dir, ExpectedError, ExpectedViolation};
+use reducer_kit::case::expect::expectation;
+use reducer_kit::case::{load_dir, ExpectedError};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::json::first_difference;
-use reducer_kit::reduce::{reduce, reference, respond, ReduceError};
+use reducer_kit::reduce::{reference, respond};
 use reducer_kit::terms::Clause;
 use reducer_kit::validate::{validate, Options};
 use serde_json::Value;
@@ -19,47 +21,42 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
     let mut failures = Vec::new();
     for (file, case) in &cases {
         let place = format!("{} ({})", case.id, file.display());
-        let got = reduce(
+        let got = expectation(
             case.policy,
-            Format::Canonical,
-            &case.messages,
             &case.max_messages,
-        );
-        match (&case.expected, case.expected_error, &got) {
-            (Some(want), None, Ok(out)) => {
+            &case.messages,
+            case.allow_pending,
+        )
+        .unwrap_or_else(|e| panic!("{place}: {e}"));
+        match (
+            &case.expected,
+            case.expected_error,
+            &got.expected,
+            got.expected_error,
+        ) {
+            (Some(want), None, Some(out), None) => {
                 if let Some(path) =
                     first_difference(&Value::Array(want.clone()), &Value::Array(out.clone()))
                 {
                     failures.push(format!("{place}: output differs from `expected` at {path}"));
                 }
             }
-            (None, Some(ExpectedError::BadBudget), Err(ReduceError::BadBudget(_))) => {}
+            (None, Some(ExpectedError::BadBudget), None, Some(ExpectedError::BadBudget)) => {}
             _ => failures.push(format!(
-                "{place}: expected {:?} / {:?}, got {got:?}",
+                "{place}: expected {:?} / {:?}, got {:?} / {:?}",
                 case.expected.as_ref().map(Vec::len),
-                case.expected_error
+                case.expected_error,
+                got.expected.as_ref().map(Vec::len),
+                got.expected_error
             )),
         }
-        let views = view_history(Format::Canonical, &case.messages).unwrap();
-        let violations: Vec<ExpectedViolation> = validate(
-            &views,
-            Options {
-                allow_pending: case.allow_pending,
-            },
-        )
-        .into_iter()
-        .map(|v| ExpectedViolation {
-            rule: v.rule.id().to_string(),
-            index: v.index,
-            id: v.id,
-        })
-        .collect();
-        if violations != case.violations {
+        if got.violations != case.violations {
             failures.push(format!(
-                "{place}: the validator reports {violations:?}, the case expects {:?}",
-                case.violations
+                "{place}: the validator reports {:?}, the case expects {:?}",
+                got.violations, case.violations
             ));
         }
+        let views = view_history(Format::Canonical, &case.messages).unwrap();
         let strict = validate(
             &views,
             Options {

@@ -5,7 +5,8 @@
 //! signatures), `seed-fuzz` (deterministic seeds for every target).
 
 use reducer_kit::case::{load_file, parse_cases, Case, SPEC_VERSION};
-use reducer_kit::corpus_tools::{compare, import, regenerate, Comparison};
+use reducer_kit::corpus::import::import;
+use reducer_kit::corpus::{compare, regenerate, Comparison};
 use reducer_kit::fuzzers::TARGETS;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

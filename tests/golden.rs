@@ -33,7 +33,10 @@
 use reducer_kit::case::{load_dir, Case};
 use reducer_kit::certify::{from_case, Counterexample};
 use reducer_kit::check::{check, check_reducer, Extras, Outcome, Request};
-use reducer_kit::corpus_tools::{fuzz_seeds, import, regenerate, signature};
+use reducer_kit::corpus::import::import;
+use reducer_kit::corpus::min::signature;
+use reducer_kit::corpus::regenerate;
+use reducer_kit::corpus::seeds::fuzz_seeds;
 use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::describe_target;
 use reducer_kit::generate::{seeded_case, Config};

@@ -1,5 +1,5 @@
 //! `reducer-kit corpus`: regression corpora as a workflow (see
-//! `reducer_kit::corpus_tools`): `regen` and `check` a directory of case
+//! `reducer_kit::corpus`): `regen` and `check` a directory of case
 //! files against the reference under the current spec, `add` failing cases
 //! (certify counterexamples, libFuzzer artifacts), `min`imize a directory by
 //! (clause, shape) coverage, and `seed-fuzz` the fuzz targets.
@@ -9,11 +9,12 @@
 //! file, a `spec` newer than this kit's, a write that failed).
 
 use super::PolicyArg;
+use reducer_kit::case::file::{load_files, render, CaseFile, Layout, Style};
 use reducer_kit::case::SPEC_VERSION;
-use reducer_kit::corpus_tools::{
-    differences, file_name, fuzz_seeds, import, load, plan_min, regenerate, render, seed_name,
-    CaseFile, Comparison, Layout, Style,
-};
+use reducer_kit::corpus::import::{file_name, import};
+use reducer_kit::corpus::min::plan_min;
+use reducer_kit::corpus::seeds::{fuzz_seeds, seed_name};
+use reducer_kit::corpus::{compare, differences, regenerate, Comparison};
 use reducer_kit::fuzzers::TARGETS;
 use reducer_kit::terms::Policy;
 use std::collections::HashMap;
@@ -147,7 +148,7 @@ fn count_cases(files: &[CaseFile]) -> usize {
 
 fn regen(args: RegenArgs) -> ExitCode {
     let dir = dir_or_default(args.dir);
-    let files = match load(&dir) {
+    let files = match load_files(&dir) {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
@@ -235,7 +236,7 @@ fn regen(args: RegenArgs) -> ExitCode {
 
 fn check(args: CheckArgs) -> ExitCode {
     let dir = dir_or_default(args.dir);
-    let files = match load(&dir) {
+    let files = match load_files(&dir) {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
@@ -243,7 +244,7 @@ fn check(args: CheckArgs) -> ExitCode {
     for f in &files {
         for case in &f.cases {
             let place = format!("{} ({})", case.id, f.path.display());
-            match reducer_kit::corpus_tools::compare(case) {
+            match compare(case) {
                 Comparison::Matches => {}
                 Comparison::OlderSpec(v) => {
                     older += 1;
@@ -295,7 +296,7 @@ fn add(args: AddArgs) -> ExitCode {
     // Cases already in DIR, by id and by content id, with their file.
     let mut present: HashMap<String, (String, PathBuf)> = HashMap::new();
     if args.dir.is_dir() {
-        match load(&args.dir) {
+        match load_files(&args.dir) {
             Ok(files) => {
                 for f in files {
                     for c in f.cases {
@@ -382,7 +383,7 @@ fn inside(file: &Path, dir: &Path) -> bool {
 
 fn min(args: MinArgs) -> ExitCode {
     let dir = dir_or_default(args.dir);
-    let files = match load(&dir) {
+    let files = match load_files(&dir) {
         Ok(f) => f,
         Err(e) => return usage(e),
     };

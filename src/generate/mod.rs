@@ -28,9 +28,9 @@ pub use config::{
 };
 pub use shape::{shapes, Shape, KNOWN_OPAQUE_TYPES, LARGE_PAYLOAD_THRESHOLD};
 
+use crate::case::expect::expectation;
 use crate::case::{Case, SPEC_VERSION};
 use crate::formats::{view_history, Format};
-use crate::reduce::reduce;
 use crate::terms::{pinned_index, turns, Policy, Role};
 use arbitrary::{Arbitrary, Unstructured};
 use rand::{RngCore, SeedableRng};
@@ -55,30 +55,34 @@ pub struct GeneratedCase {
 }
 
 impl GeneratedCase {
-    /// The case in the case format (`crate::case`), with `expected`
-    /// computed by the reference reducer of `policy`.
+    /// The case in the case format (`crate::case`), with the reference
+    /// expectation of `policy` ([`crate::case::expect::expectation`]; a
+    /// generated history is valid under its `allow_pending`, so
+    /// `violations` stays empty).
     ///
     /// # Panics
     ///
-    /// When the reference reducer rejects the case, which it never does for
-    /// a generated history (well-formed, budget ≥ 1).
+    /// When the reference cannot read the history, which never happens for
+    /// a generated one.
     pub fn to_case(&self, id: String, policy: Policy) -> Case {
         let max_messages = Value::from(self.budget);
-        let expected = reduce(policy, Format::Canonical, &self.messages, &max_messages)
+        let e = expectation(policy, &max_messages, &self.messages, self.allow_pending)
             .expect("the reference reducer accepts every generated case");
-        Case {
+        let mut case = Case {
             id,
             spec: SPEC_VERSION,
             policy,
             max_messages,
             messages: self.messages.clone(),
-            expected: Some(expected),
+            expected: None,
             expected_error: None,
             clauses: Vec::new(),
             allow_pending: self.allow_pending,
             violations: Vec::new(),
             description: String::new(),
-        }
+        };
+        e.apply_to(&mut case);
+        case
     }
 }
 

@@ -17,11 +17,20 @@
 //! | `allowPending`  | bool                    | `false` | the input is valid only under `--allow-pending` |
 //! | `violations`    | array of `{"rule", "index", "id"}` | `[]` | what the validator reports on `messages` (under `allowPending`); empty means the input is valid |
 //! | `description`   | string                  | `""`    | one line on what the case shows |
+//!
+//! | file | owns |
+//! |------|------|
+//! | `mod.rs` | [`Case`], its checks, reading one file ([`load_file`]) or a directory ([`load_dir`]) |
+//! | [`expect`] | the reference expectation of a case: `expected` / `expectedError` / `violations` |
+//! | [`file`] | case files as text: the directory walk, layouts and styles, rendering, splicing |
 
 use crate::terms::{Clause, Policy};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+pub mod expect;
+pub mod file;
 
 /// The version of the contract (`spec/`) this kit implements.
 pub const SPEC_VERSION: u32 = 1;
@@ -100,14 +109,45 @@ pub enum CaseError {
         message: String,
     },
     /// A case breaks a rule of the format.
-    #[error("{path}: case {id:?}: {message}")]
+    #[error("{path}: case {id:?}: {problem}")]
     Invalid {
         /// The file.
         path: PathBuf,
         /// The case id.
         id: String,
         /// What is wrong.
-        message: String,
+        problem: InvalidCase,
+    },
+}
+
+/// A rule of the case format that a case breaks (besides what serde
+/// checks: types, unknown fields).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidCase {
+    /// `id` is empty or blank.
+    #[error("empty id")]
+    EmptyId,
+    /// `spec` is 0 or newer than [`SPEC_VERSION`].
+    #[error("spec version {spec} is not known to this kit (it implements {SPEC_VERSION})")]
+    UnknownSpec {
+        /// The case's `spec`.
+        spec: u32,
+    },
+    /// Neither or both of `expected` and `expectedError`.
+    #[error("needs exactly one of `expected` and `expectedError`")]
+    Expectation,
+    /// A `violations` rule id the validator does not have.
+    #[error("unknown validator rule id {0:?}")]
+    UnknownRule(String),
+    /// A `clauses` id that is not a clause.
+    #[error("unknown clause id {0:?}")]
+    UnknownClause(String),
+    /// The id is used by an earlier case of the corpus.
+    #[error("duplicate id (first in {})", first.display())]
+    DuplicateId {
+        /// The file of the first case with the id.
+        first: PathBuf,
     },
 }
 
@@ -117,28 +157,25 @@ impl Case {
     ///
     /// # Errors
     ///
-    /// A message saying which rule is broken.
-    pub fn check_format(&self) -> Result<(), String> {
+    /// The [`InvalidCase`] rule that is broken.
+    pub fn check_format(&self) -> Result<(), InvalidCase> {
         if self.id.trim().is_empty() {
-            return Err("empty id".into());
+            return Err(InvalidCase::EmptyId);
         }
         if self.spec == 0 || self.spec > SPEC_VERSION {
-            return Err(format!(
-                "spec version {} is not known to this kit (it implements {SPEC_VERSION})",
-                self.spec
-            ));
+            return Err(InvalidCase::UnknownSpec { spec: self.spec });
         }
         if self.expected.is_some() == self.expected_error.is_some() {
-            return Err("needs exactly one of `expected` and `expectedError`".into());
+            return Err(InvalidCase::Expectation);
         }
         for v in &self.violations {
             if crate::validate::Rule::from_id(&v.rule).is_none() {
-                return Err(format!("unknown validator rule id {:?}", v.rule));
+                return Err(InvalidCase::UnknownRule(v.rule.clone()));
             }
         }
         for c in &self.clauses {
             if Clause::from_id(c).is_none() {
-                return Err(format!("unknown clause id {c:?}"));
+                return Err(InvalidCase::UnknownClause(c.clone()));
             }
         }
         Ok(())
@@ -186,10 +223,10 @@ pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
             path: path.to_owned(),
             message: format!("case {i}: {e}"),
         })?;
-        case.check_format().map_err(|message| CaseError::Invalid {
+        case.check_format().map_err(|problem| CaseError::Invalid {
             path: path.to_owned(),
             id: case.id.clone(),
-            message,
+            problem,
         })?;
         cases.push(case);
     }
@@ -209,52 +246,22 @@ pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
     parse_cases(&text, path)
 }
 
-/// Reads every `*.json` case file below `dir` (recursively, in path order,
-/// skipping a `fuzz` folder, which holds fuzzer seeds), with the file each
-/// case came from.
+/// Reads every case file below `dir` (recursively, in path order, skipping
+/// a `fuzz` folder, which holds fuzzer seeds; see [`file::load_files`]),
+/// with the file each case came from.
 ///
 /// # Errors
 ///
 /// The first unreadable or invalid file, or [`CaseError::Invalid`] for a
 /// duplicate id (naming the second file).
 pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Case)>, CaseError> {
-    let mut files = Vec::new();
-    collect_json(dir, &mut files).map_err(|source| CaseError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
-    files.sort();
-    let mut out: Vec<(PathBuf, Case)> = Vec::new();
-    let mut seen = std::collections::HashMap::new();
-    for f in files {
-        for case in load_file(&f)? {
-            if let Some(first) = seen.insert(case.id.clone(), f.clone()) {
-                return Err(CaseError::Invalid {
-                    path: f.clone(),
-                    id: case.id.clone(),
-                    message: format!("duplicate id (first in {})", first.display()),
-                });
-            }
-            out.push((f.clone(), case));
-        }
-    }
-    Ok(out)
-}
-
-fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            if path.file_name().is_some_and(|n| n == "fuzz") {
-                continue;
-            }
-            collect_json(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-    Ok(())
+    Ok(file::load_files(dir)?
+        .into_iter()
+        .flat_map(|f| {
+            let path = f.path;
+            f.cases.into_iter().map(move |c| (path.clone(), c))
+        })
+        .collect())
 }
 
 /// Writes `case` to `dir/<file_name>` atomically (a temporary file renamed

@@ -1,0 +1,261 @@
+//! `corpus add`: turns certify counterexamples and libFuzzer inputs into
+//! regression cases, each with the reference expectation it gets now
+//! ([`crate::case::expect`]).
+
+use crate::case::expect::{expectation, needs_pending, ExpectError};
+use crate::case::{parse_cases, Case, CaseError, SPEC_VERSION};
+use crate::generate::GeneratedCase;
+use crate::terms::{Clause, Policy};
+use arbitrary::Unstructured;
+use serde_json::Value;
+use std::fmt;
+use std::path::Path;
+
+/// Where an imported case came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A case of a case file (a certify counterexample, say); its id there.
+    CaseFile(String),
+    /// A libFuzzer input of this fuzz target, decoded as the target decodes
+    /// it.
+    Artifact(&'static str),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::CaseFile(id) => write!(f, "case {id}"),
+            Origin::Artifact(t) => write!(f, "{t} input"),
+        }
+    }
+}
+
+/// One case made by [`import`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    /// The case: id `regress/<16 hex>` ([`Case::content_id`]), spec
+    /// [`SPEC_VERSION`], expectation from the reference.
+    pub case: Case,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// The fuzz target whose decoding [`import`] uses for raw bytes when none is
+/// named and the file's folder is not named after a target.
+pub const DEFAULT_TARGET: &str = "reduce_invariants";
+
+/// Why a file is not a regression case. Messages are lowercase.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImportError {
+    /// `--target` names no fuzz target.
+    #[error("unknown fuzz target {0:?}")]
+    UnknownTarget(String),
+    /// JSON that is not in the case format (what the case format says is
+    /// wrong with it).
+    #[error("{0} (for a fuzz input, name its target with --target)")]
+    NotACase(String),
+    /// A `parse_no_panic` input that is not JSON.
+    #[error("parse_no_panic input that is not JSON ({0}) carries no history")]
+    NotJson(serde_json::Error),
+    /// A `parse_no_panic` input that is a JSON object without `messages`.
+    #[error("parse_no_panic input: a JSON object without a `messages` array")]
+    NoMessages,
+    /// A `parse_no_panic` input that is other JSON.
+    #[error("parse_no_panic input: JSON that is neither an array nor an object")]
+    NotAHistory,
+    /// The fuzz target cannot decode the bytes.
+    #[error("{target} cannot decode it: {error}")]
+    Undecodable {
+        /// The target.
+        target: &'static str,
+        /// What `arbitrary` says.
+        error: arbitrary::Error,
+    },
+    /// The reference cannot judge the decoded messages.
+    #[error(transparent)]
+    Expect(#[from] ExpectError),
+    /// A case of a case file that the reference cannot judge.
+    #[error("case {id:?}: {error}")]
+    Case {
+        /// The case's id in the file.
+        id: String,
+        /// Why.
+        error: ExpectError,
+    },
+}
+
+/// A case under `policy` with the reference expectation, the `allowPending`
+/// flag normalised as certify's counterexamples are ([`needs_pending`]) and
+/// the content-hash id `regress/<16 hex>`.
+fn regression(
+    policy: Policy,
+    max_messages: Value,
+    messages: Vec<Value>,
+    clauses: Vec<String>,
+    description: String,
+) -> Result<Case, ExpectError> {
+    let allow_pending = needs_pending(&messages)?;
+    let e = expectation(policy, &max_messages, &messages, allow_pending)?;
+    let mut case = Case {
+        id: String::new(),
+        spec: SPEC_VERSION,
+        policy,
+        max_messages,
+        messages,
+        expected: None,
+        expected_error: None,
+        clauses,
+        allow_pending,
+        violations: Vec::new(),
+        description,
+    };
+    e.apply_to(&mut case);
+    case.id = case.content_id("regress");
+    Ok(case)
+}
+
+/// A generated case as the fuzz target `target` decodes `bytes`, with the
+/// policy the target draws (if it draws one) and the history it runs on.
+pub(crate) fn decode_target(
+    target: &'static str,
+    bytes: &[u8],
+) -> Result<(GeneratedCase, Option<Policy>, Vec<Value>), ImportError> {
+    let mut u = Unstructured::new(bytes);
+    let undecodable = |error| ImportError::Undecodable { target, error };
+    match target {
+        "format_roundtrip" => {
+            let (_, g) = crate::fuzzers::format_roundtrip::decode(&mut u).map_err(undecodable)?;
+            let m = g.messages.clone();
+            Ok((g, None, m))
+        }
+        "validator_agrees" => {
+            let s = crate::fuzzers::validator_agrees::decode(&mut u).map_err(undecodable)?;
+            Ok((s.case, None, s.messages))
+        }
+        "reduce_invariants" | "checker_convicts" => {
+            let (g, p) = crate::fuzzers::case_and_policy(&mut u).map_err(undecodable)?;
+            let m = g.messages.clone();
+            Ok((g, Some(p), m))
+        }
+        other => Err(ImportError::UnknownTarget(other.to_string())),
+    }
+}
+
+/// Reads the bytes of a `parse_no_panic` input as that target does: JSON
+/// that is a history array (budget 3) or an object with a `messages` array
+/// (and its `maxMessages`, else 3).
+fn decode_parse_no_panic(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
+    let v: Value = serde_json::from_slice(bytes).map_err(ImportError::NotJson)?;
+    match v {
+        Value::Array(a) => Ok((Value::from(3), a)),
+        Value::Object(mut o) => match o.remove("messages") {
+            Some(Value::Array(a)) => Ok((o.remove("maxMessages").unwrap_or(Value::from(3)), a)),
+            _ => Err(ImportError::NoMessages),
+        },
+        _ => Err(ImportError::NotAHistory),
+    }
+}
+
+/// Turns one input file into regression cases, each with the expectation the
+/// reference gives it now:
+///
+/// - with `target`, the bytes are that fuzz target's input, decoded as the
+///   target decodes them (`parse_no_panic`: a JSON history or request; the
+///   others: the generator's bytes, after [`crate::fuzzers`]);
+/// - else a case file (one case or an array; `certify --save-failures`
+///   writes these) gives its cases, keeping their `description` and the
+///   `clauses` that the (possibly new) policy has;
+/// - else a file in a folder named after a fuzz target (libFuzzer's
+///   `fuzz/artifacts/<target>/crash-…`) is that target's input;
+/// - else bytes that are JSON are not a case (the case-format error says
+///   why); other bytes are decoded as [`DEFAULT_TARGET`] does.
+///
+/// The policy is `policy` when given, else the case's, else the one the
+/// target draws, else `turns`. `name` (the file name) goes into the
+/// description of decoded cases.
+///
+/// # Errors
+///
+/// An [`ImportError`] saying why the file is not a case: JSON that is not
+/// in the case format, an unknown target, bytes the target cannot decode,
+/// or messages the reference cannot read.
+pub fn import(
+    bytes: &[u8],
+    path: &Path,
+    target: Option<&str>,
+    policy: Option<Policy>,
+) -> Result<Vec<Imported>, ImportError> {
+    let known = |name: &str| crate::fuzzers::TARGETS.iter().copied().find(|t| *t == name);
+    let target = match target {
+        Some(t) => known(t).ok_or_else(|| ImportError::UnknownTarget(t.to_string()))?,
+        None => {
+            let as_case = std::str::from_utf8(bytes)
+                .map_err(|e| e.to_string())
+                .and_then(|text| {
+                    parse_cases(text, path).map_err(|e| match e {
+                        CaseError::Format { message, .. } => message,
+                        CaseError::Invalid { id, problem, .. } => format!("case {id:?}: {problem}"),
+                        other => other.to_string(),
+                    })
+                });
+            let folder = path
+                .parent()
+                .and_then(Path::file_name)
+                .and_then(|n| n.to_str())
+                .and_then(known);
+            match (as_case, folder) {
+                (Ok(cases), _) => return import_cases(cases, policy),
+                (Err(_), Some(t)) => t,
+                (Err(e), None) if serde_json::from_slice::<Value>(bytes).is_ok() => {
+                    return Err(ImportError::NotACase(e))
+                }
+                (Err(_), None) => DEFAULT_TARGET,
+            }
+        }
+    };
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    let description = format!("imported from {target} input {name}");
+    let (max_messages, messages, drawn) = if target == "parse_no_panic" {
+        let (max, messages) = decode_parse_no_panic(bytes)?;
+        (max, messages, None)
+    } else {
+        let (g, drawn, messages) = decode_target(target, bytes)?;
+        (Value::from(g.budget), messages, drawn)
+    };
+    let policy = policy.or(drawn).unwrap_or(Policy::Turns);
+    let case = regression(policy, max_messages, messages, Vec::new(), description)?;
+    Ok(vec![Imported {
+        case,
+        origin: Origin::Artifact(target),
+    }])
+}
+
+/// The cases of a case file as regression cases (see [`import`]).
+fn import_cases(cases: Vec<Case>, policy: Option<Policy>) -> Result<Vec<Imported>, ImportError> {
+    cases
+        .into_iter()
+        .map(|c| {
+            let origin = Origin::CaseFile(c.id.clone());
+            let policy = policy.unwrap_or(c.policy);
+            let judged = Clause::for_policy(policy);
+            let clauses = c
+                .clauses
+                .into_iter()
+                .filter(|id| Clause::from_id(id).is_some_and(|k| judged.contains(&k)))
+                .collect();
+            regression(policy, c.max_messages, c.messages, clauses, c.description)
+                .map(|case| Imported { case, origin })
+                .map_err(|error| ImportError::Case { id: c.id, error })
+        })
+        .collect()
+}
+
+/// The file name of a case in a regressions folder: its id with `/` as `-`,
+/// plus `.json` (`regress/0123…` → `regress-0123….json`).
+pub fn file_name(id: &str) -> String {
+    format!("{}.json", id.replace('/', "-"))
+}
