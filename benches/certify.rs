@@ -6,9 +6,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use reducer_kit::certify::generated_case;
+use reducer_kit::certify::process::Limits;
+use reducer_kit::certify::run::{run_cases, Settings};
 use reducer_kit::formats::Format;
-use reducer_kit::process::Limits;
-use reducer_kit::runner::{run_cases, Settings};
 use reducer_kit::terms::Policy;
 use std::ffi::OsString;
 use std::time::Duration;

@@ -209,14 +209,13 @@ pub struct Request {
     pub messages: Vec<Value>,
 }
 
-/// Reads a request text in `format`: the reducer's half of
+/// Reads a request object in `format`: the reducer's half of
 /// [`request_json`].
 ///
 /// # Errors
 ///
-/// [`RequestError`] when the text is not JSON or has no `messages` array.
-pub fn read_request(format: Format, text: &str) -> Result<Request, RequestError> {
-    let request: Value = serde_json::from_str(text)?;
+/// [`RequestError::NoMessages`] when it has no `messages` array.
+pub fn request_from_json(format: Format, request: &Value) -> Result<Request, RequestError> {
     let messages = request
         .get("messages")
         .and_then(Value::as_array)

@@ -1,12 +1,12 @@
 //! Properties of the generator (`reducer_kit::generate`), its quickcheck
-//! support (`reducer_kit::quick`) and `reducer-kit generate`.
+//! support (`reducer_kit::generate::shrink`) and `reducer-kit generate`.
 
 use quickcheck::{Gen, QuickCheck, TestResult};
 use reducer_kit::case::Case;
 use reducer_kit::formats::{view_history, Format};
+use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{history, seeded_case, seeded_cases, shapes, Config, Shape};
 use reducer_kit::json::json_eq;
-use reducer_kit::quick::QuickCase;
 use reducer_kit::reduce::reduce;
 use reducer_kit::terms::Policy;
 use reducer_kit::validate::{validate, Options, Violation};

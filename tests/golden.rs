@@ -31,7 +31,8 @@
 //! moved.
 
 use reducer_kit::case::{load_dir, Case};
-use reducer_kit::certify::{from_case, Counterexample};
+use reducer_kit::certify::counterexample::Counterexample;
+use reducer_kit::certify::from_case;
 use reducer_kit::check::{check, check_reducer, Extras, Outcome, Request};
 use reducer_kit::corpus::import::import;
 use reducer_kit::corpus::min::signature;

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use reducer_kit::process::{run_once, Failure, Limits, Persistent, Reply};
+use reducer_kit::certify::process::{run_once, Failure, Limits, Persistent, Reply};
 
 fn hostile(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

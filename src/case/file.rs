@@ -16,6 +16,13 @@ use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+/// The file name of a case saved on its own (a regression case, a saved
+/// counterexample): its id with `/` as `-`, plus `.json`
+/// (`regress/0123…` → `regress-0123….json`).
+pub fn file_name(id: &str) -> String {
+    format!("{}.json", id.replace('/', "-"))
+}
+
 /// How a case file holds its cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {

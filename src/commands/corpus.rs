@@ -9,9 +9,9 @@
 //! file, a `spec` newer than this kit's, a write that failed).
 
 use super::PolicyArg;
-use reducer_kit::case::file::{load_files, render, CaseFile, Layout, Style};
+use reducer_kit::case::file::{file_name, load_files, render, CaseFile, Layout, Style};
 use reducer_kit::case::SPEC_VERSION;
-use reducer_kit::corpus::import::{file_name, import};
+use reducer_kit::corpus::import::import;
 use reducer_kit::corpus::min::plan_min;
 use reducer_kit::corpus::seeds::{fuzz_seeds, seed_name};
 use reducer_kit::corpus::{compare, differences, regenerate, Comparison};
@@ -139,7 +139,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn dir_or_default(dir: Option<PathBuf>) -> PathBuf {
-    dir.unwrap_or_else(super::certify::default_corpus)
+    dir.unwrap_or_else(reducer_kit::certify::kit_corpus)
 }
 
 fn count_cases(files: &[CaseFile]) -> usize {
@@ -461,7 +461,7 @@ fn min(args: MinArgs) -> ExitCode {
 fn seed_fuzz(args: SeedArgs) -> ExitCode {
     let out = args
         .out
-        .unwrap_or_else(|| super::certify::default_corpus().join("fuzz"));
+        .unwrap_or_else(|| reducer_kit::certify::kit_corpus().join("fuzz"));
     let mut total = 0;
     for t in TARGETS {
         let dir = out.join(t);

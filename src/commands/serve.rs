@@ -3,11 +3,9 @@
 //! implementers.
 
 use super::{FormatArg, PolicyArg};
+use reducer_kit::certify::session::ReferenceSession;
 use reducer_kit::formats::Format;
-use reducer_kit::protocol::{read_request, response_json, Response};
-use reducer_kit::reduce::respond;
 use reducer_kit::terms::Policy;
-use serde_json::Value;
 use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
@@ -24,17 +22,11 @@ pub struct Args {
     pub format: FormatArg,
 }
 
-/// Answers one request text with one response object: the reference
-/// reducer's answer, or `{"error": ...}` for a request it cannot read.
-pub fn answer(policy: Policy, format: Format, text: &str) -> Value {
-    let response = match read_request(format, text) {
-        Ok(r) => respond(policy, format, &r.max_messages, &r.messages),
-        Err(e) => Response::Error(e.to_string()),
-    };
-    response_json(format, &response)
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let reference = ReferenceSession {
+        policy: Policy::from(args.policy),
+        format: Format::from(args.format),
+    };
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     if args.persistent {
@@ -43,18 +35,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if line.trim().is_empty() {
                 continue;
             }
-            let response = answer(Policy::from(args.policy), Format::from(args.format), &line);
+            let response = reference.answer(&line);
             writeln!(stdout, "{response}")?;
             stdout.flush()?;
         }
     } else {
         let mut text = String::new();
         stdin.lock().read_to_string(&mut text)?;
-        writeln!(
-            stdout,
-            "{}",
-            answer(Policy::from(args.policy), Format::from(args.format), &text)
-        )?;
+        writeln!(stdout, "{}", reference.answer(&text))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -253,9 +253,3 @@ fn import_cases(cases: Vec<Case>, policy: Option<Policy>) -> Result<Vec<Imported
         })
         .collect()
 }
-
-/// The file name of a case in a regressions folder: its id with `/` as `-`,
-/// plus `.json` (`regress/0123…` → `regress-0123….json`).
-pub fn file_name(id: &str) -> String {
-    format!("{}.json", id.replace('/', "-"))
-}

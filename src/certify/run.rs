@@ -1,13 +1,14 @@
-//! The runner: sends cases to an external reducer over runner protocol v1
-//! (semantics §7) and judges every response with the checker.
-//!
-//! One [`CaseResult`] record per case; the text report (and later JSON or
-//! JUnit) are renderings of it.
+//! Running cases against a reducer (semantics §8): each case is sent in
+//! the reducer's wire format through a [`Session`], the extra requests some
+//! clauses need follow, and the checker judges the answers against the
+//! reference reducer's. One [`CaseResult`] record per case; the reports
+//! ([`super::report`]) are renderings of them.
 
+use super::process::Limits;
+use super::session::{PerCaseSession, PersistentSession, RunError, Session};
 use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request, Verdict};
 use crate::formats::{to_wire, Format};
-use crate::process::{run_once, Failure, Limits, Persistent};
-use crate::protocol::{request_json, response_from_json, Response};
+use crate::protocol::{request_json, Response};
 use crate::reduce::respond;
 use crate::terms::{Clause, Level, Policy};
 use serde_json::Value;
@@ -72,124 +73,15 @@ impl CaseResult {
     }
 }
 
-/// A fatal problem: the reducer cannot be started at all.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot run the reducer: {0}")]
-pub struct RunError(pub String);
-
-/// One way of exchanging a request for a response.
-trait Session {
-    fn exchange(
-        &mut self,
-        request: &Value,
-    ) -> Result<Result<Response, (Clause, String, String)>, RunError>;
-}
-
-struct PerCase<'a> {
-    settings: &'a Settings,
-}
-
-struct Lasting<'a> {
-    settings: &'a Settings,
-    process: Option<Persistent>,
-}
-
-/// Turns a reply into a response or a protocol failure `(clause, detail,
-/// stderr tail)`.
-fn interpret(
-    format: Format,
-    stdout: &[u8],
-    failure: Option<Failure>,
-    stderr_tail: String,
-) -> Result<Result<Response, (Clause, String, String)>, RunError> {
-    let protocol = |clause, detail: String| Ok(Err((clause, detail, stderr_tail.clone())));
-    match failure {
-        Some(Failure::Spawn(e)) => return Err(RunError(e)),
-        Some(Failure::Timeout) => {
-            return protocol(
-                Clause::ProtocolTimeout,
-                "no response within the time limit".into(),
-            )
+impl Settings {
+    /// A new session for one worker: a [`PersistentSession`] in persistent
+    /// mode, else a [`PerCaseSession`].
+    pub fn session(&self) -> Box<dyn Session + '_> {
+        if self.persistent {
+            Box::new(PersistentSession::new(&self.argv, self.format, self.limits))
+        } else {
+            Box::new(PerCaseSession::new(&self.argv, self.format, self.limits))
         }
-        Some(Failure::TooLarge) => {
-            return protocol(
-                Clause::ProtocolSize,
-                "the response exceeds the output size limit".into(),
-            )
-        }
-        Some(Failure::Crash { status }) => {
-            return protocol(
-                Clause::ProtocolCrash,
-                format!("the reducer crashed: {status}"),
-            )
-        }
-        None => {}
-    }
-    let text = match std::str::from_utf8(stdout) {
-        Ok(t) => t,
-        Err(e) => {
-            return protocol(
-                Clause::ProtocolJson,
-                format!("the response is not UTF-8 ({e})"),
-            )
-        }
-    };
-    if text.trim().is_empty() {
-        return protocol(Clause::ProtocolJson, "the reducer wrote no response".into());
-    }
-    let value: Value = match serde_json::from_str(text.trim()) {
-        Ok(v) => v,
-        Err(e) => {
-            return protocol(
-                Clause::ProtocolJson,
-                format!("the response is not JSON: {e}"),
-            )
-        }
-    };
-    match response_from_json(format, &value) {
-        Ok(r) => Ok(Ok(r)),
-        Err(e) => protocol(Clause::ProtocolJson, e.to_string()),
-    }
-}
-
-impl Session for PerCase<'_> {
-    fn exchange(
-        &mut self,
-        request: &Value,
-    ) -> Result<Result<Response, (Clause, String, String)>, RunError> {
-        let mut input = request.to_string();
-        input.push('\n');
-        let reply = run_once(&self.settings.argv, input.as_bytes(), &self.settings.limits);
-        interpret(
-            self.settings.format,
-            &reply.stdout,
-            reply.failure,
-            reply.stderr_tail,
-        )
-    }
-}
-
-impl Session for Lasting<'_> {
-    fn exchange(
-        &mut self,
-        request: &Value,
-    ) -> Result<Result<Response, (Clause, String, String)>, RunError> {
-        if self.process.is_none() {
-            let p = Persistent::start(&self.settings.argv, self.settings.limits)
-                .map_err(|e| RunError(e.to_string()))?;
-            self.process = Some(p);
-        }
-        let reply = self
-            .process
-            .as_mut()
-            .expect("started above")
-            .request(request.to_string().as_bytes());
-        interpret(
-            self.settings.format,
-            &reply.stdout,
-            reply.failure,
-            reply.stderr_tail,
-        )
     }
 }
 
@@ -197,7 +89,14 @@ fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
     to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))
 }
 
-fn run_case(
+/// Runs one case through `session`: the request, then (with
+/// [`Settings::extra_requests`]) the extra requests, then the checker with
+/// the reference's answer. A case the wire format cannot carry is skipped.
+///
+/// # Errors
+///
+/// [`RunError`] when the reducer cannot be started.
+pub fn run_case(
     session: &mut dyn Session,
     settings: &Settings,
     case: &RunCase,
@@ -220,9 +119,9 @@ fn run_case(
     let mut stderr_tail = String::new();
     let first = match session.exchange(&request)? {
         Ok(r) => Some(r),
-        Err((clause, detail, tail)) => {
-            protocol.push((clause, detail));
-            stderr_tail = tail;
+        Err(failure) => {
+            protocol.push((failure.clause, failure.detail));
+            stderr_tail = failure.stderr_tail;
             None
         }
     };
@@ -252,15 +151,15 @@ fn run_case(
             let r = request_json(settings.format, &extra.max_messages, &extra.messages);
             match session.exchange(&r)? {
                 Ok(resp) => extras.record(&extra, resp),
-                Err((clause, detail, tail)) => {
+                Err(failure) => {
                     let what = match extra.kind {
                         ExtraKind::Repeat => "the repeated request",
                         ExtraKind::Again => "the output sent back",
                         ExtraKind::Smaller => "the request with a smaller budget",
                     };
-                    protocol.push((clause, format!("{what}: {detail}")));
+                    protocol.push((failure.clause, format!("{what}: {}", failure.detail)));
                     if stderr_tail.is_empty() {
-                        stderr_tail = tail;
+                        stderr_tail = failure.stderr_tail;
                     }
                 }
             }
@@ -341,16 +240,8 @@ pub fn run_cases(
     std::thread::scope(|s| {
         for _ in 0..settings.jobs.max(1).min(cases.len().max(1)) {
             s.spawn(|| {
-                let mut per_case = PerCase { settings };
-                let mut lasting = Lasting {
-                    settings,
-                    process: None,
-                };
-                let session: &mut dyn Session = if settings.persistent {
-                    &mut lasting
-                } else {
-                    &mut per_case
-                };
+                let mut session = settings.session();
+                let session = session.as_mut();
                 loop {
                     if fatal.lock().expect("no worker panics").is_some() {
                         return;
@@ -380,77 +271,4 @@ pub fn run_cases(
         .into_iter()
         .map(|r| r.expect("every case ran"))
         .collect())
-}
-
-/// Per-clause totals over a run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ClauseTally {
-    /// Cases where the clause passed.
-    pub passed: usize,
-    /// Cases where it failed.
-    pub failed: usize,
-    /// Cases where it was not judged.
-    pub not_judged: usize,
-}
-
-/// The graded verdict of a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grade {
-    /// Per clause, in report order.
-    pub clauses: Vec<(Clause, ClauseTally)>,
-    /// Per level: whether it and every lower level passed.
-    pub levels: Vec<(Level, bool)>,
-    /// Cases run (not skipped).
-    pub cases_run: usize,
-    /// Cases skipped.
-    pub cases_skipped: usize,
-}
-
-impl Grade {
-    /// Whether every level passed.
-    pub fn passed(&self) -> bool {
-        self.levels.iter().all(|(_, ok)| *ok)
-    }
-}
-
-/// Grades a run: a level passes when no case fails a clause of it or of a
-/// lower level.
-pub fn grade(policy: Policy, results: &[CaseResult]) -> Grade {
-    let clauses: Vec<(Clause, ClauseTally)> = Clause::for_policy(policy)
-        .into_iter()
-        .map(|c| {
-            let mut t = ClauseTally::default();
-            for r in results.iter().filter(|r| r.skipped.is_none()) {
-                match r
-                    .verdicts
-                    .iter()
-                    .find(|v| v.clause == c)
-                    .map(|v| &v.outcome)
-                {
-                    Some(Outcome::Pass) => t.passed += 1,
-                    Some(Outcome::Fail(_)) => t.failed += 1,
-                    _ => t.not_judged += 1,
-                }
-            }
-            (c, t)
-        })
-        .collect();
-    let mut ok_so_far = true;
-    let levels = [Level::Protocol, Level::Safety, Level::Policy, Level::Exact]
-        .into_iter()
-        .map(|level| {
-            ok_so_far &= clauses
-                .iter()
-                .filter(|(c, _)| c.level() == level)
-                .all(|(_, t)| t.failed == 0);
-            (level, ok_so_far)
-        })
-        .collect();
-    let cases_skipped = results.iter().filter(|r| r.skipped.is_some()).count();
-    Grade {
-        clauses,
-        levels,
-        cases_run: results.len() - cases_skipped,
-        cases_skipped,
-    }
 }

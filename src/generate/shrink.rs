@@ -1,5 +1,7 @@
-//! quickcheck support: [`QuickCase`], a generated (history, budget) pair
-//! that implements [`quickcheck::Arbitrary`] with a structural shrink.
+//! Shrinking: [`QuickCase`], a generated (history, budget) pair with a
+//! structural, greedy shrink ([`QuickCase::minimize`]) that certify uses to
+//! turn a failure into a minimal counterexample, and that implements
+//! [`quickcheck::Arbitrary`] for property tests.
 //!
 //! `arbitrary` draws bytes from quickcheck's [`Gen`] (`size × 32` of them)
 //! and feeds them to [`crate::generate::history`] under
@@ -15,13 +17,13 @@
 //! # Examples
 //!
 //! ```
-//! use reducer_kit::quick::QuickCase;
+//! use reducer_kit::generate::shrink::QuickCase;
 //! fn budget_is_positive(c: QuickCase) -> bool { c.budget >= 1 }
 //! quickcheck::QuickCheck::new().tests(50).quickcheck(budget_is_positive as fn(QuickCase) -> bool);
 //! ```
 
+use super::{history, Config, GeneratedCase};
 use crate::formats::{view_history, Format};
-use crate::generate::{history, Config, GeneratedCase};
 use crate::terms::{pair, turns, ItemKind, MessageView};
 use crate::validate::{validate, Options};
 use quickcheck::{Arbitrary, Gen};

@@ -1,0 +1,52 @@
+//! The JUnit XML report (`--report-junit FILE`): one test suite per
+//! level, one test case per (case, level).
+
+use super::Run;
+use crate::check::Outcome;
+use crate::terms::Level;
+
+/// The run as JUnit XML (`--report-junit`): one test suite per level, one
+/// test case per (case, level), failing with the clauses that failed.
+pub fn to_junit(run: &Run) -> String {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new(format!(
+        "reducer-kit certify ({} policy, {} format)",
+        run.settings.policy, run.settings.format
+    ));
+    for level in [Level::Protocol, Level::Safety, Level::Policy, Level::Exact] {
+        let mut suite = TestSuite::new(level.name());
+        for r in run.results {
+            let status = if let Some(why) = &r.skipped {
+                let mut s = TestCaseStatus::skipped();
+                s.set_message(why.clone());
+                s
+            } else {
+                let failed: Vec<String> = r
+                    .verdicts
+                    .iter()
+                    .filter(|v| v.clause.level() == level)
+                    .filter_map(|v| match &v.outcome {
+                        Outcome::Fail(d) => Some(format!("{}: {d}", v.clause)),
+                        _ => None,
+                    })
+                    .collect();
+                if failed.is_empty() {
+                    TestCaseStatus::success()
+                } else {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(failed.first().cloned().unwrap_or_default());
+                    s.set_description(failed.join("\n"));
+                    s
+                }
+            };
+            let mut tc = TestCase::new(r.case.id.clone(), status);
+            tc.set_classname(format!("{}.{}", run.settings.policy, level.name()));
+            if !r.stderr_tail.is_empty() && r.failures().next().is_some() {
+                tc.set_system_err(r.stderr_tail.clone());
+            }
+            suite.add_test_case(tc);
+        }
+        report.add_test_suite(suite);
+    }
+    report.to_string().unwrap_or_default()
+}

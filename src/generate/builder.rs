@@ -1,0 +1,713 @@
+//! The construction of one history (see the module doc of
+//! [`super`]): a fixed order of private steps over an
+//! [`arbitrary::Unstructured`], every count drawn by a helper that gives
+//! its smallest choice when the bytes run out; then a budget drawn around
+//! the edges of the history.
+
+use super::Config;
+use crate::formats::{view_history, Format};
+use crate::terms::{pinned_index, turns, Role};
+use arbitrary::{Arbitrary, Unstructured};
+use serde_json::{json, Map, Value};
+
+/// The messages of one history under `cfg` (already swarm-drawn and
+/// sanitized), built from `u`.
+pub(super) fn messages(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<Vec<Value>> {
+    let mut b = Builder {
+        u,
+        cfg,
+        msgs: Vec::new(),
+        safe: Vec::new(),
+        first_system: None,
+        fresh_calls: 0,
+        fresh_requests: 0,
+        fresh_messages: 0,
+        answered: Vec::new(),
+    };
+    b.build()?;
+    Ok(b.msgs)
+}
+
+/// Draws a budget around the edges of `messages` (canonical, readable).
+pub(super) fn draw_budget(u: &mut Unstructured, messages: &[Value]) -> arbitrary::Result<usize> {
+    let views =
+        view_history(Format::Canonical, messages).expect("generated histories are readable");
+    let n = views.len() - usize::from(pinned_index(&views).is_some());
+    let all = turns(&views);
+    let mut boundaries = Vec::new();
+    let mut total = 0;
+    for t in all.iter().skip(1).rev() {
+        total += t.messages.len();
+        boundaries.push(total);
+    }
+    let top = n.max(1);
+    let pick = |u: &mut Unstructured, xs: &[usize]| -> arbitrary::Result<usize> {
+        Ok(if xs.is_empty() {
+            top
+        } else {
+            xs[u.int_in_range(0..=xs.len() - 1)?]
+        })
+    };
+    let budget = match u.int_in_range(0..=6u8)? {
+        0 => top,
+        1 => n + 1 + u.int_in_range(0..=top)?,
+        2 => 1,
+        3 => n.saturating_sub(1).max(1),
+        4 => pick(u, &boundaries)?,
+        5 => {
+            let b = pick(u, &boundaries)?;
+            if bool::arbitrary(u)? {
+                b + 1
+            } else {
+                b.saturating_sub(1).max(1)
+            }
+        }
+        _ => u.int_in_range(1..=top)?,
+    };
+    Ok(budget)
+}
+
+const WORDS: &[&str] = &[
+    "order", "42", "shipment", "check", "please", "status", "the", "refund", "weather", "in",
+    "Paris", "ok", "thanks", "when", "will", "it", "arrive", "?", "done.",
+];
+const TRICKY: &[&str] = &[
+    "\"quoted\"",
+    "back\\slash",
+    "line\nbreak",
+    "tab\there",
+    "{\"json\": 1}",
+    "</script>",
+    "  ",
+];
+const NON_ASCII: &[&str] = &[
+    "naïve",
+    "café",
+    "日本語",
+    "Привет",
+    "שלום",
+    "مرحبا",
+    "🚀",
+    "👩‍💻",
+    "e\u{301}",
+    "\u{200b}",
+    "ÿ",
+    "\u{0}",
+    "\u{7f}",
+    "\u{fffd}",
+    "𝔘𝔫𝔦",
+];
+const TOOLS: &[&str] = &[
+    "GetOrder",
+    "GetShipment",
+    "GetWeather",
+    "SearchDocs",
+    "SendEmail",
+    "Refund",
+];
+const NUMBERS: &[&str] = &[
+    "19.99",
+    "1.0",
+    "1e3",
+    "-0",
+    "0.1",
+    "123456789012345678901234567890",
+];
+const AUTHORS: &[&str] = &["Ada", "ops-bot", "Zoë 🦊"];
+
+fn number(text: &str) -> Value {
+    serde_json::from_str(text).expect("the generator's numbers are JSON")
+}
+
+/// The state of one history under construction.
+struct Builder<'c, 'u, 'd> {
+    u: &'u mut Unstructured<'d>,
+    cfg: &'c Config,
+    msgs: Vec<Value>,
+    /// Message counts at which no call is unanswered: where a system
+    /// message may be inserted.
+    safe: Vec<usize>,
+    /// Index of the first system message pushed.
+    first_system: Option<usize>,
+    fresh_calls: u32,
+    fresh_requests: u32,
+    fresh_messages: u32,
+    /// Call ids whose calls are answered (or never made), free for reuse.
+    answered: Vec<String>,
+}
+
+type R<T> = arbitrary::Result<T>;
+
+/// One approval request under construction: request id, the call it asks
+/// about, that call's id.
+struct Request {
+    id: String,
+    call: Value,
+    call_id: String,
+}
+
+impl Builder<'_, '_, '_> {
+    // ---- bounded draws: each gives its smallest choice when bytes run out.
+
+    /// 0..=max.
+    fn upto(&mut self, max: usize) -> R<usize> {
+        if max == 0 {
+            Ok(0)
+        } else {
+            self.u.int_in_range(0..=max)
+        }
+    }
+
+    /// 0 with probability about 1/(odds+1) (and when bytes run out), else
+    /// 1..=max.
+    fn count(&mut self, max: usize, odds: u32) -> R<usize> {
+        if max > 0 && self.chance(odds, odds + 1)? {
+            Ok(1 + self.upto(max - 1)?)
+        } else {
+            Ok(0)
+        }
+    }
+
+    /// True with probability about num/den; false when bytes run out.
+    fn chance(&mut self, num: u32, den: u32) -> R<bool> {
+        Ok(self.u.int_in_range(0..=den - 1)? >= den - num)
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> R<T> {
+        Ok(xs[self.upto(xs.len() - 1)?])
+    }
+
+    fn shuffle<T>(&mut self, xs: &mut [T]) -> R<()> {
+        for i in (1..xs.len()).rev() {
+            let j = self.upto(i)?;
+            xs.swap(i, j);
+        }
+        Ok(())
+    }
+
+    // ---- the fixed order of steps.
+
+    fn build(&mut self) -> R<()> {
+        self.safe.push(0);
+        if self.cfg.leading_segment && self.chance(1, 3)? {
+            self.body(false)?;
+            if self.msgs.is_empty() {
+                self.assistant_text()?;
+                self.safe.push(self.msgs.len());
+            }
+        }
+        let turns = self.count(self.cfg.max_turns, 7)?;
+        for _ in 0..turns {
+            self.question()?;
+            self.safe.push(self.msgs.len());
+            self.body(true)?;
+        }
+        if self.cfg.pending
+            && (turns > 0 || !self.msgs.is_empty() || self.cfg.leading_segment)
+            && self.chance(1, 2)?
+        {
+            self.pending_tail()?;
+        }
+        self.pinned()
+    }
+
+    /// The steps of a turn after its question (or of the leading segment).
+    fn body(&mut self, question: bool) -> R<()> {
+        let steps = self.count(self.cfg.max_steps, 3)?;
+        let mut tool_steps = 0;
+        for _ in 0..steps {
+            match self.upto(5)? {
+                1 | 2 if self.cfg.tool_calls && (self.cfg.multi_step || tool_steps == 0) => {
+                    self.tool_step()?;
+                    tool_steps += 1;
+                }
+                3 if self.cfg.approvals => self.approval_flow()?,
+                4 if self.cfg.later_system => self.system_message()?,
+                _ => self.assistant_text()?,
+            }
+            self.safe.push(self.msgs.len());
+        }
+        if (question || steps > 0) && self.chance(2, 3)? {
+            self.assistant_text()?;
+            self.safe.push(self.msgs.len());
+        }
+        Ok(())
+    }
+
+    fn question(&mut self) -> R<()> {
+        let mut contents = vec![self.text_item()?];
+        if self.cfg.opaque_contents && self.chance(1, 6)? {
+            let o = self.opaque_item()?;
+            if self.chance(1, 2)? {
+                contents.insert(0, o);
+            } else {
+                contents.push(o);
+            }
+        }
+        if self.chance(1, 10)? {
+            contents.push(self.text_item()?);
+        }
+        self.push(Role::User, contents)
+    }
+
+    fn assistant_text(&mut self) -> R<()> {
+        let mut contents = Vec::new();
+        if self.cfg.opaque_contents && self.chance(1, 6)? {
+            contents.push(self.opaque_item()?);
+        }
+        contents.push(self.text_item()?);
+        self.push(Role::Assistant, contents)
+    }
+
+    fn system_message(&mut self) -> R<()> {
+        let contents = vec![self.system_text_item()?];
+        self.push(Role::System, contents)
+    }
+
+    /// Text (and maybe an opaque item) to put before calls.
+    fn beside_calls(&mut self) -> R<Vec<Value>> {
+        let mut v = Vec::new();
+        if self.cfg.text_beside_calls && self.chance(1, 3)? {
+            v.push(self.text_item()?);
+            if self.cfg.opaque_contents && self.chance(1, 4)? {
+                v.push(self.opaque_item()?);
+            }
+        }
+        Ok(v)
+    }
+
+    /// An assistant message with 1..=max_parallel_calls calls, then all
+    /// their results.
+    fn tool_step(&mut self) -> R<()> {
+        let k = 1 + self.upto(self.cfg.max_parallel_calls - 1)?;
+        let mut ids = Vec::with_capacity(k);
+        for _ in 0..k {
+            ids.push(self.new_call_id()?);
+        }
+        let mut contents = self.beside_calls()?;
+        for id in &ids {
+            contents.push(self.call_item(id)?);
+        }
+        self.push(Role::Assistant, contents)?;
+        self.results(&ids)?;
+        self.answered.extend(ids);
+        Ok(())
+    }
+
+    /// Tool messages answering `ids`: maybe in another order, one result
+    /// per message or batched.
+    fn results(&mut self, ids: &[String]) -> R<()> {
+        let mut order = ids.to_vec();
+        if self.cfg.shuffled_results && order.len() > 1 && self.chance(1, 3)? {
+            self.shuffle(&mut order)?;
+        }
+        let mut i = 0;
+        while i < order.len() {
+            let rest = order.len() - i;
+            let size = if self.cfg.batched_results && rest > 1 && self.chance(1, 3)? {
+                2 + self.upto(rest - 2)?
+            } else {
+                1
+            };
+            let mut items = Vec::with_capacity(size);
+            for id in &order[i..i + size] {
+                items.push(self.result_item(id)?);
+            }
+            self.push(Role::Tool, items)?;
+            i += size;
+        }
+        Ok(())
+    }
+
+    /// 1..=max_approval_requests requests, all new or all legacy.
+    fn requests(&mut self) -> R<(Vec<Request>, bool)> {
+        let r = 1 + self.upto(self.cfg.max_approval_requests - 1)?;
+        let legacy = self.cfg.legacy_approvals && self.chance(1, 3)?;
+        let mut out = Vec::with_capacity(r);
+        for _ in 0..r {
+            let call_id = self.new_call_id()?;
+            let call = self.call_item(&call_id)?;
+            let id = if self.chance(1, 3)? {
+                call_id.clone()
+            } else {
+                self.fresh_requests += 1;
+                format!("req_{}", self.fresh_requests)
+            };
+            out.push(Request { id, call, call_id });
+        }
+        Ok((out, legacy))
+    }
+
+    fn request_item(legacy: bool, r: &Request) -> Value {
+        if legacy {
+            json!({"$type": "functionApprovalRequest", "id": r.id, "functionCall": r.call})
+        } else {
+            json!({"$type": "toolApprovalRequest", "requestId": r.id, "toolCall": r.call})
+        }
+    }
+
+    fn response_item(&mut self, legacy: bool, r: &Request, approved: bool) -> R<Value> {
+        Ok(if legacy {
+            json!({"$type": "functionApprovalResponse", "id": r.id, "approved": approved,
+                   "functionCall": r.call})
+        } else {
+            let mut v = json!({"$type": "toolApprovalResponse", "requestId": r.id,
+                               "approved": approved, "toolCall": r.call});
+            if !approved && self.chance(1, 2)? {
+                v["reason"] = Value::String(self.text()?);
+            }
+            v
+        })
+    }
+
+    /// Approval-only user messages answering `reqs[i]` for `i` in `which`
+    /// (in one message, or one message each).
+    fn responses(
+        &mut self,
+        legacy: bool,
+        reqs: &[Request],
+        which: &[usize],
+        approved: &[bool],
+    ) -> R<()> {
+        let mut order = which.to_vec();
+        if order.len() > 1 && self.chance(1, 3)? {
+            self.shuffle(&mut order)?;
+        }
+        let split = order.len() > 1 && self.chance(1, 3)?;
+        let mut items = Vec::new();
+        for &i in &order {
+            items.push(self.response_item(legacy, &reqs[i], approved[i])?);
+            if split {
+                self.push(Role::User, std::mem::take(&mut items))?;
+            }
+        }
+        if !items.is_empty() {
+            self.push(Role::User, items)?;
+        }
+        Ok(())
+    }
+
+    /// A complete approval flow: requests (maybe beside calls, whose results
+    /// follow), maybe a waiting text, the responses, then maybe the approved
+    /// calls and their results.
+    fn approval_flow(&mut self) -> R<()> {
+        let (reqs, legacy) = self.requests()?;
+        let mut contents = Vec::new();
+        if self.chance(1, 2)? {
+            contents.push(self.text_item()?);
+        }
+        contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
+        let mut mixed = Vec::new();
+        if self.cfg.tool_calls && self.chance(1, 5)? {
+            for _ in 0..1 + self.upto(1)? {
+                mixed.push(self.new_call_id()?);
+            }
+        }
+        for id in &mixed {
+            contents.push(self.call_item(id)?);
+        }
+        self.push(Role::Assistant, contents)?;
+        if !mixed.is_empty() {
+            self.results(&mixed)?;
+            self.answered.extend(mixed);
+        }
+        if self.chance(1, 4)? {
+            self.assistant_text()?;
+        }
+        let mut approved = Vec::with_capacity(reqs.len());
+        for _ in 0..reqs.len() {
+            approved.push(bool::arbitrary(self.u)?);
+        }
+        let all: Vec<usize> = (0..reqs.len()).collect();
+        self.responses(legacy, &reqs, &all, &approved)?;
+        let yes: Vec<usize> = all.iter().copied().filter(|&i| approved[i]).collect();
+        if self.cfg.tool_calls && !yes.is_empty() && self.chance(3, 4)? {
+            let contents = yes.iter().map(|&i| reqs[i].call.clone()).collect();
+            self.push(Role::Assistant, contents)?;
+            let ids: Vec<String> = yes.iter().map(|&i| reqs[i].call_id.clone()).collect();
+            self.results(&ids)?;
+        }
+        self.answered.extend(reqs.into_iter().map(|r| r.call_id));
+        Ok(())
+    }
+
+    /// Unanswered calls and/or requests at the very end (newest turn):
+    /// an assistant message with requests and/or calls, then results for
+    /// only some calls, or responses for only some requests.
+    fn pending_tail(&mut self) -> R<()> {
+        let want_requests = self.cfg.approvals && self.chance(1, 2)?;
+        let want_calls = self.cfg.tool_calls && (!want_requests || self.chance(1, 2)?);
+        if !want_requests && !want_calls {
+            return Ok(());
+        }
+        let mut contents = self.beside_calls()?;
+        let (reqs, legacy) = if want_requests {
+            self.requests()?
+        } else {
+            (Vec::new(), false)
+        };
+        contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
+        let mut ids = Vec::new();
+        if want_calls {
+            for _ in 0..1 + self.upto(self.cfg.max_parallel_calls - 1)? {
+                ids.push(self.new_call_id()?);
+            }
+        }
+        for id in &ids {
+            contents.push(self.call_item(id)?);
+        }
+        self.push(Role::Assistant, contents)?;
+        if !ids.is_empty() {
+            // Answer a strict subset; nothing but tool messages may follow.
+            if self.cfg.shuffled_results && self.chance(1, 2)? {
+                self.shuffle(&mut ids)?;
+            }
+            let m = self.upto(ids.len() - 1)?;
+            return self.results(&ids[..m]);
+        }
+        if reqs.len() > 1 && self.chance(1, 2)? {
+            let m = 1 + self.upto(reqs.len() - 2)?;
+            let mut approved = Vec::with_capacity(reqs.len());
+            for _ in 0..reqs.len() {
+                approved.push(bool::arbitrary(self.u)?);
+            }
+            let which: Vec<usize> = (0..m).collect();
+            self.responses(legacy, &reqs, &which, &approved)?;
+        }
+        if self.chance(1, 2)? {
+            self.assistant_text()?;
+        }
+        Ok(())
+    }
+
+    /// The pinned system message: absent, first, or at a safe point after
+    /// the first message and before any other system message.
+    fn pinned(&mut self) -> R<()> {
+        if !(self.cfg.pinned_system && self.chance(3, 4)?) {
+            return Ok(());
+        }
+        let limit = self.first_system.unwrap_or(self.msgs.len());
+        let mut pos = 0;
+        if self.cfg.pinned_not_first && self.chance(1, 3)? {
+            let mut candidates: Vec<usize> = self
+                .safe
+                .iter()
+                .copied()
+                .filter(|&p| p >= 1 && p <= limit)
+                .collect();
+            candidates.dedup();
+            if !candidates.is_empty() {
+                pos = self.pick(&candidates)?;
+            }
+        }
+        let contents = vec![self.system_text_item()?];
+        let msg = self.message(Role::System, contents)?;
+        self.msgs.insert(pos, msg);
+        Ok(())
+    }
+
+    // ---- ids, messages and items.
+
+    fn new_call_id(&mut self) -> R<String> {
+        if self.cfg.reuse_call_ids && !self.answered.is_empty() && self.chance(1, 4)? {
+            let i = self.upto(self.answered.len() - 1)?;
+            return Ok(self.answered.swap_remove(i));
+        }
+        self.fresh_calls += 1;
+        Ok(format!("call_{}", self.fresh_calls))
+    }
+
+    fn role(&mut self, role: Role) -> R<String> {
+        let mut r = match role {
+            Role::System if self.cfg.developer_role && self.chance(1, 4)? => "developer",
+            Role::System => "system",
+            Role::User => "user",
+            Role::Tool => "tool",
+            Role::Assistant | Role::Other => "assistant",
+        }
+        .to_string();
+        if self.cfg.role_case && self.chance(1, 8)? {
+            r = if self.chance(1, 2)? {
+                r.to_ascii_uppercase()
+            } else {
+                let mut c = r.chars();
+                let first = c.next().expect("roles are non-empty").to_ascii_uppercase();
+                std::iter::once(first).chain(c).collect()
+            };
+        }
+        Ok(r)
+    }
+
+    fn message(&mut self, role: Role, contents: Vec<Value>) -> R<Value> {
+        let mut m = Map::new();
+        m.insert("role".into(), Value::String(self.role(role)?));
+        let extras = role != Role::System || self.cfg.system_extra_fields;
+        if self.cfg.extra_fields && extras && self.chance(1, 5)? {
+            for _ in 0..1 + self.upto(1)? {
+                match self.upto(3)? {
+                    0 => {
+                        let a = self.pick(AUTHORS)?;
+                        m.insert("authorName".into(), json!(a));
+                    }
+                    1 => {
+                        self.fresh_messages += 1;
+                        m.insert(
+                            "messageId".into(),
+                            json!(format!("msg_{}", self.fresh_messages)),
+                        );
+                    }
+                    2 => {
+                        m.insert("createdAt".into(), json!("2025-01-31T12:00:00+00:00"));
+                    }
+                    _ => {
+                        m.insert(
+                            "additionalProperties".into(),
+                            json!({"traceId": "t-1", "weight": number("0.5"), "tags": ["a"]}),
+                        );
+                    }
+                }
+            }
+        }
+        m.insert("contents".into(), Value::Array(contents));
+        Ok(Value::Object(m))
+    }
+
+    fn push(&mut self, role: Role, contents: Vec<Value>) -> R<()> {
+        if role == Role::System && self.first_system.is_none() {
+            self.first_system = Some(self.msgs.len());
+        }
+        let m = self.message(role, contents)?;
+        self.msgs.push(m);
+        Ok(())
+    }
+
+    fn item_extras(&mut self, item: &mut Value) -> R<()> {
+        if self.cfg.extra_fields && self.chance(1, 8)? {
+            item["additionalProperties"] = json!({"source": "gen", "score": number("1.0")});
+        }
+        Ok(())
+    }
+
+    fn text(&mut self) -> R<String> {
+        if self.cfg.large_payloads && self.chance(1, 1000)? {
+            return self.large();
+        }
+        if self.cfg.empty_text && self.chance(1, 16)? {
+            return Ok(String::new());
+        }
+        let n = 1 + self.upto(7)?;
+        let mut s = String::new();
+        for i in 0..n {
+            if i > 0 {
+                s.push(' ');
+            }
+            let w = if self.cfg.non_ascii_text && self.chance(1, 6)? {
+                self.pick(NON_ASCII)?
+            } else if self.chance(1, 16)? {
+                self.pick(TRICKY)?
+            } else {
+                self.pick(WORDS)?
+            };
+            s.push_str(w);
+        }
+        Ok(s)
+    }
+
+    /// A string of exactly `large_payload_bytes` bytes (or the nearest char
+    /// boundary below).
+    fn large(&mut self) -> R<String> {
+        let unit = if self.cfg.non_ascii_text && self.chance(1, 2)? {
+            "日本語 naïve 🚀 "
+        } else {
+            "lorem ipsum dolor sit amet "
+        };
+        let bytes = self.cfg.large_payload_bytes;
+        let mut s = unit.repeat(bytes / unit.len() + 1);
+        let mut cut = bytes;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        Ok(s)
+    }
+
+    fn text_item(&mut self) -> R<Value> {
+        let mut v = json!({"$type": "text", "text": self.text()?});
+        self.item_extras(&mut v)?;
+        Ok(v)
+    }
+
+    /// A text item for a system message: without extra members unless
+    /// `system_extra_fields`.
+    fn system_text_item(&mut self) -> R<Value> {
+        if self.cfg.system_extra_fields {
+            return self.text_item();
+        }
+        Ok(json!({"$type": "text", "text": self.text()?}))
+    }
+
+    fn opaque_item(&mut self) -> R<Value> {
+        let mut v = match self.upto(5)? {
+            0 => json!({"$type": "dataContent", "uri": "data:image/png;base64,iVBORw0KGgo=",
+                        "mediaType": "image/png"}),
+            1 => json!({"$type": "uriContent", "uri": "https://example.com/a.png",
+                        "mediaType": "image/png"}),
+            2 => json!({"$type": "textReasoning", "text": self.text()?}),
+            3 => {
+                json!({"$type": "usage", "details": {"inputTokenCount": 12, "outputTokenCount": 3}})
+            }
+            4 => json!({"$type": "errorContent", "message": "rate limited", "errorCode": "429"}),
+            _ => json!({"$type": "x-vendor-widget", "payload": {"k": [1, number("2.50"), null]}}),
+        };
+        self.item_extras(&mut v)?;
+        Ok(v)
+    }
+
+    fn arguments(&mut self) -> R<Value> {
+        let mut o = Map::new();
+        for _ in 0..self.upto(3)? {
+            let (k, v) = match self.upto(5)? {
+                0 => ("id", json!(self.upto(1000)?)),
+                1 => {
+                    let w = self.pick(WORDS)?;
+                    ("query", json!(w))
+                }
+                2 => ("amount", number(self.pick(NUMBERS)?)),
+                3 => ("tags", json!(["urgent", "b"])),
+                4 => ("filter", json!({"from": "2024-01-01", "limit": 10})),
+                _ => ("confirm", json!(true)),
+            };
+            o.insert(k.into(), v);
+        }
+        Ok(Value::Object(o))
+    }
+
+    fn call_item(&mut self, id: &str) -> R<Value> {
+        let name = self.pick(TOOLS)?;
+        let mut v = json!({"$type": "functionCall", "callId": id, "name": name,
+                           "arguments": self.arguments()?});
+        self.item_extras(&mut v)?;
+        Ok(v)
+    }
+
+    fn payload(&mut self) -> R<Value> {
+        if self.cfg.non_string_results && self.chance(1, 4)? {
+            return Ok(match self.upto(4)? {
+                0 => json!({"status": "Paid", "total": number("19.99"), "items": [1, 2]}),
+                1 => json!([self.text()?, 3]),
+                2 => number(self.pick(NUMBERS)?),
+                3 => json!(true),
+                _ => Value::Null,
+            });
+        }
+        Ok(Value::String(self.text()?))
+    }
+
+    fn result_item(&mut self, id: &str) -> R<Value> {
+        let mut v = json!({"$type": "functionResult", "callId": id, "result": self.payload()?});
+        if self.cfg.result_extra_fields && self.chance(1, 8)? {
+            v["additionalProperties"] = json!({"durationMs": 12});
+        }
+        Ok(v)
+    }
+}
