@@ -107,6 +107,60 @@ fn checker_convicts() {
 }
 
 #[test]
+fn terms_agree() {
+    exercise("terms_agree");
+}
+
+/// `reducer_kit::fuzzers::TABLE` is the one list of targets: `fuzz/Cargo.toml`
+/// has a `[[bin]]` for each (and no other), each with its shim in
+/// `fuzz/fuzz_targets/`, and `.ci/fuzz` names none itself (it runs what
+/// `cargo fuzz list` reads from `fuzz/Cargo.toml`).
+#[test]
+fn fuzz_manifest_and_ci_list_exactly_the_table() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("fuzz/Cargo.toml")).unwrap();
+    let mut bins: Vec<(String, String)> = Vec::new();
+    for block in manifest.split("[[bin]]").skip(1) {
+        let field = |key: &str| -> String {
+            block
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once('=')?;
+                    (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+                })
+                .unwrap_or_else(|| panic!("a [[bin]] without {key}: {block}"))
+        };
+        bins.push((field("name"), field("path")));
+    }
+    let names: Vec<&str> = bins.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, TARGETS, "fuzz/Cargo.toml [[bin]]s vs fuzzers::TABLE");
+    for (name, path) in &bins {
+        assert_eq!(path, &format!("fuzz_targets/{name}.rs"));
+        let shim = std::fs::read_to_string(root.join("fuzz").join(path)).unwrap();
+        assert!(
+            shim.contains(&format!("reducer_kit::fuzzers::{name}::Input")),
+            "{path} is not the shim of {name}"
+        );
+    }
+    let mut shims: Vec<String> = std::fs::read_dir(root.join("fuzz/fuzz_targets"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    shims.sort();
+    let mut want: Vec<String> = TARGETS.iter().map(|t| format!("{t}.rs")).collect();
+    want.sort();
+    assert_eq!(shims, want, "fuzz/fuzz_targets/ vs fuzzers::TABLE");
+    let ci = std::fs::read_to_string(root.join(".ci/fuzz")).unwrap();
+    assert!(
+        ci.contains("fuzz list)"),
+        ".ci/fuzz no longer asks `cargo fuzz list`"
+    );
+    for t in TARGETS {
+        assert!(!ci.contains(t), ".ci/fuzz names the target {t} itself");
+    }
+}
+
+#[test]
 fn every_target_has_a_corpus_and_a_description() {
     for t in TARGETS {
         assert!(corpus_dir(t).is_dir(), "corpus/fuzz/{t} is missing");

@@ -4,7 +4,7 @@
 
 use crate::case::expect::{expectation, needs_pending, ExpectError};
 use crate::case::{parse_cases, Case, CaseError, SPEC_VERSION};
-use crate::generate::GeneratedCase;
+use crate::fuzzers::{Carried, Target};
 use crate::terms::{Clause, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
@@ -115,37 +115,31 @@ fn regression(
     Ok(case)
 }
 
-/// A generated case as the fuzz target `target` decodes `bytes`, with the
-/// policy the target draws (if it draws one) and the history it runs on.
-pub(crate) fn decode_target(
-    target: &'static str,
-    bytes: &[u8],
-) -> Result<(GeneratedCase, Option<Policy>, Vec<Value>), ImportError> {
-    let mut u = Unstructured::new(bytes);
-    let undecodable = |error| ImportError::Undecodable { target, error };
-    match target {
-        "format_roundtrip" => {
-            let (_, g) = crate::fuzzers::format_roundtrip::decode(&mut u).map_err(undecodable)?;
-            let m = g.messages.clone();
-            Ok((g, None, m))
+/// The history the fuzz target `target` reads from `bytes`
+/// ([`Target::carried`]); `parse_no_panic`, whose input is JSON text, is
+/// read by [`decode_json_input`].
+pub(crate) fn decode_target(target: &Target, bytes: &[u8]) -> Result<Carried, ImportError> {
+    let undecodable = |error| ImportError::Undecodable {
+        target: target.name,
+        error,
+    };
+    match target.carried {
+        Some(carried) => carried(&mut Unstructured::new(bytes)).map_err(undecodable),
+        None => {
+            let (max_messages, messages) = decode_json_input(bytes)?;
+            Ok(Carried {
+                max_messages,
+                messages,
+                policy: None,
+            })
         }
-        "validator_agrees" => {
-            let s = crate::fuzzers::validator_agrees::decode(&mut u).map_err(undecodable)?;
-            Ok((s.case, None, s.messages))
-        }
-        "reduce_invariants" | "checker_convicts" => {
-            let (g, p) = crate::fuzzers::case_and_policy(&mut u).map_err(undecodable)?;
-            let m = g.messages.clone();
-            Ok((g, Some(p), m))
-        }
-        other => Err(ImportError::UnknownTarget(other.to_string())),
     }
 }
 
 /// Reads the bytes of a `parse_no_panic` input as that target does: JSON
 /// that is a history array (budget 3) or an object with a `messages` array
 /// (and its `maxMessages`, else 3).
-fn decode_parse_no_panic(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
+fn decode_json_input(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
     let v: Value = serde_json::from_slice(bytes).map_err(ImportError::NotJson)?;
     match v {
         Value::Array(a) => Ok((Value::from(3), a)),
@@ -186,7 +180,7 @@ pub fn import(
     target: Option<&str>,
     policy: Option<Policy>,
 ) -> Result<Vec<Imported>, ImportError> {
-    let known = |name: &str| crate::fuzzers::TARGETS.iter().copied().find(|t| *t == name);
+    let known = crate::fuzzers::target;
     let target = match target {
         Some(t) => known(t).ok_or_else(|| ImportError::UnknownTarget(t.to_string()))?,
         None => {
@@ -210,7 +204,7 @@ pub fn import(
                 (Err(e), None) if serde_json::from_slice::<Value>(bytes).is_ok() => {
                     return Err(ImportError::NotACase(e))
                 }
-                (Err(_), None) => DEFAULT_TARGET,
+                (Err(_), None) => known(DEFAULT_TARGET).expect("the default target exists"),
             }
         }
     };
@@ -218,19 +212,19 @@ pub fn import(
         || path.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
-    let description = format!("imported from {target} input {name}");
-    let (max_messages, messages, drawn) = if target == "parse_no_panic" {
-        let (max, messages) = decode_parse_no_panic(bytes)?;
-        (max, messages, None)
-    } else {
-        let (g, drawn, messages) = decode_target(target, bytes)?;
-        (Value::from(g.budget), messages, drawn)
-    };
-    let policy = policy.or(drawn).unwrap_or(Policy::Turns);
-    let case = regression(policy, max_messages, messages, Vec::new(), description)?;
+    let description = format!("imported from {} input {name}", target.name);
+    let carried = decode_target(target, bytes)?;
+    let policy = policy.or(carried.policy).unwrap_or(Policy::Turns);
+    let case = regression(
+        policy,
+        carried.max_messages,
+        carried.messages,
+        Vec::new(),
+        description,
+    )?;
     Ok(vec![Imported {
         case,
-        origin: Origin::Artifact(target),
+        origin: Origin::Artifact(target.name),
     }])
 }
 

@@ -1,10 +1,10 @@
 //! `corpus seed-fuzz`: seed inputs for every fuzz target, from the
 //! generator, the same for the same seed on every machine.
 
-use super::import::decode_target;
 use crate::case::file::{render, Layout, Style};
 use crate::generate::{shapes, Config, Shape};
-use crate::terms::Policy;
+use crate::terms::{Budget, Policy};
+use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
@@ -36,13 +36,13 @@ fn candidate(seed: u64, target: usize, n: u64) -> Vec<u8> {
 /// `count` seed inputs for fuzz target `target`, the same for the same
 /// `seed` on every machine.
 ///
-/// - Generator targets (`format_roundtrip`, `validator_agrees`,
-///   `reduce_invariants`, `checker_convicts`): byte buffers, chosen among
+/// - Targets whose input is the generator's bytes (every target with
+///   [`crate::fuzzers::Target::carried`]): byte buffers, chosen among
 ///   candidates (see [`crate::generate::seeded_case`]) so that each one's
-///   decoded history, as the target decodes it, shows a [`Shape`] the
-///   earlier seeds do not; then the next non-empty histories.
-/// - `parse_no_panic`: JSON texts in turn: a generated history, a request,
-///   a case file, an OpenAI history.
+///   history, as the target reads it, shows a [`Shape`] the earlier seeds
+///   do not; then the next non-empty histories.
+/// - `parse_no_panic` (JSON input): JSON texts in turn: a generated
+///   history, a request, a case file, an OpenAI history.
 ///
 /// # Panics
 ///
@@ -52,9 +52,9 @@ pub fn fuzz_seeds(target: &str, seed: u64, count: usize) -> Vec<Vec<u8>> {
         .iter()
         .position(|t| *t == target)
         .unwrap_or_else(|| panic!("unknown fuzz target {target:?}"));
-    if target == "parse_no_panic" {
+    let Some(carried) = crate::fuzzers::TABLE[index].carried else {
         return json_seeds(seed, count);
-    }
+    };
     let mut out: Vec<Vec<u8>> = Vec::new();
     let mut seen: BTreeSet<Shape> = BTreeSet::new();
     let mut spare: Vec<Vec<u8>> = Vec::new();
@@ -64,13 +64,14 @@ pub fn fuzz_seeds(target: &str, seed: u64, count: usize) -> Vec<Vec<u8>> {
             break;
         }
         let buf = candidate(seed, index, n);
-        let Ok((g, _, messages)) = decode_target(crate::fuzzers::TARGETS[index], &buf) else {
+        let Ok(c) = carried(&mut Unstructured::new(&buf)) else {
             continue;
         };
-        if messages.is_empty() {
+        if c.messages.is_empty() {
             continue;
         }
-        let s = shapes(&messages, g.budget);
+        let budget = Budget::parse(&c.max_messages).map_or(0, Budget::max_messages);
+        let s = shapes(&c.messages, budget);
         if s.iter().any(|x| !seen.contains(x)) {
             seen.extend(s);
             out.push(buf);

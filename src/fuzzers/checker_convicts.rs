@@ -205,6 +205,17 @@ fn failed(verdicts: &[Verdict], clause: Clause) -> bool {
         .any(|v| v.clause == clause && matches!(v.outcome, Outcome::Fail(_)))
 }
 
+/// The generated case and the policy drawn (the mutation is not part of
+/// the history).
+///
+/// # Errors
+///
+/// Never in practice (the generator does not fail).
+pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
+    let (case, policy) = super::case_and_policy(u)?;
+    Ok(super::Carried::case(&case, Some(policy)))
+}
+
 /// Mutates a reference output and checks that the checker convicts it.
 ///
 /// # Errors

@@ -42,6 +42,16 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<(Format, GeneratedCase)
     Ok((format, history(u, &config(format))?))
 }
 
+/// The generated history, as [`super::Carried`] (no policy drawn).
+///
+/// # Errors
+///
+/// As [`decode`].
+pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
+    let (_, case) = decode(u)?;
+    Ok(super::Carried::case(&case, None))
+}
+
 /// Generates a history the drawn format carries and checks the round trip.
 ///
 /// # Errors

@@ -16,6 +16,11 @@
 //! | [`validator_agrees`]  | on generated histories with random damage, the validator and a naive oracle agree on validity |
 //! | [`reduce_invariants`] | the reference reducers' outputs pass every clause of the checker, plus budget, validity, idempotence and identity-when-fits directly |
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |
+//! | [`terms_agree`]       | on generated histories with random damage, `pinned_index`, `turns` and `pair` agree with a naive restatement of semantics §2 |
+//!
+//! [`TABLE`] is the one list of targets; `fuzz/Cargo.toml` and
+//! `fuzz/fuzz_targets/` must name exactly these (`tests/fuzzers.rs`
+//! checks), and `.ci/fuzz` runs what `cargo fuzz list` finds there.
 
 use crate::generate::{history, Config, GeneratedCase};
 use crate::terms::Policy;
@@ -26,17 +31,94 @@ pub mod checker_convicts;
 pub mod format_roundtrip;
 pub mod parse_no_panic;
 pub mod reduce_invariants;
+pub mod terms_agree;
 pub mod validator_agrees;
 
-/// The names of the fuzz targets, as in `fuzz/Cargo.toml` and
-/// `corpus/fuzz/`.
-pub const TARGETS: &[&str] = &[
-    "parse_no_panic",
-    "format_roundtrip",
-    "validator_agrees",
-    "reduce_invariants",
-    "checker_convicts",
-];
+/// One fuzz target: the entry points `fuzz/fuzz_targets/<name>.rs`, the
+/// tests, `corpus add` and `corpus seed-fuzz` call.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// The name, as in `fuzz/Cargo.toml`, `corpus/fuzz/<name>/` and
+    /// `.ci/fuzz` (which asks `cargo fuzz list`).
+    pub name: &'static str,
+    /// Runs the target on the bytes; panics on a bug.
+    pub run: fn(&mut Unstructured) -> arbitrary::Result<()>,
+    /// What the target makes of the bytes (what `cargo fuzz fmt` prints).
+    pub describe: fn(&[u8]) -> String,
+    /// The history an input carries, for targets whose input is the
+    /// generator's bytes; `None` for `parse_no_panic`, whose input is JSON
+    /// text.
+    pub carried: Option<fn(&mut Unstructured) -> arbitrary::Result<Carried>>,
+}
+
+/// The history a fuzz input carries, as its target reads it (what `corpus
+/// add` turns into a regression case and `corpus seed-fuzz` picks seeds
+/// by).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Carried {
+    /// The budget the target uses, as `maxMessages`.
+    pub max_messages: Value,
+    /// The history the target judges (canonical; for damaging targets, the
+    /// damaged one).
+    pub messages: Vec<Value>,
+    /// The policy the target draws, when it draws one.
+    pub policy: Option<Policy>,
+}
+
+impl Carried {
+    /// What a target carries that runs on a generated case as it is.
+    pub(crate) fn case(case: &GeneratedCase, policy: Option<Policy>) -> Carried {
+        Carried {
+            max_messages: Value::from(case.budget),
+            messages: case.messages.clone(),
+            policy,
+        }
+    }
+}
+
+macro_rules! table {
+    ($($name:ident: $carried:expr),* $(,)?) => {
+        /// Every fuzz target, in this order: the one list of them. Seeds
+        /// are drawn per target by its position, so a new target goes last.
+        pub const TABLE: &[Target] = &[$(Target {
+            name: stringify!($name),
+            run: $name::run,
+            describe: $name::describe,
+            carried: $carried,
+        }),*];
+    };
+}
+
+table! {
+    parse_no_panic: None,
+    format_roundtrip: Some(format_roundtrip::carried),
+    validator_agrees: Some(validator_agrees::carried),
+    reduce_invariants: Some(reduce_invariants::carried),
+    checker_convicts: Some(checker_convicts::carried),
+    terms_agree: Some(terms_agree::carried),
+}
+
+const NAMES: [&str; TABLE.len()] = {
+    let mut names = [""; TABLE.len()];
+    let mut i = 0;
+    while i < TABLE.len() {
+        names[i] = TABLE[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// The names of the fuzz targets, in [`TABLE`] order.
+pub const TARGETS: &[&str] = &NAMES;
+
+/// The target named `name`.
+pub fn target(name: &str) -> Option<&'static Target> {
+    TABLE.iter().find(|t| t.name == name)
+}
+
+fn named(name: &str) -> &'static Target {
+    target(name).unwrap_or_else(|| panic!("unknown fuzz target {name:?}"))
+}
 
 /// Runs target `name` on `bytes` (as the fuzz target would).
 ///
@@ -44,15 +126,7 @@ pub const TARGETS: &[&str] = &[
 ///
 /// On a bug found by the target, and for an unknown `name`.
 pub fn run_target(name: &str, bytes: &[u8]) {
-    let mut u = Unstructured::new(bytes);
-    let _ = match name {
-        "parse_no_panic" => parse_no_panic::run(&mut u),
-        "format_roundtrip" => format_roundtrip::run(&mut u),
-        "validator_agrees" => validator_agrees::run(&mut u),
-        "reduce_invariants" => reduce_invariants::run(&mut u),
-        "checker_convicts" => checker_convicts::run(&mut u),
-        other => panic!("unknown fuzz target {other:?}"),
-    };
+    let _ = (named(name).run)(&mut Unstructured::new(bytes));
 }
 
 /// What target `name` makes of `bytes`: the `Debug` of its `Input`.
@@ -61,14 +135,7 @@ pub fn run_target(name: &str, bytes: &[u8]) {
 ///
 /// For an unknown `name`.
 pub fn describe_target(name: &str, bytes: &[u8]) -> String {
-    match name {
-        "parse_no_panic" => parse_no_panic::describe(bytes),
-        "format_roundtrip" => format_roundtrip::describe(bytes),
-        "validator_agrees" => validator_agrees::describe(bytes),
-        "reduce_invariants" => reduce_invariants::describe(bytes),
-        "checker_convicts" => checker_convicts::describe(bytes),
-        other => panic!("unknown fuzz target {other:?}"),
-    }
+    (named(name).describe)(bytes)
 }
 
 /// Defines `Input` in a target module: the raw bytes, taken whole, with a

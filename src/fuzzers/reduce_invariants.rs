@@ -37,6 +37,16 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
+/// The generated case and the policy drawn.
+///
+/// # Errors
+///
+/// Never in practice (the generator does not fail).
+pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
+    let (case, policy) = super::case_and_policy(u)?;
+    Ok(super::Carried::case(&case, Some(policy)))
+}
+
 /// The generated case and policy as a case-format line.
 pub fn describe(bytes: &[u8]) -> String {
     match super::case_and_policy(&mut Unstructured::new(bytes)) {

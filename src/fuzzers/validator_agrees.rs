@@ -196,6 +196,20 @@ fn apply(messages: &mut Vec<Value>, d: &Damage) {
     }
 }
 
+/// The damaged history, with the generated case's budget.
+///
+/// # Errors
+///
+/// As [`decode`].
+pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
+    let s = decode(u)?;
+    Ok(super::Carried {
+        max_messages: serde_json::Value::from(s.case.budget),
+        messages: s.messages,
+        policy: None,
+    })
+}
+
 /// Damages a generated history and compares the validator with
 /// [`naive_valid`].
 ///
