@@ -55,6 +55,34 @@ impl Entry {
     }
 }
 
+/// An entry with no budget: neither `--max` nor a `maxMessages` member.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: no budget: pass --max N or give maxMessages")]
+pub struct NoBudget {
+    /// The entry.
+    pub origin: Origin,
+}
+
+impl Entry {
+    /// The `maxMessages` to send for this entry: `max` (the command line's
+    /// `--max N`) when given, which overrides the entry's own, else the
+    /// entry's `maxMessages` as written (possibly not a budget; the reducer
+    /// judges that).
+    ///
+    /// # Errors
+    ///
+    /// [`NoBudget`] when there is neither.
+    pub fn max_messages_or(&self, max: Option<i64>) -> Result<Value, NoBudget> {
+        match (max, &self.max_messages) {
+            (Some(n), _) => Ok(Value::from(n)),
+            (None, Some(m)) => Ok(m.clone()),
+            (None, None) => Err(NoBudget {
+                origin: self.origin.clone(),
+            }),
+        }
+    }
+}
+
 /// Input that cannot be read as histories, naming the place.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {

@@ -86,46 +86,38 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
 
 fn diff_at(a: &Value, b: &Value, path: &mut String) -> bool {
     match (a, b) {
-        (Value::Array(x), Value::Array(y)) => {
-            for i in 0..x.len().max(y.len()) {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                match (x.get(i), y.get(i)) {
-                    (Some(p), Some(q)) => {
-                        if diff_at(p, q, path) {
-                            return true;
-                        }
-                    }
-                    _ => return true,
-                }
-                path.truncate(len);
-            }
-            false
-        }
+        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
+            .any(|i| diff_below(x.get(i), y.get(i), &format!("[{i}]"), path)),
         (Value::Object(x), Value::Object(y)) => {
-            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
-            for k in keys {
-                let len = path.len();
-                if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty() {
-                    path.push('.');
-                    path.push_str(k);
-                } else {
-                    path.push_str(&format!("[{}]", Value::String(k.clone())));
-                }
-                match (x.get(k), y.get(k)) {
-                    (Some(p), Some(q)) => {
-                        if diff_at(p, q, path) {
-                            return true;
-                        }
-                    }
-                    _ => return true,
-                }
-                path.truncate(len);
-            }
-            false
+            let mut keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            keys.any(|k| {
+                let step =
+                    if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty() {
+                        format!(".{k}")
+                    } else {
+                        format!("[{}]", Value::String(k.clone()))
+                    };
+                diff_below(x.get(k), y.get(k), &step, path)
+            })
         }
         _ => !json_eq(a, b),
     }
+}
+
+/// Whether the members (or elements) `p` and `q` at `step` below `path`
+/// differ, either missing counting as a difference; on a difference `path`
+/// is left pointing at it.
+fn diff_below(p: Option<&Value>, q: Option<&Value>, step: &str, path: &mut String) -> bool {
+    let len = path.len();
+    path.push_str(step);
+    let differs = match (p, q) {
+        (Some(p), Some(q)) => diff_at(p, q, path),
+        _ => true,
+    };
+    if !differs {
+        path.truncate(len);
+    }
+    differs
 }
 
 #[cfg(test)]

@@ -256,31 +256,21 @@ pub fn load_files(dir: &Path) -> Result<Vec<CaseFile>, CaseError> {
 /// each `,` and `:`.
 struct Spaced;
 
-/// `, ` before every element but the first.
-fn separator<W: ?Sized + Write>(w: &mut W, first: bool) -> std::io::Result<()> {
-    if first {
-        Ok(())
-    } else {
-        w.write_all(b", ")
-    }
+/// Formatter methods that write `, ` before every element but the first.
+macro_rules! separated {
+    ($($method:ident),*) => {$(
+        fn $method<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first {
+                Ok(())
+            } else {
+                w.write_all(b", ")
+            }
+        }
+    )*};
 }
 
 impl serde_json::ser::Formatter for Spaced {
-    fn begin_array_value<W: ?Sized + Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        separator(w, first)
-    }
-
-    fn begin_object_key<W: ?Sized + Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        separator(w, first)
-    }
+    separated!(begin_array_value, begin_object_key);
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         w.write_all(b": ")

@@ -74,14 +74,8 @@ fn read_responses(path: &str) -> Result<Vec<Response>, ExitCode> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let inputs = match load(&args.input) {
-        Ok(e) => e,
-        Err(code) => return Ok(code),
-    };
-    let responses = match read_responses(&args.output) {
-        Ok(r) => r,
-        Err(code) => return Ok(code),
-    };
+    let inputs = or_exit!(load(&args.input));
+    let responses = or_exit!(read_responses(&args.output));
     if inputs.len() != responses.len() {
         return Ok(invalid(format!(
             "{} holds {} histories but {} holds {} responses",
@@ -94,15 +88,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let single = inputs.len() == 1;
     let (mut failed, mut passed) = (0usize, 0usize);
     for (input, response) in inputs.iter().zip(&responses) {
-        let max = match (args.max, &input.max_messages) {
-            (Some(n), _) => Value::from(n),
-            (None, Some(m)) => m.clone(),
-            (None, None) => {
-                return Ok(invalid(format!(
-                    "{}: no budget: pass --max N or give maxMessages",
-                    input.origin
-                )))
-            }
+        let max = match input.max_messages_or(args.max) {
+            Ok(m) => m,
+            Err(e) => return Ok(invalid(e)),
         };
         let (format, policy) = (Format::from(args.format), Policy::from(args.policy));
         let req = Request {

@@ -17,6 +17,17 @@ macro_rules! outln {
     }};
 }
 
+/// The value of an `Ok`; for an `Err(code)`, returns `Ok(code)` from the
+/// command (the error was reported where it was found).
+macro_rules! or_exit {
+    ($result:expr) => {
+        match $result {
+            Ok(v) => v,
+            Err(code) => return Ok(code),
+        }
+    };
+}
+
 pub mod certify;
 pub mod check;
 pub mod corpus;
@@ -78,6 +89,18 @@ impl From<FormatArg> for Format {
             FormatArg::Anthropic => Format::Anthropic,
         }
     }
+}
+
+/// The histories a command reads and their wire format: the arguments
+/// `reduce` and `validate` share.
+#[derive(clap::Args, Debug)]
+pub struct Histories {
+    /// The wire format of the messages.
+    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
+    pub format: FormatArg,
+    /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
+    #[arg(default_value = "-")]
+    pub file: String,
 }
 
 /// `--policy`: the policies as the command line names them.

@@ -1,10 +1,9 @@
 //! `reducer-kit reduce`: the reference reducer on the command line.
 
-use super::{invalid, load, FormatArg, PolicyArg};
+use super::{invalid, load, Histories, PolicyArg};
 use reducer_kit::formats::Format;
 use reducer_kit::reduce::reduce;
 use reducer_kit::terms::Policy;
-use serde_json::Value;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -17,35 +16,22 @@ pub struct Args {
     /// The policy.
     #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
     pub policy: PolicyArg,
-    /// The wire format of the messages.
-    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
-    pub format: FormatArg,
-    /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
-    #[arg(default_value = "-")]
-    pub file: String,
+    #[command(flatten)]
+    pub input: Histories,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let entries = match load(&args.file) {
-        Ok(e) => e,
-        Err(code) => return Ok(code),
-    };
+    let entries = or_exit!(load(&args.input.file));
     let jsonl = entries.len() > 1 || entries.first().is_some_and(|e| e.origin.line.is_some());
     let mut out = String::new();
     for e in &entries {
-        let max = match (args.max, &e.max_messages) {
-            (Some(n), _) => Value::from(n),
-            (None, Some(m)) => m.clone(),
-            (None, None) => {
-                return Ok(invalid(format!(
-                    "{}: no budget: pass --max N or give maxMessages",
-                    e.origin
-                )))
-            }
+        let max = match e.max_messages_or(args.max) {
+            Ok(m) => m,
+            Err(e) => return Ok(invalid(e)),
         };
         let reduced = match reduce(
             Policy::from(args.policy),
-            Format::from(args.format),
+            Format::from(args.input.format),
             &e.messages,
             &max,
         ) {

@@ -1,6 +1,6 @@
 //! `reducer-kit validate`: the validator rules of semantics §5.
 
-use super::{load, FormatArg};
+use super::{load, Histories};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::validate::{validate, Options};
 use std::process::ExitCode;
@@ -10,22 +10,15 @@ pub struct Args {
     /// Calls and approval requests of the newest turn may be unanswered.
     #[arg(long)]
     pub allow_pending: bool,
-    /// The wire format of the messages.
-    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
-    pub format: FormatArg,
-    /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
-    #[arg(default_value = "-")]
-    pub file: String,
+    #[command(flatten)]
+    pub input: Histories,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let entries = match load(&args.file) {
-        Ok(e) => e,
-        Err(code) => return Ok(code),
-    };
+    let entries = or_exit!(load(&args.input.file));
     let mut bad = 0usize;
     for e in &entries {
-        let views = match view_history(Format::from(args.format), &e.messages) {
+        let views = match view_history(Format::from(args.input.format), &e.messages) {
             Ok(v) => v,
             Err(err) => {
                 outln!("{}: {err}", e.origin);

@@ -57,7 +57,10 @@
 //! using [`system_message`] and [`system_content`].
 
 use super::canonical::classify_tagged;
-use super::{content_items, copy_members, copy_other, string_field, ConvertError, Members};
+use super::{
+    content_items, convert_all, copy_other, object_and_role, refuse_members, rename_tag, retag,
+    string_field, ConvertError, Members, Retag,
+};
 use crate::terms::{Item, ItemKind, Role, ShapeError};
 use serde_json::{Map, Value};
 
@@ -134,11 +137,7 @@ pub(crate) fn role_and_items(
 /// lossless Anthropic form ...`, `message 3, content 1: a tool message item
 /// that is not a functionResult has no Anthropic form`.
 pub fn to_anthropic(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
-    messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| message_to_anthropic(m, i))
-        .collect()
+    convert_all(messages, message_to_anthropic)
 }
 
 /// The `$type` of a canonical item, when it is a string.
@@ -164,13 +163,7 @@ fn blocks_to_content(blocks: Vec<Value>) -> Value {
 }
 
 fn message_to_anthropic(msg: &Value, index: usize) -> Result<Value, ConvertError> {
-    let obj = msg
-        .as_object()
-        .ok_or_else(|| err(index, "is not a JSON object"))?;
-    let role = match obj.get("role") {
-        Some(Value::String(r)) => r.as_str(),
-        _ => return Err(err(index, "has no string `role`")),
-    };
+    let (obj, role) = object_and_role(msg, index)?;
     if Role::parse(role) == Role::System && index > 0 {
         return Err(err(
             index,
@@ -183,12 +176,7 @@ fn message_to_anthropic(msg: &Value, index: usize) -> Result<Value, ConvertError
             format!("role {role:?} has no lossless Anthropic form (only lowercase user, assistant, tool and system)"),
         ));
     }
-    if obj.contains_key("content") {
-        return Err(err(
-            index,
-            "member `content` would collide with Anthropic's",
-        ));
-    }
+    refuse_members(obj, &["content"], index, "Anthropic's")?;
     let contents = match obj.get("contents") {
         None => None,
         Some(Value::Null) => Some(None),
@@ -279,30 +267,19 @@ fn tool_to_anthropic(
                     "a tool message item that is not a functionResult has no Anthropic form",
                 )
             })?;
-        let mut block = Map::new();
-        block.insert("type".into(), Value::String("tool_result".into()));
-        block.insert(
-            "tool_use_id".into(),
-            o.get("callId")
-                .filter(|v| v.is_string())
-                .cloned()
-                .ok_or_else(|| item_err(index, k, "functionResult has no string `callId`"))?,
-        );
-        if let Some(r) = o.get("result") {
-            block.insert("content".into(), r.clone());
-        }
-        let how = Members {
-            skip: &["$type", "callId", "result"],
-            rename: &[],
-            refuse: &["type", "tool_use_id", "content"],
+        let how = Retag {
+            tag: ("type", "tool_result"),
+            id: ("callId", "tool_use_id"),
+            lead: &[("result", "content")],
+            rest: Members {
+                skip: &["$type", "callId", "result"],
+                rename: &[],
+                refuse: &["type", "tool_use_id", "content"],
+            },
+            what: "functionResult",
+            whose: "Anthropic's",
         };
-        copy_members(o, &mut block, &how, |key| {
-            item_err(
-                index,
-                k,
-                format!("functionResult member `{key}` would collide with Anthropic's"),
-            )
-        })?;
+        let block = retag(o, &how, |problem| item_err(index, k, problem))?;
         blocks.push(Value::Object(block));
     }
     let mut out = Map::new();
@@ -336,41 +313,27 @@ fn item_to_block(c: &Value, index: usize, k: usize) -> Result<Value, ConvertErro
         }
         _ => {}
     }
-    let mut block = Map::new();
-    let how = Members {
-        skip: &[],
-        rename: &[("$type", "type")],
-        refuse: &["type"],
-    };
-    copy_members(o, &mut block, &how, |_| {
+    rename_tag(o, "$type", "type", || {
         item_err(index, k, "has a `type` member, which would collide")
-    })?;
-    Ok(Value::Object(block))
+    })
 }
 
 fn call_to_block(o: &Map<String, Value>, index: usize, k: usize) -> Result<Value, ConvertError> {
-    let mut block = Map::new();
-    block.insert("type".into(), Value::String("tool_use".into()));
-    block.insert(
-        "id".into(),
-        o.get("callId")
-            .filter(|v| v.is_string())
-            .cloned()
-            .ok_or_else(|| item_err(index, k, "functionCall has no string `callId`"))?,
-    );
-    let how = Members {
-        skip: &["$type", "callId"],
-        rename: &[("arguments", "input")],
-        refuse: &["type", "id", "input"],
+    let how = Retag {
+        tag: ("type", "tool_use"),
+        id: ("callId", "id"),
+        lead: &[],
+        rest: Members {
+            skip: &["$type", "callId"],
+            rename: &[("arguments", "input")],
+            refuse: &["type", "id", "input"],
+        },
+        what: "functionCall",
+        whose: "Anthropic's",
     };
-    copy_members(o, &mut block, &how, |key| {
-        item_err(
-            index,
-            k,
-            format!("functionCall member `{key}` would collide with Anthropic's"),
-        )
-    })?;
-    Ok(Value::Object(block))
+    Ok(Value::Object(retag(o, &how, |problem| {
+        item_err(index, k, problem)
+    })?))
 }
 
 /// Converts the kit's Anthropic message list (system pseudo-message first,
@@ -390,27 +353,12 @@ fn call_to_block(o: &Map<String, Value>, index: usize, k: usize) -> Result<Value
 /// `functionCall` or `functionResult` (the canonical format would read it
 /// as a call or result).
 pub fn from_anthropic(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
-    messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| message_from_anthropic(m, i))
-        .collect()
+    convert_all(messages, message_from_anthropic)
 }
 
 fn message_from_anthropic(msg: &Value, index: usize) -> Result<Value, ConvertError> {
-    let obj = msg
-        .as_object()
-        .ok_or_else(|| err(index, "is not a JSON object"))?;
-    let role = match obj.get("role") {
-        Some(Value::String(r)) => r.as_str(),
-        _ => return Err(err(index, "has no string `role`")),
-    };
-    if obj.contains_key("contents") {
-        return Err(err(
-            index,
-            "member `contents` would collide with the canonical format",
-        ));
-    }
+    let (obj, role) = object_and_role(msg, index)?;
+    refuse_members(obj, &["contents"], index, "the canonical format")?;
     match role {
         SYSTEM if index == 0 => return system_from_anthropic(obj, index),
         SYSTEM => {
@@ -507,6 +455,35 @@ fn system_from_anthropic(obj: &Map<String, Value>, index: usize) -> Result<Value
     Ok(serde_json::json!({"role": SYSTEM, "contents": contents}))
 }
 
+/// How a `tool_use` block (first) and a `tool_result` block become
+/// canonical items.
+const BLOCK_ITEMS: [Retag; 2] = [
+    Retag {
+        tag: ("$type", "functionCall"),
+        id: ("id", "callId"),
+        lead: &[],
+        rest: Members {
+            skip: &["type", "id"],
+            rename: &[("input", "arguments")],
+            refuse: &["callId", "arguments"],
+        },
+        what: "tool_use",
+        whose: "the canonical format",
+    },
+    Retag {
+        tag: ("$type", "functionResult"),
+        id: ("tool_use_id", "callId"),
+        lead: &[],
+        rest: Members {
+            skip: &["type", "tool_use_id"],
+            rename: &[("content", "result")],
+            refuse: &["callId", "result"],
+        },
+        what: "tool_result",
+        whose: "the canonical format",
+    },
+];
+
 /// A block as a canonical item, and whether it is a `tool_result`.
 fn block_to_item(b: &Value, index: usize, k: usize) -> Result<(Value, bool), ConvertError> {
     let o = b
@@ -523,53 +500,12 @@ fn block_to_item(b: &Value, index: usize, k: usize) -> Result<(Value, bool), Con
             "has a `$type` member, which would collide",
         ));
     }
-    let mut item = Map::new();
     match tag {
-        "tool_use" => {
-            item.insert("$type".into(), Value::String("functionCall".into()));
-            item.insert(
-                "callId".into(),
-                o.get("id")
-                    .filter(|v| v.is_string())
-                    .cloned()
-                    .ok_or_else(|| item_err(index, k, "tool_use has no string `id`"))?,
-            );
-            let how = Members {
-                skip: &["type", "id"],
-                rename: &[("input", "arguments")],
-                refuse: &["callId", "arguments"],
-            };
-            copy_members(o, &mut item, &how, |key| {
-                item_err(
-                    index,
-                    k,
-                    format!("tool_use member `{key}` would collide with the canonical format"),
-                )
-            })?;
-            Ok((Value::Object(item), false))
-        }
-        "tool_result" => {
-            item.insert("$type".into(), Value::String("functionResult".into()));
-            item.insert(
-                "callId".into(),
-                o.get("tool_use_id")
-                    .filter(|v| v.is_string())
-                    .cloned()
-                    .ok_or_else(|| item_err(index, k, "tool_result has no string `tool_use_id`"))?,
-            );
-            let how = Members {
-                skip: &["type", "tool_use_id"],
-                rename: &[("content", "result")],
-                refuse: &["callId", "result"],
-            };
-            copy_members(o, &mut item, &how, |key| {
-                item_err(
-                    index,
-                    k,
-                    format!("tool_result member `{key}` would collide with the canonical format"),
-                )
-            })?;
-            Ok((Value::Object(item), true))
+        "tool_use" | "tool_result" => {
+            let is_result = tag == "tool_result";
+            let how = &BLOCK_ITEMS[usize::from(is_result)];
+            let item = retag(o, how, |problem| item_err(index, k, problem))?;
+            Ok((Value::Object(item), is_result))
         }
         "functionCall" | "functionResult" => Err(item_err(
             index,
@@ -577,16 +513,10 @@ fn block_to_item(b: &Value, index: usize, k: usize) -> Result<(Value, bool), Con
             format!("a block of type {tag:?} has no canonical form (it would be read as a call or result)"),
         )),
         _ => {
-            // A `$type` member was refused above.
-            let how = Members {
-                skip: &[],
-                rename: &[("type", "$type")],
-                refuse: &["$type"],
-            };
-            copy_members(o, &mut item, &how, |_| {
+            let item = rename_tag(o, "type", "$type", || {
                 item_err(index, k, "has a `$type` member, which would collide")
             })?;
-            Ok((Value::Object(item), false))
+            Ok((item, false))
         }
     }
 }

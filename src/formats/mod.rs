@@ -248,6 +248,83 @@ pub fn from_wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, Conve
     }
 }
 
+/// Item `o` with its tag member `from` renamed `to` (`$type` → `type` for
+/// an OpenAI part or an Anthropic block, `type` → `$type` back), every other
+/// member as it is, in order.
+///
+/// # Errors
+///
+/// `collide()` when `o` already has a member named `to`.
+pub(crate) fn rename_tag(
+    o: &Map<String, Value>,
+    from: &str,
+    to: &str,
+    collide: impl Fn() -> ConvertError,
+) -> Result<Value, ConvertError> {
+    let mut out = Map::new();
+    let how = Members {
+        skip: &[],
+        rename: &[(from, to)],
+        refuse: &[to],
+    };
+    copy_members(o, &mut out, &how, |_| collide())?;
+    Ok(Value::Object(out))
+}
+
+/// How [`retag`] turns an item of one format into an item of another: its
+/// tag first, then its id under a new name, then some members moved up
+/// front, then the rest as [`Members`] says.
+pub(crate) struct Retag<'a> {
+    /// The tag member and its value, written first: `("type", "tool_use")`.
+    pub tag: (&'a str, &'a str),
+    /// The id, read (a string) from the first name and written under the
+    /// second: `("callId", "id")`.
+    pub id: (&'a str, &'a str),
+    /// Members written next, in this order, when present: `(from, to)`.
+    pub lead: &'a [(&'a str, &'a str)],
+    /// The other members.
+    pub rest: Members<'a>,
+    /// What the source item is called in errors: `tool_use`, `functionCall`.
+    pub what: &'a str,
+    /// Whose members a refused one would collide with: `Anthropic's`, `the
+    /// canonical format`.
+    pub whose: &'a str,
+}
+
+/// The item `o` retagged as `how` says.
+///
+/// # Errors
+///
+/// `error(problem)` when the id is missing or not a string (`tool_use has
+/// no string `id``), or a member would collide (`tool_use member `callId`
+/// would collide with the canonical format`).
+pub(crate) fn retag(
+    o: &Map<String, Value>,
+    how: &Retag,
+    error: impl Fn(String) -> ConvertError,
+) -> Result<Map<String, Value>, ConvertError> {
+    let mut out = Map::new();
+    out.insert(how.tag.0.into(), Value::String(how.tag.1.into()));
+    let id = o
+        .get(how.id.0)
+        .filter(|v| v.is_string())
+        .cloned()
+        .ok_or_else(|| error(format!("{} has no string `{}`", how.what, how.id.0)))?;
+    out.insert(how.id.1.into(), id);
+    for (from, to) in how.lead {
+        if let Some(v) = o.get(*from) {
+            out.insert((*to).into(), v.clone());
+        }
+    }
+    copy_members(o, &mut out, &how.rest, |key| {
+        error(format!(
+            "{} member `{key}` would collide with {}",
+            how.what, how.whose
+        ))
+    })?;
+    Ok(out)
+}
+
 /// Copies every member of `from` but those named in `skip` into `to`, in
 /// order (a [`copy_members`] that refuses nothing).
 pub(crate) fn copy_other(from: &Map<String, Value>, to: &mut Map<String, Value>, skip: &[&str]) {
@@ -286,6 +363,60 @@ pub(crate) fn content_items(
             None,
             "`content` is not a string, an array or null",
         )),
+    }
+}
+
+/// Converts every message of a history with `convert(message, index)`,
+/// one message for one message, stopping at the first error.
+pub(crate) fn convert_all(
+    messages: &[Value],
+    convert: fn(&Value, usize) -> Result<Value, ConvertError>,
+) -> Result<Vec<Value>, ConvertError> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| convert(m, i))
+        .collect()
+}
+
+/// The object and the role of message `index` being converted.
+///
+/// # Errors
+///
+/// When it is not an object, or has no string `role`.
+pub(crate) fn object_and_role(
+    msg: &Value,
+    index: usize,
+) -> Result<(&Map<String, Value>, &str), ConvertError> {
+    let obj = msg
+        .as_object()
+        .ok_or_else(|| ShapeError::new(index, None, "is not a JSON object"))?;
+    match obj.get("role") {
+        Some(Value::String(r)) => Ok((obj, r)),
+        _ => Err(ShapeError::new(index, None, "has no string `role`")),
+    }
+}
+
+/// Refuses the members `keys` of message `index`: they would collide with
+/// members of the target format (named by `whose`: `OpenAI's`, `the
+/// canonical format`).
+///
+/// # Errors
+///
+/// For the first of `keys` that `obj` has.
+pub(crate) fn refuse_members(
+    obj: &Map<String, Value>,
+    keys: &[&str],
+    index: usize,
+    whose: &str,
+) -> Result<(), ConvertError> {
+    match keys.iter().find(|k| obj.contains_key(**k)) {
+        Some(key) => Err(ShapeError::new(
+            index,
+            None,
+            format!("member `{key}` would collide with {whose}"),
+        )),
+        None => Ok(()),
     }
 }
 

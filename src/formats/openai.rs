@@ -27,7 +27,10 @@
 //! message ([`super::strip_items`]).
 
 use super::canonical::classify_tagged;
-use super::{content_items, copy_members, copy_other, string_field, ConvertError, Members};
+use super::{
+    content_items, convert_all, copy_members, copy_other, object_and_role, refuse_members,
+    rename_tag, string_field, ConvertError, Members,
+};
 use crate::terms::{Item, ItemKind, Role, ShapeError};
 use serde_json::{Map, Value};
 
@@ -82,21 +85,11 @@ pub(crate) fn items(
 /// [`ConvertError`] for the first message OpenAI cannot carry (see the
 /// module doc).
 pub fn to_openai(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
-    messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| message_to_openai(m, i))
-        .collect()
+    convert_all(messages, message_to_openai)
 }
 
 fn message_to_openai(msg: &Value, index: usize) -> Result<Value, ConvertError> {
-    let obj = msg
-        .as_object()
-        .ok_or_else(|| err(index, "is not a JSON object"))?;
-    let role = match obj.get("role") {
-        Some(Value::String(r)) => r.clone(),
-        _ => return Err(err(index, "has no string `role`")),
-    };
+    let (obj, role) = object_and_role(msg, index)?;
     let empty = Vec::new();
     let contents = match obj.get("contents") {
         Some(Value::Array(a)) => a,
@@ -104,17 +97,15 @@ fn message_to_openai(msg: &Value, index: usize) -> Result<Value, ConvertError> {
         Some(_) => return Err(err(index, "`contents` is not an array")),
     };
     let mut out = Map::new();
-    out.insert("role".into(), Value::String(role.clone()));
-    for key in ["content", "tool_calls", "tool_call_id"] {
-        if obj.contains_key(key) {
-            return Err(err(
-                index,
-                format!("member `{key}` would collide with OpenAI's"),
-            ));
-        }
-    }
+    out.insert("role".into(), Value::String(role.into()));
+    refuse_members(
+        obj,
+        &["content", "tool_calls", "tool_call_id"],
+        index,
+        "OpenAI's",
+    )?;
     let tag = |c: &Value| c.get("$type").and_then(Value::as_str).map(str::to_owned);
-    if Role::parse(&role) == Role::Tool {
+    if Role::parse(role) == Role::Tool {
         let [item] = contents.as_slice() else {
             return Err(err(index, format!("a tool message with {} content items has no OpenAI form (one result per tool message)", contents.len())));
         };
@@ -174,19 +165,12 @@ fn message_to_openai(msg: &Value, index: usize) -> Result<Value, ConvertError> {
                             format!("content {k} after a functionCall has no OpenAI form"),
                         ));
                     }
-                    let mut part = Map::new();
-                    let how = Members {
-                        skip: &[],
-                        rename: &[("$type", "type")],
-                        refuse: &["type"],
-                    };
-                    copy_members(o, &mut part, &how, |_| {
+                    parts.push(rename_tag(o, "$type", "type", || {
                         err(
                             index,
                             format!("content {k} has a `type` member, which would collide"),
                         )
-                    })?;
-                    parts.push(Value::Object(part));
+                    })?);
                 }
             }
         }
@@ -251,30 +235,15 @@ fn call_to_openai(o: &Map<String, Value>, index: usize) -> Result<Value, Convert
 /// tool message has no string `tool_call_id` or `content`, a tool call's
 /// `function.arguments` is not JSON text, or a content part has no `type`.
 pub fn from_openai(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
-    messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| message_from_openai(m, i))
-        .collect()
+    convert_all(messages, message_from_openai)
 }
 
 fn message_from_openai(msg: &Value, index: usize) -> Result<Value, ConvertError> {
-    let obj = msg
-        .as_object()
-        .ok_or_else(|| err(index, "is not a JSON object"))?;
-    let role = match obj.get("role") {
-        Some(Value::String(r)) => r.clone(),
-        _ => return Err(err(index, "has no string `role`")),
-    };
-    if obj.contains_key("contents") {
-        return Err(err(
-            index,
-            "member `contents` would collide with the canonical format",
-        ));
-    }
+    let (obj, role) = object_and_role(msg, index)?;
+    refuse_members(obj, &["contents"], index, "the canonical format")?;
     let mut contents = Vec::new();
     let mut skip: &[&str] = &["role", "content", "tool_calls"];
-    if Role::parse(&role) == Role::Tool {
+    if Role::parse(role) == Role::Tool {
         skip = &["role", "content", "tool_call_id"];
         let id = obj
             .get("tool_call_id")
@@ -300,19 +269,12 @@ fn message_from_openai(msg: &Value, index: usize) -> Result<Value, ConvertError>
                     if !o.get("type").is_some_and(Value::is_string) {
                         return Err(err(index, format!("content part {k} has no string `type`")));
                     }
-                    let mut item = Map::new();
-                    let how = Members {
-                        skip: &[],
-                        rename: &[("type", "$type")],
-                        refuse: &["$type"],
-                    };
-                    copy_members(o, &mut item, &how, |_| {
+                    contents.push(rename_tag(o, "type", "$type", || {
                         err(
                             index,
                             format!("content part {k} has a `$type` member, which would collide"),
                         )
-                    })?;
-                    contents.push(Value::Object(item));
+                    })?);
                 }
             }
             Some(_) => return Err(err(index, "`content` is not a string, an array or null")),
@@ -328,7 +290,7 @@ fn message_from_openai(msg: &Value, index: usize) -> Result<Value, ConvertError>
         }
     }
     let mut out = Map::new();
-    out.insert("role".into(), Value::String(role));
+    out.insert("role".into(), Value::String(role.into()));
     out.insert("contents".into(), Value::Array(contents));
     copy_other(obj, &mut out, skip);
     Ok(Value::Object(out))

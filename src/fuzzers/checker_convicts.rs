@@ -280,8 +280,5 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 
 /// The scenario: case line, mutation, response.
 pub fn describe(bytes: &[u8]) -> String {
-    match decode(&mut Unstructured::new(bytes)) {
-        Ok(s) => format!("{s:?}"),
-        Err(e) => format!("checker_convicts: undecodable input: {e}"),
-    }
+    super::describe_decoded("checker_convicts", bytes, decode)
 }

@@ -177,6 +177,19 @@ macro_rules! fuzz_input {
 }
 pub(crate) use fuzz_input;
 
+/// What `decode` makes of `bytes`, as its `Debug`, or why it cannot
+/// (`<target>: undecodable input: ...`).
+pub(crate) fn describe_decoded<T: std::fmt::Debug>(
+    target: &str,
+    bytes: &[u8],
+    decode: fn(&mut Unstructured) -> arbitrary::Result<T>,
+) -> String {
+    match decode(&mut Unstructured::new(bytes)) {
+        Ok(s) => format!("{s:?}"),
+        Err(e) => format!("{target}: undecodable input: {e}"),
+    }
+}
+
 /// A generated case under [`Config::everything`] (swarm on) and a policy.
 pub(crate) fn case_and_policy(u: &mut Unstructured) -> arbitrary::Result<(GeneratedCase, Policy)> {
     let case = history(u, &Config::everything())?;

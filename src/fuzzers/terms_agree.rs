@@ -107,10 +107,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 
 /// The input: selection, generated history, damages, damaged history.
 pub fn describe(bytes: &[u8]) -> String {
-    match decode(&mut Unstructured::new(bytes)) {
-        Ok(i) => format!("{i:?}"),
-        Err(e) => format!("terms_agree: undecodable input: {e}"),
-    }
+    super::describe_decoded("terms_agree", bytes, decode)
 }
 
 /// A role as §1.2 reads it: ASCII case does not matter.

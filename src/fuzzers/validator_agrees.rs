@@ -244,10 +244,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 
 /// The scenario: generated history, damages, damaged history.
 pub fn describe(bytes: &[u8]) -> String {
-    match decode(&mut Unstructured::new(bytes)) {
-        Ok(s) => format!("{s:?}"),
-        Err(e) => format!("validator_agrees: undecodable input: {e}"),
-    }
+    super::describe_decoded("validator_agrees", bytes, decode)
 }
 
 /// Semantics §5 read plainly, on canonical JSON: walk the messages; a

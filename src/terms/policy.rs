@@ -34,20 +34,3 @@ impl fmt::Display for Policy {
         f.write_str(self.name())
     }
 }
-
-/// A policy name that is not `turns` or `suffix`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown policy {0:?} (turns or suffix)")]
-pub struct UnknownPolicy(pub String);
-
-impl std::str::FromStr for Policy {
-    type Err = UnknownPolicy;
-
-    /// The policy named `s` ([`Policy::name`]).
-    fn from_str(s: &str) -> Result<Policy, UnknownPolicy> {
-        Policy::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| UnknownPolicy(s.to_string()))
-    }
-}

@@ -189,12 +189,7 @@ impl Report<'_> {
     /// The command that reruns `case_id` (or the replayed files).
     fn reproduce(&self, case_id: &str) -> String {
         let settings = self.run.settings;
-        let corpus: String = self
-            .options
-            .corpus
-            .iter()
-            .map(|d| format!(" --corpus {}", shell_word(&d.to_string_lossy())))
-            .collect();
+        let corpus = flags("--corpus", &self.options.corpus);
         let persistent = if settings.persistent {
             " --persistent"
         } else {
@@ -202,12 +197,7 @@ impl Report<'_> {
         };
         let command_line = &self.command_line;
         if !self.options.replay.is_empty() {
-            let files: String = self
-                .options
-                .replay
-                .iter()
-                .map(|f| format!(" --replay {}", shell_word(&f.to_string_lossy())))
-                .collect();
+            let files = flags("--replay", &self.options.replay);
             return format!(
                 "reducer-kit certify --policy {} --format {}{persistent}{files} -- {command_line}",
                 settings.policy, settings.format
@@ -299,6 +289,14 @@ impl Report<'_> {
             }
         }
     }
+}
+
+/// ` FLAG PATH` for each path.
+fn flags(flag: &str, paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| format!(" {flag} {}", shell_word(&p.to_string_lossy())))
+        .collect()
 }
 
 /// A response as one line of JSON, cut after 2,000 characters.
