@@ -2,7 +2,7 @@
 //! (semantics §4), over the terms of §2 ([`crate::terms`]), in any wire
 //! format ([`crate::formats`]).
 //!
-//! [`respond`] and [`reference`] give the reference's answer as a protocol
+//! [`respond`] and [`reference()`] give the reference's answer as a protocol
 //! [`Response`]: what the checker's clause `matches-reference` is judged
 //! against (the checker itself never reduces; its callers supply that
 //! answer) and what `reducer-kit serve` writes.

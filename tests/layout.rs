@@ -1,5 +1,6 @@
 //! The rooms of `src/` keep to their imports (README, "Layout"): a room
 //! that must not depend on another fails here when it starts to.
+//! Doc comments and test modules may name any room.
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +49,122 @@ fn the_checker_does_not_import_the_reference_reducer() {
                 f.display(),
                 n + 1
             );
+        }
+    }
+}
+
+/// The code of a file as far as imports go: before its `#[cfg(test)]`
+/// module, without `//` comments (doc links are not imports).
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The rooms of the crate each file of `room` names (`crate::<room>`).
+fn named_rooms(room: &str) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for f in rust_files(&src().join(room)) {
+        let code = code(&f);
+        let mut rest = code.as_str();
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            out.push((f.clone(), name));
+        }
+    }
+    out
+}
+
+/// The README's "Layout" table, column "may not import": each room names
+/// only the rooms it may.
+#[test]
+fn every_room_imports_only_what_it_may() {
+    let everything = [
+        "terms", "formats", "protocol", "reduce", "validate", "check", "case", "generate",
+        "certify", "corpus", "fuzzers", "json", "atomic", "input",
+    ];
+    let rules: &[(&str, &[&str])] = &[
+        ("terms", &["terms", "json"]),
+        ("formats", &["formats", "terms", "json"]),
+        ("protocol.rs", &["formats", "terms", "json"]),
+        ("reduce.rs", &["formats", "protocol", "terms", "json"]),
+        ("validate.rs", &["terms", "json"]),
+        (
+            "check",
+            &["check", "formats", "protocol", "terms", "validate", "json"],
+        ),
+        (
+            "case",
+            &[
+                "case", "formats", "protocol", "reduce", "terms", "validate", "json", "atomic",
+            ],
+        ),
+        (
+            "generate",
+            &[
+                "generate", "case", "formats", "protocol", "reduce", "terms", "validate", "json",
+            ],
+        ),
+        (
+            "certify",
+            &[
+                "certify", "case", "check", "formats", "generate", "protocol", "reduce", "terms",
+                "validate", "json", "atomic",
+            ],
+        ),
+        (
+            "corpus",
+            &[
+                "corpus", "case", "check", "formats", "fuzzers", "generate", "protocol", "reduce",
+                "terms", "validate", "json", "atomic",
+            ],
+        ),
+        (
+            "fuzzers",
+            &[
+                "fuzzers", "case", "check", "formats", "generate", "input", "protocol", "reduce",
+                "terms", "validate", "json",
+            ],
+        ),
+        ("json.rs", &[]),
+        ("atomic.rs", &[]),
+        ("input.rs", &[]),
+    ];
+    let mut broken = Vec::new();
+    for (room, may) in rules {
+        for (file, name) in named_rooms(room) {
+            assert!(
+                everything.contains(&name.as_str()),
+                "{}: crate::{name}",
+                file.display()
+            );
+            if !may.contains(&name.as_str()) {
+                broken.push(format!("{}: imports crate::{name}", file.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The library builds without the command line's crates (they sit behind
+/// the `cli` feature, for `src/main.rs` and `src/commands/` only).
+#[test]
+fn only_the_command_line_uses_clap_anyhow_or_indicatif() {
+    for f in rust_files(&src()) {
+        let rel = f.strip_prefix(src()).unwrap();
+        if rel.starts_with("commands") || rel == Path::new("main.rs") {
+            continue;
+        }
+        let code = code(&f);
+        for krate in ["clap::", "anyhow", "indicatif"] {
+            assert!(!code.contains(krate), "{} uses {krate}", f.display());
         }
     }
 }

@@ -22,7 +22,7 @@
 //! |------|------|
 //! | `mod.rs` | [`Case`], its checks, reading one file ([`load_file`]) or a directory ([`load_dir`]) |
 //! | [`expect`] | the reference expectation of a case: `expected` / `expectedError` / `violations` |
-//! | [`file`] | case files as text: the directory walk, layouts and styles, rendering, splicing |
+//! | [`file`](mod@file) | case files as text: the directory walk, layouts and styles, rendering, splicing |
 
 use crate::terms::{Clause, Policy};
 use serde::{Deserialize, Serialize};

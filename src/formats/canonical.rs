@@ -16,7 +16,7 @@
 //!
 //! The OpenAI and Anthropic formats carry approval items and opaque items
 //! with the same tags (as `type`), so their readers use
-//! [`classify_tagged`] as well.
+//! `classify_tagged` as well.
 
 use super::string_field;
 use crate::terms::{Item, ItemKind, ShapeError};

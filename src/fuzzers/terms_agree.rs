@@ -1,8 +1,8 @@
 //! The terms of semantics §2 agree with a naive restatement.
 //!
 //! The reference reducers, the validator, the checker and the generator all
-//! stand on [`pinned_index`], [`turns`] and [`pair`]
-//! ([`crate::terms::turns`]), so a bug there would hit a reducer and its
+//! stand on [`pinned_index`], [`turns()`] and [`pair`]
+//! ([`crate::terms::turns`](mod@crate::terms::turns)), so a bug there would hit a reducer and its
 //! judge alike and no other target could see it. This one holds them
 //! against [`naive_pinned`], [`naive_turns`] and [`naive_pairs`]: a second,
 //! deliberately plain reading of the text of §2 that works on the raw

@@ -8,7 +8,7 @@
 //! | [`policy`] | the policies `turns` and `suffix` (§3, §4) |
 //! | [`budget`] | the one parser of `maxMessages` (§2) |
 //! | [`message`] | roles, item kinds, the message view (§1, §2) |
-//! | [`turns`] | the pinned message, turns, positional pairing (§2) |
+//! | [`turns`](mod@turns) | the pinned message, turns, positional pairing (§2) |
 //!
 //! Terms import nothing else of the kit but [`crate::json`]; wire formats
 //! are read into views by [`crate::formats`].

@@ -1,4 +1,6 @@
-//! The JSON report (`--report-json FILE`). See [`to_json`] for its shape.
+//! The JSON report (`--report-json FILE`): every case, every failure, the
+//! counterexamples and the grade, as one JSON document (`spec/v1.md` §9.1
+//! describes it too). See [`to_json`] for its shape.
 
 use super::{certificate, Run};
 use crate::case::SPEC_VERSION;
@@ -11,7 +13,81 @@ fn response_json(r: &Option<Response>) -> Value {
     r.as_ref().map_or(Value::Null, Response::to_json)
 }
 
-/// The run as one JSON document (`--report-json`).
+/// The run as one JSON document (`--report-json`), written pretty with a
+/// trailing newline. Members, in this order (absent ones are `null` unless
+/// said otherwise):
+///
+/// | member | type | meaning |
+/// |--------|------|---------|
+/// | `kit` | `{"name", "version"}` | `"reducer-kit"` and its version |
+/// | `spec` | integer | the spec version judged against ([`SPEC_VERSION`]) |
+/// | `policy` | `"turns"` \| `"suffix"` | the policy the reducer claims |
+/// | `format` | `"canonical"` \| `"openai"` \| `"anthropic"` | the wire format |
+/// | `mode` | `"per-case"` \| `"persistent"` | how the reducer was run |
+/// | `command` | array of strings | the reducer command, one element per argument |
+/// | `seed` | integer or `null` | the seed of the generated cases; `null` when the run did not run the generated stream (`--replay`, `--case`, `--cases 0`) |
+/// | `casesRun` | integer | cases run (not skipped) |
+/// | `casesSkipped` | integer | cases the wire format cannot carry |
+/// | `levels` | object | `protocol`, `safety`, `policy`, `exact`: `true` when that level and every lower one passed |
+/// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "notJudged"}` (counts of cases run) |
+/// | `passed` | bool | every level passed |
+/// | `certificate` | string | the certificate line ([`super::certificate`]) |
+/// | `counterexamples` | array | one per failing clause, see below |
+/// | `expectedFailures` | array of `{"case", "clause"}` | failures listed in `--expect-fail` |
+/// | `unexpectedFailures` | array of `{"case", "clause"}` | failures not listed (they fail the run) |
+/// | `nowPassing` | array of `{"case", "clause"}` | listed failures whose case ran and passed the clause |
+/// | `results` | array | one per case, in case order, see below |
+///
+/// A result: `id` (the case id), `maxMessages` (as sent), `messages` (how
+/// many input messages), `status` (`"pass"`, `"fail"` or `"skip"`); with
+/// `"fail"`, `failures` (`[{"clause", "detail"}]`, protocol clauses first)
+/// and `stderrTail` (the reducer's stderr tail, possibly empty); with
+/// `"skip"`, `skipped` (why, e.g. `no OpenAI form: message 2: ...`).
+///
+/// A counterexample: `clause` (its id), `definition` (the clause's
+/// definition), `caseId` (`fail/<16 hex>`), `originalId` (the case it was
+/// shrunk from), `maxMessages`, `messages` (the minimal input, canonical),
+/// `expected` (the reference's answer, a protocol response object in the
+/// wire format, an Anthropic `system` as the leading pseudo-message),
+/// `actual` (the reducer's, likewise, or `null` when it gave none),
+/// `firstDifference` (the first JSON path where they differ, or `null`),
+/// `detail` (the failure on the minimal case), `tries` (candidate runs
+/// while shrinking), `savedTo` (the case file written by
+/// `--save-failures`, or `null`).
+///
+/// # Examples
+///
+/// A run of `naive_last_n.py` (abridged):
+///
+/// ```json
+/// {
+///   "kit": {"name": "reducer-kit", "version": "0.1.0"},
+///   "spec": 1, "policy": "turns", "format": "canonical", "mode": "persistent",
+///   "command": ["python3", "examples/reducers/naive_last_n.py", "--persistent"],
+///   "seed": 1, "casesRun": 548, "casesSkipped": 0,
+///   "levels": {"protocol": true, "safety": false, "policy": false, "exact": false},
+///   "clauses": {"protocol-json": {"level": "protocol", "passed": 548, "failed": 0, "notJudged": 0}},
+///   "passed": false,
+///   "certificate": "certificate: reducer-kit 0.1.0 spec v1 policy turns format canonical: levels passed [protocol]; 548 cases run, 0 skipped; seed 1",
+///   "counterexamples": [{
+///     "clause": "no-orphan-result",
+///     "definition": "every result in the output has its call in an earlier output message",
+///     "caseId": "fail/8fd8d118b401c36c", "originalId": "spec/suffix-empty-output",
+///     "maxMessages": 1, "messages": [{"role": "assistant", "contents": []}],
+///     "expected": {"messages": []}, "actual": {"messages": [{"role": "tool", "contents": []}]},
+///     "firstDifference": "$[0]", "detail": "output message 0: result \"c1\" has no call earlier in the output",
+///     "tries": 18, "savedTo": null
+///   }],
+///   "expectedFailures": [], "unexpectedFailures": [{"case": "seed/order-shipment-suffix-2", "clause": "whole-turns"}],
+///   "nowPassing": [],
+///   "results": [
+///     {"id": "seed/order-shipment-suffix-2", "maxMessages": 2, "messages": 6, "status": "fail",
+///      "failures": [{"clause": "whole-turns", "detail": "the turn starting at input message 0 is kept in part (1 of 5 messages; input message 0 dropped)"}],
+///      "stderrTail": ""},
+///     {"id": "gen/1/0", "maxMessages": 3, "messages": 5, "status": "pass"}
+///   ]
+/// }
+/// ```
 pub fn to_json(run: &Run) -> Value {
     let levels: serde_json::Map<String, Value> = run
         .grade
