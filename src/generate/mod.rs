@@ -22,7 +22,7 @@
 //! | file | owns |
 //! |------|------|
 //! | `mod.rs` | [`GeneratedCase`], [`history`], the seeded streams |
-//! | `builder.rs` | the steps that build one history, and the budget draw |
+//! | `builder/` | the steps that build one history and the budget draw (`mod.rs`); ids, messages and items (`content.rs`) |
 //! | `config.rs` | [`Config`]: one knob per shape, swarm drawing |
 //! | `shape.rs` | [`Shape`]s, detected from any canonical case |
 //! | [`shrink`] | shrinking a case greedily to a smaller valid one ([`shrink::QuickCase`], also quickcheck's `Arbitrary`) |

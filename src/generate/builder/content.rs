@@ -1,0 +1,265 @@
+//! The content of a history under construction: ids, roles, messages and
+//! their items (texts, calls, results, opaque items), drawn from small
+//! word lists that cover the tricky cases (quotes, escapes, non-ASCII,
+//! large payloads, non-string results, exact numbers).
+
+use super::{Builder, R};
+use crate::terms::Role;
+use serde_json::{json, Map, Value};
+
+const WORDS: &[&str] = &[
+    "order", "42", "shipment", "check", "please", "status", "the", "refund", "weather", "in",
+    "Paris", "ok", "thanks", "when", "will", "it", "arrive", "?", "done.",
+];
+const TRICKY: &[&str] = &[
+    "\"quoted\"",
+    "back\\slash",
+    "line\nbreak",
+    "tab\there",
+    "{\"json\": 1}",
+    "</script>",
+    "  ",
+];
+const NON_ASCII: &[&str] = &[
+    "naïve",
+    "café",
+    "日本語",
+    "Привет",
+    "שלום",
+    "مرحبا",
+    "🚀",
+    "👩‍💻",
+    "e\u{301}",
+    "\u{200b}",
+    "ÿ",
+    "\u{0}",
+    "\u{7f}",
+    "\u{fffd}",
+    "𝔘𝔫𝔦",
+];
+const TOOLS: &[&str] = &[
+    "GetOrder",
+    "GetShipment",
+    "GetWeather",
+    "SearchDocs",
+    "SendEmail",
+    "Refund",
+];
+const NUMBERS: &[&str] = &[
+    "19.99",
+    "1.0",
+    "1e3",
+    "-0",
+    "0.1",
+    "123456789012345678901234567890",
+];
+const AUTHORS: &[&str] = &["Ada", "ops-bot", "Zoë 🦊"];
+
+fn number(text: &str) -> Value {
+    serde_json::from_str(text).expect("the generator's numbers are JSON")
+}
+
+impl Builder<'_, '_, '_> {
+    pub(super) fn new_call_id(&mut self) -> R<String> {
+        if self.cfg.reuse_call_ids && !self.answered.is_empty() && self.chance(1, 4)? {
+            let i = self.upto(self.answered.len() - 1)?;
+            return Ok(self.answered.swap_remove(i));
+        }
+        self.fresh_calls += 1;
+        Ok(format!("call_{}", self.fresh_calls))
+    }
+
+    pub(super) fn role(&mut self, role: Role) -> R<String> {
+        let mut r = match role {
+            Role::System if self.cfg.developer_role && self.chance(1, 4)? => "developer",
+            Role::System => "system",
+            Role::User => "user",
+            Role::Tool => "tool",
+            Role::Assistant | Role::Other => "assistant",
+        }
+        .to_string();
+        if self.cfg.role_case && self.chance(1, 8)? {
+            r = if self.chance(1, 2)? {
+                r.to_ascii_uppercase()
+            } else {
+                let mut c = r.chars();
+                let first = c.next().expect("roles are non-empty").to_ascii_uppercase();
+                std::iter::once(first).chain(c).collect()
+            };
+        }
+        Ok(r)
+    }
+
+    pub(super) fn message(&mut self, role: Role, contents: Vec<Value>) -> R<Value> {
+        let mut m = Map::new();
+        m.insert("role".into(), Value::String(self.role(role)?));
+        let extras = role != Role::System || self.cfg.system_extra_fields;
+        if self.cfg.extra_fields && extras && self.chance(1, 5)? {
+            for _ in 0..1 + self.upto(1)? {
+                match self.upto(3)? {
+                    0 => {
+                        let a = self.pick(AUTHORS)?;
+                        m.insert("authorName".into(), json!(a));
+                    }
+                    1 => {
+                        self.fresh_messages += 1;
+                        m.insert(
+                            "messageId".into(),
+                            json!(format!("msg_{}", self.fresh_messages)),
+                        );
+                    }
+                    2 => {
+                        m.insert("createdAt".into(), json!("2025-01-31T12:00:00+00:00"));
+                    }
+                    _ => {
+                        m.insert(
+                            "additionalProperties".into(),
+                            json!({"traceId": "t-1", "weight": number("0.5"), "tags": ["a"]}),
+                        );
+                    }
+                }
+            }
+        }
+        m.insert("contents".into(), Value::Array(contents));
+        Ok(Value::Object(m))
+    }
+
+    pub(super) fn push(&mut self, role: Role, contents: Vec<Value>) -> R<()> {
+        if role == Role::System && self.first_system.is_none() {
+            self.first_system = Some(self.msgs.len());
+        }
+        let m = self.message(role, contents)?;
+        self.msgs.push(m);
+        Ok(())
+    }
+
+    pub(super) fn item_extras(&mut self, item: &mut Value) -> R<()> {
+        if self.cfg.extra_fields && self.chance(1, 8)? {
+            item["additionalProperties"] = json!({"source": "gen", "score": number("1.0")});
+        }
+        Ok(())
+    }
+
+    pub(super) fn text(&mut self) -> R<String> {
+        if self.cfg.large_payloads && self.chance(1, 1000)? {
+            return self.large();
+        }
+        if self.cfg.empty_text && self.chance(1, 16)? {
+            return Ok(String::new());
+        }
+        let n = 1 + self.upto(7)?;
+        let mut s = String::new();
+        for i in 0..n {
+            if i > 0 {
+                s.push(' ');
+            }
+            let w = if self.cfg.non_ascii_text && self.chance(1, 6)? {
+                self.pick(NON_ASCII)?
+            } else if self.chance(1, 16)? {
+                self.pick(TRICKY)?
+            } else {
+                self.pick(WORDS)?
+            };
+            s.push_str(w);
+        }
+        Ok(s)
+    }
+
+    /// A string of exactly `large_payload_bytes` bytes (or the nearest char
+    /// boundary below).
+    pub(super) fn large(&mut self) -> R<String> {
+        let unit = if self.cfg.non_ascii_text && self.chance(1, 2)? {
+            "日本語 naïve 🚀 "
+        } else {
+            "lorem ipsum dolor sit amet "
+        };
+        let bytes = self.cfg.large_payload_bytes;
+        let mut s = unit.repeat(bytes / unit.len() + 1);
+        let mut cut = bytes;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        Ok(s)
+    }
+
+    pub(super) fn text_item(&mut self) -> R<Value> {
+        let mut v = json!({"$type": "text", "text": self.text()?});
+        self.item_extras(&mut v)?;
+        Ok(v)
+    }
+
+    /// A text item for a system message: without extra members unless
+    /// `system_extra_fields`.
+    pub(super) fn system_text_item(&mut self) -> R<Value> {
+        if self.cfg.system_extra_fields {
+            return self.text_item();
+        }
+        Ok(json!({"$type": "text", "text": self.text()?}))
+    }
+
+    pub(super) fn opaque_item(&mut self) -> R<Value> {
+        let mut v = match self.upto(5)? {
+            0 => json!({"$type": "dataContent", "uri": "data:image/png;base64,iVBORw0KGgo=",
+                        "mediaType": "image/png"}),
+            1 => json!({"$type": "uriContent", "uri": "https://example.com/a.png",
+                        "mediaType": "image/png"}),
+            2 => json!({"$type": "textReasoning", "text": self.text()?}),
+            3 => {
+                json!({"$type": "usage", "details": {"inputTokenCount": 12, "outputTokenCount": 3}})
+            }
+            4 => json!({"$type": "errorContent", "message": "rate limited", "errorCode": "429"}),
+            _ => json!({"$type": "x-vendor-widget", "payload": {"k": [1, number("2.50"), null]}}),
+        };
+        self.item_extras(&mut v)?;
+        Ok(v)
+    }
+
+    pub(super) fn arguments(&mut self) -> R<Value> {
+        let mut o = Map::new();
+        for _ in 0..self.upto(3)? {
+            let (k, v) = match self.upto(5)? {
+                0 => ("id", json!(self.upto(1000)?)),
+                1 => {
+                    let w = self.pick(WORDS)?;
+                    ("query", json!(w))
+                }
+                2 => ("amount", number(self.pick(NUMBERS)?)),
+                3 => ("tags", json!(["urgent", "b"])),
+                4 => ("filter", json!({"from": "2024-01-01", "limit": 10})),
+                _ => ("confirm", json!(true)),
+            };
+            o.insert(k.into(), v);
+        }
+        Ok(Value::Object(o))
+    }
+
+    pub(super) fn call_item(&mut self, id: &str) -> R<Value> {
+        let name = self.pick(TOOLS)?;
+        let mut v = json!({"$type": "functionCall", "callId": id, "name": name,
+                           "arguments": self.arguments()?});
+        self.item_extras(&mut v)?;
+        Ok(v)
+    }
+
+    pub(super) fn payload(&mut self) -> R<Value> {
+        if self.cfg.non_string_results && self.chance(1, 4)? {
+            return Ok(match self.upto(4)? {
+                0 => json!({"status": "Paid", "total": number("19.99"), "items": [1, 2]}),
+                1 => json!([self.text()?, 3]),
+                2 => number(self.pick(NUMBERS)?),
+                3 => json!(true),
+                _ => Value::Null,
+            });
+        }
+        Ok(Value::String(self.text()?))
+    }
+
+    pub(super) fn result_item(&mut self, id: &str) -> R<Value> {
+        let mut v = json!({"$type": "functionResult", "callId": id, "result": self.payload()?});
+        if self.cfg.result_extra_fields && self.chance(1, 8)? {
+            v["additionalProperties"] = json!({"durationMs": 12});
+        }
+        Ok(v)
+    }
+}
