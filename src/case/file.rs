@@ -394,7 +394,7 @@ mod tests {
     use crate::corpus::{compare, Comparison};
 
     fn corpus() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
+        crate::certify::kit_corpus()
     }
 
     #[test]

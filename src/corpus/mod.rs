@@ -225,7 +225,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn corpus() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
+        crate::certify::kit_corpus()
     }
 
     #[test]
