@@ -198,9 +198,10 @@ pub enum RequestError {
     NoMessages,
 }
 
-/// A request as a reducer reads it.
+/// A request as a reducer reads it (the reducer's side of
+/// [`request_json`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Request {
+pub struct IncomingRequest {
     /// `maxMessages` as received (`null` when absent), for
     /// [`crate::terms::Budget::parse`].
     pub max_messages: Value,
@@ -215,7 +216,7 @@ pub struct Request {
 /// # Errors
 ///
 /// [`RequestError::NoMessages`] when it has no `messages` array.
-pub fn request_from_json(format: Format, request: &Value) -> Result<Request, RequestError> {
+pub fn request_from_json(format: Format, request: &Value) -> Result<IncomingRequest, RequestError> {
     let messages = request
         .get("messages")
         .and_then(Value::as_array)
@@ -225,7 +226,7 @@ pub fn request_from_json(format: Format, request: &Value) -> Result<Request, Req
         Format::Anthropic => join_system(request.get("system").cloned(), messages.clone()),
         _ => messages.clone(),
     };
-    Ok(Request {
+    Ok(IncomingRequest {
         max_messages,
         messages,
     })

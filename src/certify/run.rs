@@ -272,3 +272,41 @@ pub fn run_cases(
         .map(|r| r.expect("every case ran"))
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::generated_case;
+    use crate::certify::session::ReferenceSession;
+
+    /// The runner over the in-process reference session: every clause of
+    /// every level passes, in every format.
+    #[test]
+    fn the_reference_session_passes_every_clause() {
+        for format in Format::ALL {
+            for policy in Policy::ALL {
+                let settings = Settings {
+                    argv: Vec::new(),
+                    format,
+                    policy,
+                    limits: Limits::default(),
+                    persistent: false,
+                    jobs: 1,
+                    extra_requests: true,
+                };
+                let mut session = ReferenceSession { policy, format };
+                for n in 0..40 {
+                    let case = generated_case(1, n, format);
+                    let r = run_case(&mut session, &settings, &case).unwrap();
+                    let failed: Vec<_> = r.failures().collect();
+                    assert!(
+                        failed.is_empty(),
+                        "{format} {policy} {}: {failed:?}",
+                        case.id
+                    );
+                    assert!(r.skipped.is_none() || format != Format::Canonical);
+                }
+            }
+        }
+    }
+}
