@@ -10,7 +10,7 @@
 //! says the same; and for both policies, reducing the wire form and
 //! converting back gives the canonical reduction.
 
-use crate::formats::{view_history, ConvertError, Format};
+use crate::formats::{from_wire, to_wire, view_history, Format};
 use crate::generate::{history, Config, GeneratedCase};
 use crate::json::{first_difference, json_eq};
 use crate::reduce::reduce;
@@ -79,22 +79,6 @@ pub fn describe(bytes: &[u8]) -> String {
     }
 }
 
-type Convert = fn(&[Value]) -> Result<Vec<Value>, ConvertError>;
-
-fn converters(format: Format) -> (Convert, Convert) {
-    match format {
-        Format::OpenAi => (
-            crate::formats::openai::to_openai,
-            crate::formats::openai::from_openai,
-        ),
-        Format::Anthropic => (
-            crate::formats::anthropic::to_anthropic,
-            crate::formats::anthropic::from_anthropic,
-        ),
-        Format::Canonical => panic!("format_roundtrip converts to a wire format"),
-    }
-}
-
 /// Roles and items of every message; the Anthropic system pseudo-message's
 /// items (its text blocks) do not matter to reduction and are left out.
 fn items(views: &[MessageView]) -> Vec<(Role, Vec<(ItemKind, String)>)> {
@@ -118,7 +102,12 @@ fn items(views: &[MessageView]) -> Vec<(Role, Vec<(ItemKind, String)>)> {
 ///
 /// When one fails, or for [`Format::Canonical`].
 pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
-    let (to, from) = converters(format);
+    assert!(
+        format != Format::Canonical,
+        "format_roundtrip converts to a wire format"
+    );
+    let to = |m: &[Value]| to_wire(format, m);
+    let from = |m: &[Value]| from_wire(format, m);
     let canonical = &case.messages;
     let whole = || super::json_line(canonical);
     let wire = to(canonical).unwrap_or_else(|e| {

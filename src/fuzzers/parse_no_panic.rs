@@ -68,7 +68,7 @@ fn exercise(v: &Value) {
     let (system, rest) = crate::protocol::split_system(messages);
     let _ = crate::protocol::join_system(system, rest);
     let budgets = [budget.clone(), json!(1), json!(2), json!(u64::MAX)];
-    for format in [Format::Canonical, Format::OpenAi, Format::Anthropic] {
+    for format in Format::ALL {
         if let Ok(views) = view_history(format, messages) {
             let _ = turns(&views);
             let all: Vec<usize> = (0..views.len()).collect();
