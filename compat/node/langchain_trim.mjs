@@ -90,7 +90,7 @@ async function reduce(request) {
     return x;
   });
   const original = (x) => {
-    const hit = byId.get(x.id);
+    const hit = x ? byId.get(x.id) : undefined;
     return hit && same(hit[1], x) ? hit[0] : undefined;
   };
   const tokenCounter = (msgs) =>
@@ -99,7 +99,10 @@ async function reduce(request) {
       return sum + (m ? request.cost(m) : request.createdCost());
     }, 0);
   const kept = await lc.trimMessages(history, { maxTokens: request.budget, tokenCounter, ...CONFIGS[request.config] });
-  return kept.map((k) => original(k) ?? fromLangChain(k));
+  // An entry that is not a message (trimMessages returns [undefined] for a
+  // history that is only a system message, with includeSystem and startOn)
+  // is written as JSON writes it, null, for the kit to judge.
+  return kept.map((k) => original(k) ?? (k ? fromLangChain(k) : null));
 }
 
 serve({ format: "openai", pkg: "@langchain/core", reduce, configs: Object.keys(CONFIGS), defaultConfig: "last" });

@@ -40,7 +40,7 @@ function toItems(m) {
   const text = textOf(d.content);
   const out = [];
   if (text || calls.length === 0) {
-    const role = d.role === "developer" ? "developer" : ["user", "assistant", "system"].includes(m.role) ? m.role : "user";
+    const role = d.role.toLowerCase() === "developer" ? "developer" : ["user", "assistant", "system"].includes(m.role) ? m.role : "user";
     out.push({ type: "message", role, content: text });
   }
   for (const c of calls) {

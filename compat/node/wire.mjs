@@ -304,16 +304,96 @@ async function answer(line, format, reduce, config) {
   }
 }
 
+// --- the zygote: one process with the library loaded, many thin clients ------------
+//
+// Loading a framework takes a few hundred milliseconds, and the kit starts a
+// new reducer process for every candidate while it shrinks a failure.
+// compat/run therefore starts each Node adapter once more as a server
+// (`--zygote SOCKET`) that has loaded the library, and runs the kit with
+// COMPAT_ZYGOTE=SOCKET: an adapter process the kit starts then only relays
+// its stdin to the server and the server's answers to its stdout (the same
+// lines, the same per-case or persistent mode), and exits when the server
+// closes the connection. Without COMPAT_ZYGOTE, or when the socket does not
+// answer, the adapter runs by itself. (Node cannot fork, so unlike the Python
+// zygote the requests share the server process; adapters keep no state
+// between requests.)
+
+async function zygoteClient(socketPath, argv) {
+  const net = await import("node:net");
+  return new Promise((resolve) => {
+    const sock = net.createConnection({ path: socketPath, allowHalfOpen: true });
+    let connected = false;
+    sock.on("connect", () => {
+      connected = true;
+      sock.write(JSON.stringify(argv) + "\n");
+      process.stdin.pipe(sock);
+    });
+    sock.on("data", (d) => process.stdout.write(d));
+    sock.on("end", () => process.stdout.write("", () => process.exit(0)));
+    sock.on("error", () => resolve(connected ? process.exit(1) : false));
+  });
+}
+
+async function zygoteServer(socketPath, format, reduce, defaultConfig) {
+  const net = await import("node:net");
+  const { rmSync } = fs;
+  // warm up: load the library with one request
+  await answer('{"maxMessages": 1, "messages": []}', format, reduce, defaultConfig);
+  rmSync(socketPath, { force: true });
+  const server = net.createServer({ allowHalfOpen: true }, (sock) => {
+    let buffered = "";
+    let header = null;
+    let queue = Promise.resolve();
+    let persistent = false;
+    let config = defaultConfig;
+    sock.setEncoding("utf8");
+    sock.on("data", (chunk) => {
+      buffered += chunk;
+      let nl;
+      if (header === null) {
+        if ((nl = buffered.indexOf("\n")) < 0) return;
+        header = JSON.parse(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+        persistent = header.includes("--persistent");
+        const i = header.indexOf("--config");
+        if (i >= 0) config = header[i + 1];
+      }
+      if (!persistent) return;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (!line.trim()) continue;
+        queue = queue.then(async () => { sock.write((await answer(line, format, reduce, config)) + "\n"); });
+      }
+    });
+    sock.on("end", () => {
+      queue = queue.then(async () => {
+        if (!persistent) sock.write((await answer(buffered.trim(), format, reduce, config)) + "\n");
+        sock.end();
+      });
+    });
+    sock.on("error", () => {});
+  });
+  server.listen(socketPath, () => process.stderr.write(`compat zygote: ready on ${socketPath}\n`));
+}
+
 export async function serve({ format, pkg, reduce, configs, defaultConfig }) {
-  const args = process.argv.slice(2);
+  const argv = process.argv.slice(2);
+  const zygote = process.env.COMPAT_ZYGOTE;
+  if (zygote && !argv.includes("--zygote") && !argv.includes("--probe")) {
+    if ((await zygoteClient(zygote, argv)) !== false) return;
+  }
+  const args = [...argv];
   let persistent = false;
   let probe = false;
   let config = defaultConfig;
+  let zygoteSocket = null;
   while (args.length) {
     const a = args.shift();
     if (a === "--persistent") persistent = true;
     else if (a === "--probe") probe = true;
     else if (a === "--config" && args.length) config = args.shift();
+    else if (a === "--zygote" && args.length) zygoteSocket = args.shift();
     else {
       process.stderr.write(`usage: adapter [--config ${(configs ?? ["-"]).join("|")}] [--persistent] [--probe]\n`);
       process.exit(2);
@@ -336,6 +416,10 @@ export async function serve({ format, pkg, reduce, configs, defaultConfig }) {
   // Libraries may log; answers alone go to stdout.
   const out = process.stdout;
   console.log = console.info = console.debug = console.warn = (...a) => process.stderr.write(a.join(" ") + "\n");
+  if (zygoteSocket) {
+    await zygoteServer(zygoteSocket, format, reduce, config);
+    return;
+  }
   const write = (text) => new Promise((resolve) => out.write(text + "\n", resolve));
   if (!persistent) {
     const chunks = [];

@@ -32,7 +32,8 @@ def to_agno(m, agno_message):
     content = d.get("content")
     if not isinstance(content, (str, list)):
         content = None
-    return agno_message.Message(role=d.get("role") if m.role != "system" else "system",
+    # roles lowercased (the kit compares them without case; agno only knows lowercase)
+    return agno_message.Message(role=m.role,
                                 content=content, tool_calls=d.get("tool_calls") or None,
                                 tool_call_id=d.get("tool_call_id"))
 

@@ -47,7 +47,7 @@ def to_items(m):
     text = text_of(d.get("content"))
     if text or not calls:
         role = m.role if m.role in ("user", "assistant", "system") else "user"
-        if d.get("role") == "developer":
+        if str(d.get("role")).lower() == "developer":
             role = "developer"
         out.append({"type": "message", "role": role, "content": text})
     for cid, name, args in calls:
