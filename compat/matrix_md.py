@@ -64,12 +64,13 @@ def matrix_md(m, out_dir):
         "`reducer-kit certify --persistent`, once under the policy its documentation promises "
         "(*claims*) and once under the other policy, in the wire format that fits it. Cases per run: "
         "the kit's corpus (%s) and %d generated cases (seed %d); shrinking is capped at "
-        "%d candidate runs per failing clause (`--shrink-tries`; the kit's default is 200, and "
+        "%d candidate runs per failing clause under the claimed policy and %d under the other "
+        "(`--shrink-tries`; the kit's default is 200, and "
         "the default 2,000 generated cases are cut to %d to keep the whole matrix near 10 minutes "
         "on a 2-core machine). Shapes an adapter declares it cannot represent (column *skips*) "
         "are left out of its runs (%s)." % (
             ", ".join("`%s`" % c for c in s["corpus"]), s["cases"], s["seed"], s["shrinkTries"],
-            s["cases"],
+            s.get("otherShrinkTries", s["shrinkTries"]), s["cases"],
             "by `certify --without`" if s["without"] != "emulated" else
             "emulated by compat/run, since this kit has no `certify --without` yet: corpus cases "
             "with those shapes are dropped and the generated cases come from `reducer-kit generate` "

@@ -20,7 +20,7 @@
 // MemorySession returns clones (structuredClone); they are matched to the
 // items stored by position (the newest N) and checked equal.
 
-import { serve, load } from "./wire.mjs";
+import { serve, load, withPinned } from "./wire.mjs";
 import { isDeepStrictEqual } from "node:util";
 
 function textOf(content) {
@@ -81,7 +81,7 @@ async function reduce(request) {
     else groups.push([m, [item]]);
   });
   const answer = groups.map(([m, items]) => (items.length === toItems(m).length ? m : fromItems(m, items)));
-  return pinned ? [pinned, ...answer] : answer;
+  return withPinned(request, answer);
 }
 
 serve({ format: "openai", pkg: "@openai/agents-core", reduce });

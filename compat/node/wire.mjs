@@ -216,6 +216,18 @@ export class Request {
   }
 }
 
+// `out` with the pinned system message put back at its original place among the
+// kept messages, for a library that keeps the system prompt beside the history
+// (first, unless the history had messages before it; a made message counts as
+// later).
+export function withPinned(request, out) {
+  const p = request.pinned;
+  if (!p) return out;
+  let at = 0;
+  while (at < out.length && out[at] instanceof Message && out[at].index < p.index) at++;
+  return [...out.slice(0, at), p, ...out.slice(at)];
+}
+
 // --- libraries -------------------------------------------------------------------
 
 export class LibraryMissing extends Error {}

@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, run_async, serve  # noqa: E402
+from compat_wire import IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
 
 
 def result_payload(content):
@@ -83,7 +83,7 @@ def reduce(request):
         if m is None:
             raise ValueError("the plugin returned a content it was not given")
         out.append(m)
-    return ([pinned] if pinned is not None else []) + out
+    return with_pinned(request, out)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ the Chat Completions shape and `tool_call_id`).
 
 System prompt: out of band, as in agno (the agent's `instructions` /
 `system_message`): the pinned system message is held aside and put back
-first. Later system messages are stored in the session like any message,
+in its place. Later system messages are stored in the session like any message,
 and agno's skip_roles=["system"] leaves them out of the replay.
 
 Budget: limit = N messages.
@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, serve  # noqa: E402
+from compat_wire import IdentityMap, require, with_pinned, serve  # noqa: E402
 
 
 def to_agno(m, agno_message):
@@ -57,7 +57,7 @@ def reduce(request):
         if m is None:
             raise ValueError("agno returned a message it was not given")
         out.append(m)
-    return ([pinned] if pinned is not None else []) + out
+    return with_pinned(request, out)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ several functionResult items).
 System prompt: out of band. AutoGen's agents keep their system messages
 outside the model context and put them in front of what the context gives
 (AssistantAgent's `system_message`), so the pinned system message is held
-aside and put back first; later system messages go into the context as
+aside and put back in its place; later system messages go into the context as
 SystemMessage.
 
 Configurations (--config):
@@ -34,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, run_async, serve  # noqa: E402
+from compat_wire import IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
 from canonical_wire import calls_of, result_text, results_of, text_message, text_of  # noqa: E402
 
 CONFIGS = ["buffered", "head-and-tail", "token-limited"]
@@ -132,7 +132,7 @@ def reduce(request):
             make_counting_client(models, cost_of), token_limit=n, initial_messages=history)
     kept = run_async(context.get_messages())
     out = [ident.get(k) or from_autogen(k, models) for k in kept]
-    return ([pinned] if pinned is not None else []) + out
+    return with_pinned(request, out)
 
 
 if __name__ == "__main__":

@@ -305,6 +305,21 @@ class Request:
 
 # --- mapping library objects back ------------------------------------------------
 
+def with_pinned(request, out):
+    """`out` (what a library kept of the messages it was given, the pinned
+    system message held aside) with the pinned system message put back, for
+    a library that keeps the system prompt beside the history: at its
+    original place among the kept messages (first, unless the history had
+    messages before it; a message the library made counts as later)."""
+    p = request.pinned
+    if p is None:
+        return out
+    at = 0
+    while at < len(out) and isinstance(out[at], Message) and out[at].index < p.index:
+        at += 1
+    return out[:at] + [p] + out[at:]
+
+
 class IdentityMap:
     """Remembers which wire Message each library object was made from, by
     object identity (never by equality: two equal messages are still two

@@ -14,7 +14,7 @@ Wire format: openai (as for trim_messages).
 
 System prompt: out of band (`create_agent(system_prompt=...)` keeps it out
 of the state's messages): the pinned system message is held aside and put
-back first.
+back in its place.
 
 Budget, protocol v1 (messages): trigger=("messages", N + 1), so that it
 summarizes exactly when there are more than N messages, and
@@ -34,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, serve  # noqa: E402
+from compat_wire import IdentityMap, require, with_pinned, serve  # noqa: E402
 from langchain_trim import from_langchain, to_langchain  # noqa: E402
 
 SUMMARY = "Summary of the earlier conversation (fixed text from the compat adapter's fake model)."
@@ -76,7 +76,7 @@ def reduce(request):
         # [RemoveMessage(REMOVE_ALL_MESSAGES), summary, *preserved]
         kept = [msg for msg in update["messages"] if not isinstance(msg, lc.RemoveMessage)]
     out = [ident.get(k) or from_langchain(k, lc) for k in kept]
-    return ([pinned] if pinned is not None else []) + out
+    return with_pinned(request, out)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ assistant and tool; its OpenAI integration keeps an assistant message's
 System prompt: out of band. llama-index's chat engines and agents keep the
 system prompt outside the memory (`prefix_messages`, `system_prompt`) and
 put it in front of what `memory.get()` returns, so the pinned system
-message is held aside and put back first; later system messages go into the
+message is held aside and put back in its place; later system messages go into the
 memory as MessageRole.SYSTEM.
 
 Budget: ChatMemoryBuffer counts tokens of the text of the newest messages
@@ -26,7 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, serve  # noqa: E402
+from compat_wire import IdentityMap, require, with_pinned, serve  # noqa: E402
 from openai_wire import text_of  # noqa: E402
 
 
@@ -72,7 +72,7 @@ def reduce(request):
         if m is None:
             raise ValueError("ChatMemoryBuffer returned a message it was not given")
         out.append(m)
-    return ([pinned] if pinned is not None else []) + out
+    return with_pinned(request, out)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import require, run_async, serve  # noqa: E402
+from compat_wire import require, run_async, serve, with_pinned  # noqa: E402
 from openai_wire import calls_of, arguments_text, text_of  # noqa: E402
 
 
@@ -106,7 +106,7 @@ def reduce(request):
         else:
             out.append((m, [item]))
     answer = [m if len(items) == len(to_items(m)) else from_items(m, items) for m, items in out]
-    return ([pinned] if pinned is not None else []) + answer
+    return with_pinned(request, answer)
 
 
 if __name__ == "__main__":
