@@ -32,8 +32,11 @@ def link(path, out_dir):
 
 
 def clause_list(run, levels):
-    parts = ["`%s` (%d)" % (c, t["failed"]) for c, t in run["clauses"].items()
-             if t["failed"] and t["level"] in levels]
+    parts = []
+    for c, t in run["clauses"].items():
+        if t["failed"] and t["level"] in levels:
+            bad = t.get("failedOnInvalidInput", 0)
+            parts.append("`%s` (%d%s)" % (c, t["failed"], ", %d on invalid input" % bad if bad else ""))
     return ", ".join(parts) or "—"
 
 
@@ -82,6 +85,10 @@ def matrix_md(m, out_dir):
         "## Levels under the claimed policy",
         "",
         "A reducer that claims no policy is shown under `turns` here; both policies are in the next table.",
+        "",
+        "Failing cases are counted per clause; \"on invalid input\" counts those whose input breaks a "
+        "validator rule (the corpus's `spec/rule-*` cases): the kit judges safety on them too (spec 6.1), "
+        "but no framework produces such histories itself.",
         "",
         "| reducer | library | format | claims | protocol | safety | policy | exact | failing safety clauses (failing cases) | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -145,8 +152,8 @@ def matrix_md(m, out_dir):
             lines.append("")
             if not r["counterexamples"]:
                 continue
-            lines += ["| clause | level | failing cases | minimal counterexample | what broke |",
-                      "|---|---|---|---|---|"]
+            lines += ["| clause | level | failing cases | minimal counterexample | valid input | what broke |",
+                      "|---|---|---|---|---|---|"]
             for cx in r["counterexamples"]:
                 lvl = r["clauses"].get(cx["clause"], {}).get("level", "")
                 n = r["clauses"].get(cx["clause"], {}).get("failed", 0)
@@ -155,7 +162,8 @@ def matrix_md(m, out_dir):
                 detail = cx["detail"].replace("|", "\\|").replace("\n", " ")
                 if len(detail) > 220:
                     detail = detail[:217] + "..."
-                lines.append("| `%s` | %s | %d | %s | %s |" % (cx["clause"], lvl, n, where, detail))
+                lines.append("| `%s` | %s | %d | %s | %s | %s |" % (
+                    cx["clause"], lvl, n, where, "yes" if cx.get("validInput", True) else "no", detail))
             lines.append("")
     missing = [a for a in m["adapters"] if not a.get("installed")]
     if missing:
@@ -188,13 +196,19 @@ def findings_md(m, out_dir):
     for a, r in runs:
         for c, t in r["clauses"].items():
             if t["failed"] and t["level"] in ("protocol", "safety"):
-                counts.setdefault(c, []).append((a["name"], t["failed"], t["failed"] + t["passed"]))
+                counts.setdefault(c, []).append(
+                    (a["name"], t["failed"], t["failed"] + t["passed"], t.get("failedOnInvalidInput", 0)))
     if counts:
-        lines += ["", "Safety clauses failed, by how many configurations (and in how many of their judged cases):", "",
-                  "| clause | configurations | which (failing / judged cases) |", "|---|---|---|"]
+        lines += ["", "Safety clauses failed under the claimed policy, by how many configurations; for each, "
+                  "failing / judged cases, and how many of the failing ones had an input that breaks a "
+                  "validator rule (the corpus's `spec/rule-*` cases, judged for safety too):", "",
+                  "| clause | configurations | on valid input | which (failing / judged cases; on invalid input) |",
+                  "|---|---|---|---|"]
         for c, who in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            lines.append("| `%s` | %d of %d | %s |" % (
-                c, len(who), n, ", ".join("%s (%d/%d)" % w for w in who)))
+            valid = sum(1 for w in who if w[1] > w[3])
+            lines.append("| `%s` | %d of %d | %d of %d | %s |" % (
+                c, len(who), n, valid, n, ", ".join(
+                    "%s (%d/%d%s)" % (w[0], w[1], w[2], "; %d" % w[3] if w[3] else "") for w in who)))
     lines += ["", "Every failing clause has its minimal counterexample in [matrix.md](matrix.md#counterexamples) "
               "and under `corpus/compat/`.", ""]
     return "\n".join(lines)

@@ -34,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
+from compat_wire import BadRequest, IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
 from canonical_wire import calls_of, result_text, results_of, text_message, text_of  # noqa: E402
 
 CONFIGS = ["buffered", "head-and-tail", "token-limited"]
@@ -121,7 +121,8 @@ def reduce(request):
         context = contexts.BufferedChatCompletionContext(buffer_size=n, initial_messages=history)
     elif config == "head-and-tail":
         if n < 2:
-            raise ValueError("budget %d cannot be split into head_size >= 1 and tail_size >= 1" % n)
+            # the adapter's refusal, not the library's: AutoGen cannot be asked for 1 message
+            raise BadRequest("budget %d cannot be split into head_size >= 1 and tail_size >= 1" % n)
         context = contexts.HeadAndTailChatCompletionContext(
             head_size=1, tail_size=n - 1, initial_messages=history)
     else:
