@@ -76,8 +76,9 @@ def matrix_md(m, out_dir):
             s.get("otherShrinkTries", s["shrinkTries"]), s["cases"],
             "by `certify --without`" if s["without"] != "emulated" else
             "emulated by compat/run, since this kit has no `certify --without` yet: corpus cases "
-            "with those shapes are dropped and the generated cases come from `reducer-kit generate` "
-            "with those knobs off"),
+            "with those shapes are dropped, and the generated cases come from `reducer-kit generate` "
+            "with those knobs off, less the few that still show one (a later system message becomes "
+            "the pinned one when the leading one is off)"),
         "",
         "Wall time: install %.0f s, certify %.0f s (two runs at a time)." % (
             m["seconds"]["install"], m["seconds"]["certify"]),
@@ -146,7 +147,7 @@ def matrix_md(m, out_dir):
             lines.append("Policy `%s`%s: %d cases run, %d skipped by the format%s; %s; %.0f s (%d shrink runs)." % (
                 r["policy"], " (claimed)" if r.get("claimed") else "", r["casesRun"], r["casesSkipped"],
                 "" if r.get("corpusCasesSkipped") is None else
-                ", %d corpus cases left out for the skipped shapes" % r["corpusCasesSkipped"],
+                ", %d corpus or generated cases left out for the skipped shapes" % r["corpusCasesSkipped"],
                 ", ".join("%s %s" % (l, "pass" if r["levels"][l] else "FAIL") for l in LEVELS),
                 r["seconds"], r["shrinkTries"]))
             lines.append("")
