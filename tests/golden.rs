@@ -17,7 +17,8 @@
 //!   policies the reference reducer's output bytes; for certify's cases
 //!   also the checker's verdicts on the reference output and on two wrong
 //!   ones.
-//! - every corpus case (`corpus/**/*.json`), in each format: the same, plus
+//! - every case of the kit's own corpus (`corpus/spec`, `corpus/seed`; not
+//!   `corpus/compat`, which `compat/run` rewrites), in each format: the same, plus
 //!   the case's regenerated expectation, its import as a regression case,
 //!   its certify counterexample case file and its (clause, shape)
 //!   signature.
@@ -320,7 +321,10 @@ fn fuzz_lines() -> Vec<String> {
 /// on every core).
 fn record() -> Vec<String> {
     let corpus_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let cases = load_dir(&corpus_dir).unwrap();
+    let cases: Vec<_> = ["seed", "spec"]
+        .iter()
+        .flat_map(|d| load_dir(&corpus_dir.join(d)).unwrap())
+        .collect();
     let corpus: Vec<String> = cases.iter().map(|(f, c)| corpus_line(f, c)).collect();
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
     let mut generated: Vec<String> = vec![String::new(); GENERATED as usize];
