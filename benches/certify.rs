@@ -6,28 +6,32 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use reducer_kit::certify::generated_case;
-use reducer_kit::certify::process::Limits;
+use reducer_kit::certify::process::{Limits, Reducer};
 use reducer_kit::certify::run::{run_cases, Settings};
 use reducer_kit::formats::Format;
+use reducer_kit::protocol::Protocol;
 use reducer_kit::terms::Policy;
 use std::ffi::OsString;
 use std::time::Duration;
 
 fn settings(argv: &[&str], persistent: bool) -> Settings {
     Settings {
-        argv: argv.iter().map(OsString::from).collect(),
+        reducer: Reducer::new(argv.iter().map(OsString::from).collect()),
         format: Format::Canonical,
         policy: Policy::Turns,
         limits: Limits::default(),
         persistent,
         jobs: 1,
         extra_requests: true,
+        provider: None,
+        protocol: Protocol::V1,
+        summaries: false,
     }
 }
 
 fn bench(c: &mut Criterion) {
     let cases: Vec<_> = (0..50)
-        .map(|n| generated_case(1, n, Format::Canonical))
+        .map(|n| generated_case(1, n, Format::Canonical, Protocol::V1))
         .collect();
     let kit = env!("CARGO_BIN_EXE_reducer-kit");
     let script = concat!(
@@ -53,8 +57,8 @@ fn bench(c: &mut Criterion) {
     for (name, s) in runs {
         group.bench_function(name, |b| {
             b.iter(|| {
-                let results = run_cases(&s, &cases, &|_| {}).unwrap();
-                assert!(results.iter().all(|r| r.failures().next().is_none()));
+                let run = run_cases(&s, &cases, &|_| {}).unwrap();
+                assert!(run.records.iter().all(|r| !r.failed()));
             })
         });
     }

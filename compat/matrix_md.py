@@ -158,7 +158,10 @@ def matrix_md(m, out_dir):
             for cx in r["counterexamples"]:
                 lvl = r["clauses"].get(cx["clause"], {}).get("level", "")
                 n = r["clauses"].get(cx["clause"], {}).get("failed", 0)
-                what = "%d messages, budget %s" % (cx["messages"], json.dumps(cx["maxMessages"]))
+                what = "%d messages, budget %s" % (
+                    cx["messages"],
+                    json.dumps(cx["maxMessages"]) if cx.get("maxTokens") is None
+                    else "maxTokens %s" % json.dumps(cx["maxTokens"]))
                 where = "[%s](%s)" % (what, link(cx["file"], out_dir)) if cx.get("file") else what
                 detail = cx["detail"].replace("|", "\\|").replace("\n", " ")
                 if len(detail) > 220:

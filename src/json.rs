@@ -6,7 +6,7 @@
 //! compares number representations, so the kit uses [`json_eq`] everywhere a
 //! clause or rule says "equal".
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 /// Whether `a` and `b` are equal JSON values in the sense of semantics §1.
 ///
@@ -27,48 +27,382 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
-        }
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && objects_eq(x, y),
         _ => false,
     }
 }
 
-/// Whether two JSON numbers denote the same value, compared exactly on their
-/// decimal text (no floating-point rounding).
-pub fn number_eq(a: &Number, b: &Number) -> bool {
-    let (x, y) = (a.to_string(), b.to_string());
-    x == y || normalize_number(&x) == normalize_number(&y)
+/// Object equality for objects of the same size: members in the same order
+/// (the usual case) compare pairwise; from the first key that differs on,
+/// by lookup.
+fn objects_eq(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
+    for (n, ((k, v), (l, w))) in x.iter().zip(y).enumerate() {
+        if k != l {
+            return x
+                .iter()
+                .skip(n)
+                .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)));
+        }
+        if !json_eq(v, w) {
+            return false;
+        }
+    }
+    true
 }
 
-/// A decimal number in normal form: sign, significant digits without leading
-/// or trailing zeros, and the power of ten of the last digit. Zero is
-/// `(false, "", 0)`.
-pub(crate) fn normalize_number(text: &str) -> (bool, String, i64) {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(i) => (&rest[..i], rest[i + 1..].parse::<i64>().unwrap_or(0)),
-        None => (rest, 0),
-    };
-    let (int_part, frac_part) = match mantissa.find('.') {
-        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
-        None => (mantissa, ""),
-    };
-    let mut digits: String = int_part.chars().chain(frac_part.chars()).collect();
-    let mut exp = exponent.saturating_sub(frac_part.len() as i64);
-    let trimmed_trailing = digits.trim_end_matches('0').len();
-    exp = exp.saturating_add((digits.len() - trimmed_trailing) as i64);
-    digits.truncate(trimmed_trailing);
-    let digits = digits.trim_start_matches('0').to_string();
-    if digits.is_empty() {
-        return (false, String::new(), 0);
+/// Whether two JSON numbers denote the same value, compared exactly on their
+/// decimal text (no floating-point rounding, whatever the size of the
+/// exponent: `1e99999999999999999999` is not `1`).
+pub fn number_eq(a: &Number, b: &Number) -> bool {
+    let (x, y) = (a.as_str(), b.as_str());
+    x == y || Decimal::parse(x) == Decimal::parse(y)
+}
+
+/// A 64-bit hash of a JSON value consistent with [`json_eq`]: equal values
+/// hash alike (object members in any order, numbers by value). Different
+/// values may collide; callers confirm with [`json_eq`].
+pub fn json_hash(v: &Value) -> u64 {
+    match v {
+        Value::Null => mix(1, 0),
+        Value::Bool(b) => mix(2, u64::from(*b)),
+        Value::String(s) => mix(3, str_hash(s)),
+        Value::Number(n) => mix(4, number_hash(n)),
+        Value::Array(a) => {
+            let mut h = mix(5, a.len() as u64);
+            for e in a {
+                h = mix(h, json_hash(e));
+            }
+            h
+        }
+        Value::Object(o) => {
+            object_hash(o.len(), o.iter().map(|(k, v)| member_hash(k, json_hash(v))))
+        }
     }
-    (negative, digits, exp)
+}
+
+/// The hash of one object member whose value hashes to `value`: objects
+/// hash as the wrapping sum of their members' hashes
+/// ([`object_hash`]), so that member order does not matter.
+pub fn member_hash(key: &str, value: u64) -> u64 {
+    mix(str_hash(key), value)
+}
+
+/// The hash of an object of `len` members from its members' hashes
+/// ([`member_hash`]), in any order.
+pub fn object_hash(len: usize, members: impl Iterator<Item = u64>) -> u64 {
+    let sum = members.fold(0u64, u64::wrapping_add);
+    mix(mix(6, len as u64), sum)
+}
+
+/// Combines two hashes (not commutative).
+pub fn mix(a: u64, b: u64) -> u64 {
+    let x = (a ^ b.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (x ^ (x >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ a.rotate_left(7)
+}
+
+fn str_hash(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x6a5d).hash_one(s)
+}
+
+fn bytes_hash(b: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x6a5e).hash_one(b)
+}
+
+fn number_hash(n: &Number) -> u64 {
+    let text = n.as_str();
+    // Plain integers without trailing zeros are already in normal form:
+    // their own digits, exponent zero, not negative (as `Decimal::parse`
+    // would read them, without building it).
+    let plain =
+        text.bytes().all(|b| b.is_ascii_digit()) && !text.starts_with('0') && !text.ends_with('0');
+    if plain {
+        return decimal_hash(false, text, &BigInt::zero());
+    }
+    let d = Decimal::parse(text);
+    decimal_hash(d.negative, &d.digits, &d.exponent)
+}
+
+/// The hash of a [`Decimal`] from its parts: numbers equal under
+/// [`number_eq`] have the same parts, so they hash alike whatever the size
+/// of their exponent.
+fn decimal_hash(negative: bool, digits: &str, exponent: &BigInt) -> u64 {
+    let exp = mix(u64::from(exponent.negative), bytes_hash(&exponent.digits));
+    mix(mix(str_hash(digits), exp), u64::from(negative))
+}
+
+/// The canonical text of a JSON number: equal numbers (semantics §1.3) and
+/// only they have the same text. `0` for zero, else an optional `-`, the
+/// significant digits without leading or trailing zeros, `e` and the power
+/// of ten of the last digit: `12.0`, `12` and `1.2e1` are all `12e0`.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::json::canonical_number;
+/// let n = |s: &str| serde_json::from_str::<serde_json::Number>(s).unwrap();
+/// assert_eq!(canonical_number(&n("12.0")), "12e0");
+/// assert_eq!(canonical_number(&n("1.2e1")), "12e0");
+/// assert_eq!(canonical_number(&n("-0.0")), "0");
+/// assert_eq!(canonical_number(&n("1e99999999999999999999")), "1e99999999999999999999");
+/// ```
+pub fn canonical_number(n: &Number) -> String {
+    Decimal::parse(&n.to_string()).to_string()
+}
+
+/// The canonical text of a JSON value: two values have the same canonical
+/// text exactly when they are equal ([`json_eq`], semantics §1.3). Object
+/// members sorted by name, numbers as [`canonical_number`] writes them
+/// (as strings would be ambiguous, they are written bare), strings and
+/// names as JSON strings, no spaces.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::json::canonical_json;
+/// let a: serde_json::Value = serde_json::from_str(r#"{"b": 12.0, "a": [1, "x"]}"#).unwrap();
+/// let b: serde_json::Value = serde_json::from_str(r#"{"a": [1e0, "x"], "b": 12}"#).unwrap();
+/// assert_eq!(canonical_json(&a), canonical_json(&b));
+/// assert_eq!(canonical_json(&a), r#"{"a":[1e0,"x"],"b":12e0}"#);
+/// ```
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => out.push_str(&canonical_number(n)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            let mut names: Vec<&String> = members.keys().collect();
+            names.sort();
+            out.push('{');
+            for (i, name) in names.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(name.clone()).to_string());
+                out.push(':');
+                write_canonical(&members[name], out);
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A JSON number's exact value: sign, significant digits without leading
+/// or trailing zeros, and the power of ten of the last digit, of any size.
+/// Zero is `negative: false`, no digits, exponent 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Decimal {
+    /// Below zero.
+    pub negative: bool,
+    /// The significant digits, ASCII, neither starting nor ending with `0`.
+    pub digits: String,
+    /// The power of ten of the last digit.
+    pub exponent: BigInt,
+}
+
+impl Decimal {
+    /// Reads the text of a JSON number (as `serde_json` keeps it with
+    /// `arbitrary_precision`; a leading `+` is accepted). Text that is not
+    /// a number reads as whatever digits it holds; it never panics.
+    pub fn parse(text: &str) -> Decimal {
+        let (negative, rest) = match text.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let (mantissa, exponent) = match rest.find(['e', 'E']) {
+            Some(i) => (&rest[..i], BigInt::parse(&rest[i + 1..])),
+            None => (rest, BigInt::zero()),
+        };
+        let (int_part, frac_part) = match mantissa.find('.') {
+            Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+            None => (mantissa, ""),
+        };
+        let all: String = int_part
+            .chars()
+            .chain(frac_part.chars())
+            .filter(char::is_ascii_digit)
+            .collect();
+        let significant = all.trim_end_matches('0');
+        let trailing = all.len() - significant.len();
+        let digits = significant.trim_start_matches('0').to_string();
+        if digits.is_empty() {
+            return Decimal {
+                negative: false,
+                digits,
+                exponent: BigInt::zero(),
+            };
+        }
+        // Both lengths are at most the text's length, so they fit an i128.
+        let shift = trailing as i128 - frac_part.len() as i128;
+        Decimal {
+            negative,
+            digits,
+            exponent: exponent.add(&BigInt::from_i128(shift)),
+        }
+    }
+}
+
+impl std::fmt::Display for Decimal {
+    /// The canonical text ([`canonical_number`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.digits.is_empty() {
+            return f.write_str("0");
+        }
+        let sign = if self.negative { "-" } else { "" };
+        write!(f, "{sign}{}e{}", self.digits, self.exponent)
+    }
+}
+
+/// A whole number of any size, in decimal (the exponent of a
+/// [`Decimal`]): a sign and its digits without leading zeros; zero has no
+/// digits and is not negative.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BigInt {
+    negative: bool,
+    digits: Vec<u8>,
+}
+
+impl BigInt {
+    fn zero() -> BigInt {
+        BigInt {
+            negative: false,
+            digits: Vec::new(),
+        }
+    }
+
+    /// An optional sign and decimal digits; other characters are ignored.
+    fn parse(text: &str) -> BigInt {
+        let negative = text.starts_with('-');
+        let digits: Vec<u8> = text
+            .bytes()
+            .filter(u8::is_ascii_digit)
+            .map(|b| b - b'0')
+            .skip_while(|&d| d == 0)
+            .collect();
+        BigInt::new(negative, digits)
+    }
+
+    fn new(negative: bool, digits: Vec<u8>) -> BigInt {
+        let negative = negative && !digits.is_empty();
+        BigInt { negative, digits }
+    }
+
+    fn from_i128(n: i128) -> BigInt {
+        BigInt::parse(&n.to_string())
+    }
+
+    /// Below zero.
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
+    /// The value, when it fits an `i64`.
+    pub fn to_i64(&self) -> Option<i64> {
+        if self.digits.len() > 18 {
+            return None;
+        }
+        let magnitude = self
+            .digits
+            .iter()
+            .fold(0i64, |acc, &d| acc * 10 + i64::from(d));
+        Some(if self.negative { -magnitude } else { magnitude })
+    }
+
+    fn add(&self, other: &BigInt) -> BigInt {
+        if self.negative == other.negative {
+            return BigInt::new(self.negative, add_magnitudes(&self.digits, &other.digits));
+        }
+        match compare_magnitudes(&self.digits, &other.digits) {
+            std::cmp::Ordering::Equal => BigInt::zero(),
+            std::cmp::Ordering::Greater => BigInt::new(
+                self.negative,
+                subtract_magnitudes(&self.digits, &other.digits),
+            ),
+            std::cmp::Ordering::Less => BigInt::new(
+                other.negative,
+                subtract_magnitudes(&other.digits, &self.digits),
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for BigInt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.digits.is_empty() {
+            return f.write_str("0");
+        }
+        if self.negative {
+            f.write_str("-")?;
+        }
+        let text: String = self.digits.iter().map(|d| char::from(b'0' + d)).collect();
+        f.write_str(&text)
+    }
+}
+
+/// Compares two magnitudes (digits, most significant first, no leading
+/// zeros).
+fn compare_magnitudes(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+fn add_magnitudes(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()) + 1);
+    let (mut i, mut j, mut carry) = (a.len(), b.len(), 0u8);
+    while i > 0 || j > 0 || carry > 0 {
+        let mut sum = carry;
+        if i > 0 {
+            i -= 1;
+            sum += a[i];
+        }
+        if j > 0 {
+            j -= 1;
+            sum += b[j];
+        }
+        out.push(sum % 10);
+        carry = sum / 10;
+    }
+    out.reverse();
+    out
+}
+
+/// `a - b` for `a >= b`.
+fn subtract_magnitudes(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len());
+    let (mut i, mut j, mut borrow) = (a.len(), b.len(), 0i8);
+    while i > 0 {
+        i -= 1;
+        let mut d = a[i] as i8 - borrow;
+        if j > 0 {
+            j -= 1;
+            d -= b[j] as i8;
+        }
+        borrow = i8::from(d < 0);
+        out.push((d + 10 * borrow) as u8);
+    }
+    while out.len() > 1 && out.last() == Some(&0) {
+        out.pop();
+    }
+    out.reverse();
+    if out == [0] {
+        out.clear();
+    }
+    out
 }
 
 /// The JSON path (`$[3].contents[1].callId` style) of the first place where
@@ -76,48 +410,221 @@ pub(crate) fn normalize_number(text: &str) -> (bool, String, i64) {
 ///
 /// Object members are visited in `a`'s order, then members only `b` has.
 pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
-    let mut path = String::from("$");
-    if diff_at(a, b, &mut path) {
-        Some(path)
-    } else {
-        None
-    }
+    // Each node is visited once; the steps are spelled out only along the
+    // path to the difference, innermost first, as the search unwinds.
+    let mut steps = Vec::new();
+    diff_at(a, b, &mut steps).then(|| {
+        steps.reverse();
+        format!("${}", steps.concat())
+    })
 }
 
-fn diff_at(a: &Value, b: &Value, path: &mut String) -> bool {
+/// [`first_difference`] of the arrays `a` and `b` (given as slices, not
+/// built): `$[i]` and the path below it at the first message `i` that
+/// differs (`$[i]` alone where one array has no element `i`), or `None`
+/// when they are equal.
+pub fn first_difference_in(a: &[Value], b: &[Value]) -> Option<String> {
+    (0..a.len().max(b.len())).find_map(|i| match (a.get(i), b.get(i)) {
+        (Some(x), Some(y)) => first_difference(x, y).map(|p| format!("$[{i}]{}", &p[1..])),
+        _ => Some(format!("$[{i}]")),
+    })
+}
+
+/// Whether `a` and `b` differ; on a difference `steps` holds the path to
+/// it below this node, innermost step first.
+fn diff_at(a: &Value, b: &Value, steps: &mut Vec<String>) -> bool {
     match (a, b) {
-        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
-            .any(|i| diff_below(x.get(i), y.get(i), &format!("[{i}]"), path)),
+        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len())).any(|i| {
+            diff_below(x.get(i), y.get(i), steps) && {
+                steps.push(format!("[{i}]"));
+                true
+            }
+        }),
         (Value::Object(x), Value::Object(y)) => {
             let mut keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
             keys.any(|k| {
-                let step =
-                    if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty() {
-                        format!(".{k}")
-                    } else {
-                        format!("[{}]", Value::String(k.clone()))
-                    };
-                diff_below(x.get(k), y.get(k), &step, path)
+                diff_below(x.get(k), y.get(k), steps) && {
+                    steps.push(
+                        if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty()
+                        {
+                            format!(".{k}")
+                        } else {
+                            format!("[{}]", Value::String(k.clone()))
+                        },
+                    );
+                    true
+                }
             })
         }
         _ => !json_eq(a, b),
     }
 }
 
-/// Whether the members (or elements) `p` and `q` at `step` below `path`
-/// differ, either missing counting as a difference; on a difference `path`
-/// is left pointing at it.
-fn diff_below(p: Option<&Value>, q: Option<&Value>, step: &str, path: &mut String) -> bool {
-    let len = path.len();
-    path.push_str(step);
-    let differs = match (p, q) {
-        (Some(p), Some(q)) => diff_at(p, q, path),
+/// Whether the members (or elements) `p` and `q` differ, either missing
+/// counting as a difference (then with no step below it).
+fn diff_below(p: Option<&Value>, q: Option<&Value>, steps: &mut Vec<String>) -> bool {
+    match (p, q) {
+        (Some(p), Some(q)) => diff_at(p, q, steps),
         _ => true,
-    };
-    if !differs {
-        path.truncate(len);
     }
-    differs
+}
+
+/// Writes JSON text laid out as `serde_json` writes the value it denotes
+/// (compact, or pretty with two-space indents), copying its tokens: numbers
+/// and literals as they are, strings as they are unless they hold an escape
+/// `serde_json` would write otherwise (then decoded and re-encoded). So the
+/// output is byte for byte what serialising the parsed value gives, without
+/// parsing it. Feed it whole values or single punctuation marks, in order.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::json::Relayer;
+/// let mut out = Vec::new();
+/// let mut r = Relayer::new(true);
+/// r.feed("[", &mut out).unwrap();
+/// r.feed(r#"{ "a" : [1, 2.50], "b": {}, "c": "\u00e9" }"#, &mut out).unwrap();
+/// r.feed("]", &mut out).unwrap();
+/// let v: serde_json::Value = serde_json::from_str(r#"[{"a":[1,2.50],"b":{},"c":"\u00e9"}]"#).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string_pretty(&v).unwrap());
+/// ```
+#[derive(Debug)]
+pub struct Relayer {
+    pretty: bool,
+    depth: usize,
+    /// What came last: an opening bracket, a comma, or anything else.
+    after: After,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum After {
+    Open,
+    Comma,
+    Other,
+}
+
+impl Relayer {
+    /// A relayer writing pretty (`true`) or compact JSON.
+    pub fn new(pretty: bool) -> Relayer {
+        Relayer {
+            pretty,
+            depth: 0,
+            after: After::Other,
+        }
+    }
+
+    fn newline(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        out.write_all(b"\n")?;
+        for _ in 0..self.depth {
+            out.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    /// Before a value or a key: a new line in pretty mode after `[`, `{` or
+    /// `,`.
+    fn before_value(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        if self.pretty && self.after != After::Other {
+            self.newline(out)?;
+        }
+        self.after = After::Other;
+        Ok(())
+    }
+
+    /// Writes the tokens of `text` (valid JSON text, or a part of it made
+    /// of whole tokens) to `out`.
+    ///
+    /// # Errors
+    ///
+    /// Those of `out`.
+    pub fn feed(&mut self, text: &str, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            match c {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'[' | b'{' => {
+                    self.before_value(out)?;
+                    out.write_all(&[c])?;
+                    self.depth += 1;
+                    self.after = After::Open;
+                    i += 1;
+                }
+                b']' | b'}' => {
+                    self.depth -= 1;
+                    if self.pretty && self.after != After::Open {
+                        self.newline(out)?;
+                    }
+                    out.write_all(&[c])?;
+                    self.after = After::Other;
+                    i += 1;
+                }
+                b',' => {
+                    out.write_all(b",")?;
+                    self.after = After::Comma;
+                    i += 1;
+                }
+                b':' => {
+                    out.write_all(if self.pretty { b": " } else { b":" })?;
+                    self.after = After::Other;
+                    i += 1;
+                }
+                b'"' => {
+                    self.before_value(out)?;
+                    let start = i;
+                    let mut escaped = false;
+                    i += 1;
+                    while bytes[i] != b'"' {
+                        if bytes[i] == b'\\' {
+                            escaped = true;
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                    i += 1;
+                    let token = &text[start..i];
+                    if escaped {
+                        let decoded: String = serde_json::from_str(token)
+                            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+                        serde_json::to_writer(&mut *out, &decoded)?;
+                    } else {
+                        out.write_all(token.as_bytes())?;
+                    }
+                }
+                _ => {
+                    self.before_value(out)?;
+                    let start = i;
+                    while i < bytes.len()
+                        && !matches!(
+                            bytes[i],
+                            b',' | b']' | b'}' | b':' | b' ' | b'\t' | b'\n' | b'\r'
+                        )
+                    {
+                        i += 1;
+                    }
+                    let token = &bytes[start..i];
+                    let is_number = matches!(token[0], b'-' | b'0'..=b'9');
+                    match token
+                        .iter()
+                        .position(|&b| is_number && (b == b'e' || b == b'E'))
+                    {
+                        // serde_json writes an exponent as `e` and a sign.
+                        Some(e) => {
+                            out.write_all(&token[..e])?;
+                            out.write_all(b"e")?;
+                            if !matches!(token.get(e + 1), Some(b'+' | b'-')) {
+                                out.write_all(b"+")?;
+                            }
+                            out.write_all(&token[e + 1..])?;
+                        }
+                        None => out.write_all(token)?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -141,6 +648,128 @@ mod tests {
             &v("123456789012345678901234567890"),
             &v("1.2345678901234567890123456789e29")
         ));
+    }
+
+    /// Exponents too large for any machine integer are compared exactly
+    /// (issue 13: `1e99999999999999999999` was read as `1`).
+    #[test]
+    fn huge_exponents_compare_exactly() {
+        assert!(!json_eq(&v("1"), &v("1e99999999999999999999")));
+        assert!(!json_eq(
+            &v(r#"{"amountCents": 1}"#),
+            &v(r#"{"amountCents": 1e99999999999999999999}"#)
+        ));
+        assert!(!json_eq(&v("1"), &v("1e-99999999999999999999")));
+        assert!(!json_eq(&v("2"), &v("2e99999999999999999999")));
+        assert!(json_eq(
+            &v("1e99999999999999999999"),
+            &v("10e99999999999999999998")
+        ));
+        assert!(json_eq(
+            &v("100e-100000000000000000002"),
+            &v("1E-100000000000000000000")
+        ));
+        assert!(json_eq(&v("0e99999999999999999999"), &v("0")));
+        assert!(json_eq(&v("-0.0e-99999999999999999999"), &v("0")));
+        assert!(!json_eq(
+            &v("1e99999999999999999999"),
+            &v("1e99999999999999999998")
+        ));
+        assert!(!json_eq(
+            &v("1e99999999999999999999"),
+            &v("-1e99999999999999999999")
+        ));
+        assert!(!json_eq(
+            &v("1e9223372036854775807"),
+            &v("1e-9223372036854775808")
+        ));
+        let c = |s: &str| canonical_number(&serde_json::from_str(s).unwrap());
+        assert_eq!(c("12"), "12e0");
+        assert_eq!(c("12.0"), "12e0");
+        assert_eq!(c("0.12e2"), "12e0");
+        assert_eq!(c("1200e-2"), "12e0");
+        assert_eq!(c("-0.5"), "-5e-1");
+        assert_eq!(c("1e99999999999999999999"), "1e99999999999999999999");
+        assert_eq!(c("10e99999999999999999999"), "1e100000000000000000000");
+        assert_eq!(c("0.1e-99999999999999999999"), "1e-100000000000000000000");
+        assert_eq!(c("1e400"), "1e400");
+    }
+
+    #[test]
+    fn big_integer_arithmetic() {
+        let b = |s: &str| BigInt::parse(s);
+        assert_eq!(b("999").add(&b("1")).to_string(), "1000");
+        assert_eq!(b("1000").add(&b("-1")).to_string(), "999");
+        assert_eq!(b("-1000").add(&b("1")).to_string(), "-999");
+        assert_eq!(b("5").add(&b("-5")).to_string(), "0");
+        assert_eq!(b("-5").add(&b("-5")).to_string(), "-10");
+        assert_eq!(b("3").add(&b("-10")).to_string(), "-7");
+        assert_eq!(b("-0").to_string(), "0");
+        assert!(!b("-0").is_negative());
+        assert_eq!(b("-123").to_i64(), Some(-123));
+        assert_eq!(b("1234567890123456789").to_i64(), None);
+    }
+
+    #[test]
+    fn hashes_agree_with_equality() {
+        let same = [
+            ("1", "1.0"),
+            ("100", "1e2"),
+            ("-0", "0.0"),
+            ("120", "1.2E2"),
+            ("1e99999999999999999999", "10e99999999999999999998"),
+            ("100e-100000000000000000002", "1E-100000000000000000000"),
+            ("0e99999999999999999999", "0"),
+            ("-0.0e-99999999999999999999", "0"),
+            ("12", "1200e-2"),
+            (
+                r#"{"a":1,"b":[2,{"c":null}]}"#,
+                r#"{"b":[2.0,{"c":null}],"a":1}"#,
+            ),
+        ];
+        for (a, b) in same {
+            assert!(json_eq(&v(a), &v(b)), "{a} {b}");
+            assert_eq!(json_hash(&v(a)), json_hash(&v(b)), "{a} {b}");
+        }
+        let differ = [
+            ("1", "-1"),
+            ("[1,2]", "[2,1]"),
+            (r#"{"a":1}"#, r#"{"a":"1"}"#),
+            ("10", "1"),
+            ("1", "1e99999999999999999999"),
+            ("1e99999999999999999999", "1e99999999999999999998"),
+            ("1e99999999999999999999", "-1e99999999999999999999"),
+            ("1e9223372036854775807", "1e-9223372036854775808"),
+        ];
+        for (a, b) in differ {
+            assert_ne!(json_hash(&v(a)), json_hash(&v(b)), "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn relaid_text_is_what_serde_json_writes() {
+        let texts = [
+            r#"[]"#,
+            r#"{"a":{},"b":[],"c":[[]],"d":"x\"y\\z\u00e9\/\n\u0001","e":-1.50E+2,"f":[true,false,null]}"#,
+            "[ {\"role\" : \"user\",\n  \"contents\": [ {\"$type\":\"text\", \"text\":\"a b\"} ] } , 3 ]",
+        ];
+        for text in texts {
+            let v: Value = serde_json::from_str(text).unwrap();
+            for pretty in [false, true] {
+                let mut out = Vec::new();
+                Relayer::new(pretty).feed(text, &mut out).unwrap();
+                let want = if pretty {
+                    serde_json::to_string_pretty(&v).unwrap()
+                } else {
+                    serde_json::to_string(&v).unwrap()
+                };
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    want,
+                    "{text} pretty={pretty}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -167,5 +796,17 @@ mod tests {
             first_difference(&json!([1]), &json!([1, 2])).as_deref(),
             Some("$[1]")
         );
+    }
+
+    #[test]
+    fn difference_of_slices_names_what_the_arrays_would() {
+        let a = vec![json!({"role": "user"}), json!({"x": [1, {"k": "v"}]})];
+        let b = vec![json!({"role": "user"}), json!({"x": [1, {"k": "w"}]})];
+        assert_eq!(first_difference_in(&a, &b).as_deref(), Some("$[1].x[1].k"));
+        assert_eq!(first_difference_in(&a, &a), None);
+        assert_eq!(first_difference_in(&a[..1], &a).as_deref(), Some("$[1]"));
+        assert_eq!(first_difference_in(&a, &[]).as_deref(), Some("$[0]"));
+        let (wa, wb) = (Value::Array(a.clone()), Value::Array(b.clone()));
+        assert_eq!(first_difference_in(&a, &b), first_difference(&wa, &wb));
     }
 }

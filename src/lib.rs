@@ -14,7 +14,8 @@
 //!   [`generate`]: the generator and shrinking.
 //! - [`certify`]: running, grading and reporting a reducer; [`corpus`]:
 //!   the regression-corpus workflow; [`fuzzers`]: the fuzz targets.
-//! - [`json`], [`atomic`], [`input`]: small utilities.
+//! - [`json`], [`atomic`], [`input`], [`terminal`]: small utilities
+//!   (the last makes text from outside the kit safe to print).
 
 #![warn(missing_docs)]
 
@@ -30,5 +31,6 @@ pub mod input;
 pub mod json;
 pub mod protocol;
 pub mod reduce;
+pub mod terminal;
 pub mod terms;
 pub mod validate;

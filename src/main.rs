@@ -1,5 +1,5 @@
-//! The `reducer-kit` command line. Exit codes: 0 pass, 1 failed or invalid,
-//! 2 usage or I/O error.
+//! The `reducer-kit` command line. Exit codes: `commands::EXIT_CODES` (0 pass,
+//! 1 a judged failure, 2 usage or unreadable input).
 
 mod commands;
 
@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("reducer-kit: error: {e:#}");
+            commands::print_error(format!("{e:#}"));
             ExitCode::from(2)
         }
     }

@@ -1,17 +1,64 @@
-//! The runner protocol v1 envelope (semantics §8), both halves: the request
-//! the runner sends (`{"maxMessages", "messages"}`) and the [`Response`] a
-//! reducer gives (`{"messages"}` or `{"error"}`), as the runner
+//! The runner protocol envelope (spec v1 §8, spec v2 §13), both halves:
+//! the request the runner sends (`{"maxMessages", "messages"}` in protocol
+//! 1; protocol 2 adds `maxTokens`, `tokens`, `countPinned`, `systemTokens`,
+//! `summary` and `summaryTokens`) and the [`Response`] a reducer gives
+//! (`{"messages"}` or `{"error"}`, the same in both), as the runner
 //! ([`crate::certify`]) writes and reads them and as `reducer-kit serve`
 //! reads and writes them.
 //!
-//! Inside the kit a history is a list of messages. In the Anthropic format
-//! the request's and the response's top-level `system` travels in that list
-//! as a leading pseudo-message ([`crate::formats::anthropic::system_message`]);
-//! [`split_system`] and [`join_system`] go between the two.
+//! Inside the kit a history is a list of messages. In the formats with a
+//! top-level system prompt ([`Format::system_member`]: Anthropic's and
+//! Bedrock's `system`, Gemini's `systemInstruction`) the request's and the
+//! response's top-level member travels in that list as a leading
+//! pseudo-message ([`crate::formats::anthropic::system_message`]);
+//! [`split_system`] and [`join_system`] go between the two. Its cost in a
+//! token budget travels as the request's `systemTokens` and is the first
+//! entry of `tokens` inside the kit ([`BudgetFields`]).
 
 use crate::formats::{anthropic, Format};
 use crate::json::json_eq;
+use crate::terms::BudgetFields;
 use serde_json::{json, Value};
+
+/// A version of the runner protocol (spec v1 §8, spec v2 §13). A reducer
+/// declares which it speaks (`certify --protocol`); version 1 requests are
+/// what they always were, and cases that need version 2 are not sent to a
+/// version 1 reducer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Protocol {
+    /// Protocol 1: `maxMessages` only.
+    #[default]
+    V1,
+    /// Protocol 2: token budgets (`maxTokens`, `tokens`, `countPinned`,
+    /// `systemTokens`) and summaries (`summary`, `summaryTokens`).
+    V2,
+}
+
+impl Protocol {
+    /// The version number: 1 or 2.
+    pub fn number(self) -> u32 {
+        match self {
+            Protocol::V1 => 1,
+            Protocol::V2 => 2,
+        }
+    }
+
+    /// The protocol numbered `n`, if there is one.
+    pub fn from_number(n: u32) -> Option<Protocol> {
+        match n {
+            1 => Some(Protocol::V1),
+            2 => Some(Protocol::V2),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `format` carries the system prompt as a top-level request member
+/// (Anthropic's and Bedrock's `system`, Gemini's `systemInstruction`), which travels inside the kit as a leading
+/// pseudo-message and whose cost travels as `systemTokens`.
+fn top_level_system(format: Format) -> bool {
+    format.system_member().is_some()
+}
 
 /// A reducer's answer to one request.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,47 +185,122 @@ pub fn join_system(system: Option<Value>, messages: Vec<Value>) -> Vec<Value> {
     }
 }
 
-/// `{"system"?, "messages"}` for the kit's message list in `format`: for
-/// Anthropic, a leading system pseudo-message travels as `system`; the
-/// caller adds the other members.
+/// `{"system"?, "messages"}` for the kit's message list in `format`: in a
+/// format with a top-level system prompt, a leading system pseudo-message
+/// travels as that member ([`Format::system_member`]); the caller adds the
+/// other members.
 fn envelope(format: Format, messages: &[Value]) -> serde_json::Map<String, Value> {
+    envelope_with(format, messages, None)
+}
+
+/// [`envelope`], and with `tokens` (the kit's costs, one per message) the
+/// pseudo-message's cost as `systemTokens` after `system`; returns the
+/// costs of the request's `messages` in `tokens`' place.
+fn envelope_with(
+    format: Format,
+    messages: &[Value],
+    tokens: Option<&mut Value>,
+) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
-    match format {
-        Format::Anthropic => {
-            let (system, rest) = split_system(messages);
-            if let Some(s) = system {
-                out.insert("system".into(), s);
+    let (system, rest) = if top_level_system(format) {
+        split_system(messages)
+    } else {
+        (None, messages.to_vec())
+    };
+    if let (Some(s), Some(key)) = (system, format.system_member()) {
+        out.insert(key.into(), s);
+        if let Some(Value::Array(costs)) = tokens {
+            if !costs.is_empty() {
+                out.insert("systemTokens".into(), costs.remove(0));
             }
-            out.insert("messages".into(), Value::Array(rest));
-        }
-        _ => {
-            out.insert("messages".into(), Value::Array(messages.to_vec()));
         }
     }
+    out.insert("messages".into(), Value::Array(rest));
     out
 }
 
 /// The protocol v1 request for `messages` (the kit's list, in `format`)
 /// with budget `max_messages` (as sent, possibly invalid on purpose):
-/// `{"maxMessages", "system"?, "messages"}`.
+/// `{"maxMessages", "system"?, "messages"}` (`systemInstruction` for
+/// Gemini). The same as [`request`] with only `maxMessages` and no summary.
 pub fn request_json(format: Format, max_messages: &Value, messages: &[Value]) -> Value {
+    request(
+        format,
+        &BudgetFields::messages(max_messages.clone()),
+        None,
+        messages,
+    )
+}
+
+/// The request for `messages` (the kit's list, in `format`) with the budget
+/// members `budget` (as sent, possibly invalid on purpose; `tokens` covers
+/// the kit's list) and, when summaries are allowed, the summary's cost
+/// `summary` (spec v2 §13.1). Members in this order, each only when there
+/// is one: `maxMessages`, `maxTokens`, `tokens`, `countPinned`, `system`,
+/// `systemTokens`, `messages`, `summary`, `summaryTokens`.
+///
+/// `systemTokens` is the first entry of `tokens` when the format has a
+/// top-level system prompt and the history starts with it; `summaryTokens`
+/// is sent with a token budget only (a summary costs 1 against
+/// `maxMessages`). With `maxMessages` alone and no summary this is the
+/// protocol 1 request, byte for byte.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::{formats::Format, protocol::request, terms::BudgetFields};
+/// use serde_json::json;
+/// let system = json!({"role": "system", "content": "Be brief."});
+/// let user = json!({"role": "user", "content": "Hi"});
+/// let budget = BudgetFields::tokens(json!(10), json!([4, 3]), Some(json!(true)));
+/// let r = request(Format::Anthropic, &budget, Some(2), &[system, user.clone()]);
+/// assert_eq!(r.to_string(), json!({"maxTokens": 10, "tokens": [3], "countPinned": true,
+///     "system": "Be brief.", "systemTokens": 4, "messages": [user],
+///     "summary": true, "summaryTokens": 2}).to_string());
+/// ```
+pub fn request(
+    format: Format,
+    budget: &BudgetFields,
+    summary: Option<u64>,
+    messages: &[Value],
+) -> Value {
     let mut r = serde_json::Map::new();
-    r.insert("maxMessages".into(), max_messages.clone());
-    r.extend(envelope(format, messages));
+    let mut tokens = budget.tokens.clone();
+    if let Some(m) = &budget.max_messages {
+        r.insert("maxMessages".into(), m.clone());
+    }
+    if let Some(m) = &budget.max_tokens {
+        r.insert("maxTokens".into(), m.clone());
+    }
+    let rest = envelope_with(format, messages, tokens.as_mut());
+    if let Some(t) = tokens {
+        r.insert("tokens".into(), t);
+    }
+    if let Some(c) = &budget.count_pinned {
+        r.insert("countPinned".into(), c.clone());
+    }
+    r.extend(rest);
+    if let Some(s) = summary {
+        r.insert("summary".into(), Value::Bool(true));
+        if budget.max_tokens.is_some() {
+            r.insert("summaryTokens".into(), Value::from(s));
+        }
+    }
     Value::Object(r)
 }
 
-/// Reads a protocol v1 response object in `format`. For Anthropic, a
-/// top-level `system` member becomes the leading system pseudo-message.
+/// Reads a protocol v1 response object in `format`. In a format with a
+/// top-level system prompt, that member (`system`, `systemInstruction`)
+/// becomes the leading system pseudo-message.
 ///
 /// # Errors
 ///
 /// As [`Response::from_json`].
 pub fn response_from_json(format: Format, value: &Value) -> Result<Response, ResponseError> {
     let response = Response::from_json(value)?;
-    match (format, response) {
-        (Format::Anthropic, Response::Messages(m)) => {
-            let system = value.get("system").cloned();
+    match (format.system_member(), response) {
+        (Some(key), Response::Messages(m)) => {
+            let system = value.get(key).cloned();
             Ok(Response::Messages(join_system(system, m)))
         }
         (_, r) => Ok(r),
@@ -198,20 +320,34 @@ pub enum RequestError {
     NoMessages,
 }
 
-/// A request as a reducer reads it (the reducer's side of
-/// [`request_json`]).
+/// A request as a reducer reads it (the reducer's side of [`request`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct IncomingRequest {
     /// `maxMessages` as received (`null` when absent), for
-    /// [`crate::terms::Budget::parse`].
+    /// [`crate::terms::Budget::parse`]: what a protocol 1 reducer reads.
     pub max_messages: Value,
-    /// The kit's message list: for Anthropic, the top-level `system` as the
-    /// leading pseudo-message.
+    /// Every budget member as received, for
+    /// [`crate::terms::Budget::read`]: what a protocol 2 reducer reads.
+    /// `tokens` covers the kit's list: `systemTokens` first when the
+    /// top-level system prompt is there and `tokens` is an array (without
+    /// `systemTokens` the array is one short, which is not a budget).
+    pub budget: BudgetFields,
+    /// The kit's message list: in a format with a top-level system prompt,
+    /// that member as the leading pseudo-message.
     pub messages: Vec<Value>,
 }
 
-/// Reads a request object in `format`: the reducer's half of
-/// [`request_json`].
+/// Puts the system prompt's cost `system_tokens` (a request's
+/// `systemTokens`) first in the costs `tokens` (its `tokens` array), so that
+/// they cover the kit's list, system pseudo-message first (spec v2 §13.1,
+/// §14). Does nothing when either is missing or `tokens` is no array.
+pub fn lead_with_system_cost(tokens: Option<&mut Value>, system_tokens: Option<Value>) {
+    if let (Some(Value::Array(costs)), Some(first)) = (tokens, system_tokens) {
+        costs.insert(0, first);
+    }
+}
+
+/// Reads a request object in `format`: the reducer's half of [`request`].
 ///
 /// # Errors
 ///
@@ -221,13 +357,26 @@ pub fn request_from_json(format: Format, request: &Value) -> Result<IncomingRequ
         .get("messages")
         .and_then(Value::as_array)
         .ok_or(RequestError::NoMessages)?;
-    let max_messages = request.get("maxMessages").cloned().unwrap_or(Value::Null);
-    let messages = match format {
-        Format::Anthropic => join_system(request.get("system").cloned(), messages.clone()),
-        _ => messages.clone(),
+    let member = |k: &str| request.get(k).cloned();
+    let max_messages = member("maxMessages").unwrap_or(Value::Null);
+    let system = format.system_member().and_then(member);
+    let mut tokens = member("tokens");
+    if system.is_some() {
+        lead_with_system_cost(tokens.as_mut(), member("systemTokens"));
+    }
+    let budget = BudgetFields {
+        max_messages: member("maxMessages"),
+        max_tokens: member("maxTokens"),
+        tokens,
+        count_pinned: member("countPinned"),
+    };
+    let messages = match system {
+        Some(_) => join_system(system, messages.clone()),
+        None => messages.clone(),
     };
     Ok(IncomingRequest {
         max_messages,
+        budget,
         messages,
     })
 }
@@ -239,5 +388,86 @@ pub fn response_json(format: Format, response: &Response) -> Value {
     match response {
         Response::Messages(m) => Value::Object(envelope(format, m)),
         Response::Error(_) => response.to_json(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terms::Budget;
+
+    fn history() -> Vec<Value> {
+        vec![
+            json!({"role": "system", "content": "Be brief."}),
+            json!({"role": "user", "content": "Hi"}),
+            json!({"role": "assistant", "content": "Hello."}),
+        ]
+    }
+
+    #[test]
+    fn protocol_1_requests_are_what_they_were() {
+        let h = history();
+        let r = request_json(Format::OpenAi, &json!(2), &h);
+        assert_eq!(
+            r.to_string(),
+            json!({"maxMessages": 2, "messages": h}).to_string()
+        );
+        let r = request_json(Format::Anthropic, &json!("x"), &h);
+        assert_eq!(
+            r.to_string(),
+            json!({"maxMessages": "x", "system": "Be brief.", "messages": h[1..]}).to_string()
+        );
+        let back = request_from_json(Format::Anthropic, &r).unwrap();
+        assert_eq!(back.max_messages, json!("x"));
+        assert_eq!(back.budget, BudgetFields::messages(json!("x")));
+        assert_eq!(back.messages, h);
+    }
+
+    #[test]
+    fn token_requests_carry_the_system_cost_apart_and_come_back_whole() {
+        let h = history();
+        let budget = Budget::of_tokens(9, vec![4, 1, 3], false).unwrap();
+        for format in Format::ALL {
+            let r = request(format, &budget.to_fields(), Some(2), &h);
+            let back = request_from_json(format, &r).unwrap();
+            assert_eq!(back.max_messages, Value::Null, "{format}");
+            assert_eq!(
+                Budget::read(&back.budget, 3),
+                Ok(budget.clone()),
+                "{format}"
+            );
+            assert_eq!(back.messages, h);
+            assert_eq!(r["summary"], json!(true));
+            assert_eq!(r["summaryTokens"], json!(2));
+        }
+        let r = request(Format::Anthropic, &budget.to_fields(), None, &h);
+        assert_eq!(
+            r.to_string(),
+            r#"{"maxTokens":9,"tokens":[1,3],"countPinned":false,"system":"Be brief.","systemTokens":4,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."}]}"#
+        );
+        // A message budget with summaries: S is 1 and not sent.
+        let r = request(
+            Format::OpenAi,
+            &BudgetFields::messages(json!(2)),
+            Some(1),
+            &h,
+        );
+        assert_eq!(r.get("summaryTokens"), None);
+        assert_eq!(r["summary"], json!(true));
+    }
+
+    #[test]
+    fn a_missing_system_cost_leaves_tokens_one_short() {
+        let r = json!({"maxTokens": 5, "tokens": [1, 1], "system": "S",
+                       "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]});
+        let back = request_from_json(Format::Anthropic, &r).unwrap();
+        assert_eq!(back.messages.len(), 3);
+        assert_eq!(
+            Budget::read(&back.budget, 3).unwrap_err().to_string(),
+            "tokens must be an array with one cost per message (3 messages), got 2 costs"
+        );
+        // In a format without a top-level system prompt, systemTokens is not read.
+        let back = request_from_json(Format::OpenAi, &json!({"maxTokens": 5, "tokens": [1], "systemTokens": 3, "messages": [{"role": "user"}]})).unwrap();
+        assert_eq!(back.budget.tokens, Some(json!([1])));
     }
 }

@@ -1,7 +1,8 @@
 //! The history validator: tool-call / result and approval pairing rules
 //! (semantics §5).
 
-use crate::terms::{ItemKind, MessageView, Role};
+use crate::terms::history::{Sym, NONE};
+use crate::terms::{History, ItemKind, MessageView, Role};
 use std::fmt;
 
 /// A validity rule of semantics §5. The ids are public vocabulary: never
@@ -115,84 +116,152 @@ pub struct Options {
 /// assert_eq!((v[0].index, v[0].id.as_str()), (0, "c1"));
 /// ```
 pub fn validate(views: &[MessageView], opts: Options) -> Vec<Violation> {
-    let mut out = Vec::new();
-    let mut report = |rule, index, id: &str| {
-        out.push(Violation {
-            rule,
-            index,
-            id: id.to_string(),
-        })
-    };
-    // Unanswered calls and requests, in the order they were made.
-    let mut calls: Vec<(usize, String)> = Vec::new();
-    let mut requests: Vec<(usize, String)> = Vec::new();
-    fn answer(open: &mut Vec<(usize, String)>, id: &str) -> bool {
-        match open.iter().rposition(|(_, o)| o == id) {
-            Some(p) => {
-                open.remove(p);
+    validate_history(&History::from_views(views), opts)
+}
+
+/// Unanswered calls (or approval requests) in the order they were made,
+/// with the latest of each id found in O(1): a list of entries, a stack per
+/// id symbol (linked through `below`), and a boundary below which every
+/// entry is forgotten.
+struct Open {
+    /// `(message index, id symbol, still open)`.
+    entries: Vec<(usize, Sym, bool)>,
+    below: Vec<u32>,
+    top: Vec<u32>,
+    /// Entries before `base` are forgotten.
+    base: usize,
+}
+
+impl Open {
+    fn new(ids: usize) -> Open {
+        Open {
+            entries: Vec::new(),
+            below: Vec::new(),
+            top: vec![NONE; ids],
+            base: 0,
+        }
+    }
+
+    fn latest(&self, id: Sym) -> Option<usize> {
+        let t = self.top[id as usize];
+        (t != NONE && t as usize >= self.base).then_some(t as usize)
+    }
+
+    fn push(&mut self, index: usize, id: Sym) {
+        let below = self.latest(id).map_or(NONE, |t| t as u32);
+        self.top[id as usize] = self.entries.len() as u32;
+        self.entries.push((index, id, true));
+        self.below.push(below);
+    }
+
+    /// Answers the latest open entry with `id`; false when there is none.
+    fn answer(&mut self, id: Sym) -> bool {
+        match self.latest(id) {
+            Some(t) => {
+                self.entries[t].2 = false;
+                self.top[id as usize] = self.below[t];
                 true
             }
             None => false,
         }
     }
-    let pinned = crate::terms::pinned_index(views);
-    let mut newest_turn_start = 0;
-    for (i, v) in views.iter().enumerate() {
-        if Some(i) != pinned && v.is_turn_start() {
-            newest_turn_start = i;
-        }
+
+    /// The open entries, oldest first.
+    fn open(&self) -> impl Iterator<Item = (usize, Sym)> + '_ {
+        self.entries[self.base..]
+            .iter()
+            .filter(|e| e.2)
+            .map(|&(i, id, _)| (i, id))
     }
-    for (i, v) in views.iter().enumerate() {
-        if v.role != Role::Tool && !calls.is_empty() {
-            report(Rule::ResultsBeforeContinuation, i, &calls[0].1);
+
+    fn clear(&mut self) {
+        self.base = self.entries.len();
+    }
+
+    fn is_empty(&mut self) -> bool {
+        while self.base < self.entries.len() && !self.entries[self.base].2 {
+            self.base += 1;
+        }
+        self.base == self.entries.len()
+    }
+}
+
+/// [`validate`] on a classified history: one pass, O(1) per item.
+pub fn validate_history(h: &History, opts: Options) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut report = |rule, index, id: Sym| {
+        out.push(Violation {
+            rule,
+            index,
+            id: h.id(id).to_string(),
+        })
+    };
+    let mut calls = Open::new(h.id_count());
+    let mut requests = Open::new(h.id_count());
+    let pinned = h.pinned();
+    let newest_turn_start = (0..h.len())
+        .rev()
+        .find(|&i| Some(i) != pinned && h.view(i).is_turn_start())
+        .unwrap_or(0);
+    for (i, v) in h.views().iter().enumerate() {
+        // A call item that continues a call group (spec v2 §14.5) is part
+        // of the message that made the waiting calls.
+        if v.role != Role::Tool
+            && !calls.is_empty()
+            && !crate::terms::links::continues_call_group(h, i)
+        {
+            let (_, first) = calls.open().next().expect("not empty");
+            report(Rule::ResultsBeforeContinuation, i, first);
             calls.clear();
         }
         if Some(i) != pinned && v.is_turn_start() {
-            for (idx, id) in requests.drain(..) {
-                report(Rule::RequestsAnswered, idx, &id);
+            for (idx, id) in requests.open() {
+                report(Rule::RequestsAnswered, idx, id);
             }
+            requests.clear();
         }
-        for item in &v.items {
+        let items = h.items(i);
+        for item in items {
             match item.kind {
                 ItemKind::Result => {
                     if v.role != Role::Tool {
-                        report(Rule::ResultInTool, i, &item.id);
+                        report(Rule::ResultInTool, i, item.id);
                     }
-                    if !answer(&mut calls, &item.id) {
-                        report(Rule::ResultFollowsCall, i, &item.id);
+                    if !calls.answer(item.id) {
+                        report(Rule::ResultFollowsCall, i, item.id);
                     }
                 }
-                ItemKind::ApprovalResponse if !answer(&mut requests, &item.id) => {
-                    report(Rule::ApprovalFollowsRequest, i, &item.id);
+                ItemKind::ApprovalResponse if !requests.answer(item.id) => {
+                    report(Rule::ApprovalFollowsRequest, i, item.id);
                 }
                 _ => {}
             }
         }
-        for item in &v.items {
+        for item in items {
             match item.kind {
                 ItemKind::Call => {
                     if v.role != Role::Assistant {
-                        report(Rule::CallInAssistant, i, &item.id);
+                        report(Rule::CallInAssistant, i, item.id);
                     }
-                    if calls.iter().any(|(_, o)| *o == item.id) {
-                        report(Rule::UniquePendingCall, i, &item.id);
+                    if calls.latest(item.id).is_some() {
+                        report(Rule::UniquePendingCall, i, item.id);
                     }
-                    calls.push((i, item.id.clone()));
+                    calls.push(i, item.id);
                 }
-                ItemKind::ApprovalRequest => requests.push((i, item.id.clone())),
+                ItemKind::ApprovalRequest => requests.push(i, item.id),
                 _ => {}
             }
         }
     }
     let pending_ok = |idx: usize| opts.allow_pending && idx >= newest_turn_start;
-    for (idx, id) in calls {
+    for (idx, id) in calls.open() {
         if !pending_ok(idx) {
-            report(Rule::CallsAnswered, idx, &id);
+            report(Rule::CallsAnswered, idx, id);
         }
     }
-    for (idx, id) in requests {
+    for (idx, id) in requests.open() {
         if !pending_ok(idx) {
-            report(Rule::RequestsAnswered, idx, &id);
+            report(Rule::RequestsAnswered, idx, id);
         }
     }
     out.sort_by_key(|v| v.index);

@@ -9,7 +9,7 @@ use reducer_kit::generate::{seeded_cases, Config};
 use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, split_system};
 use reducer_kit::reduce::{reduce, reference, respond};
-use reducer_kit::terms::{Item, ItemKind, Policy, Role};
+use reducer_kit::terms::{BudgetFields, Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
 use serde_json::{json, Value};
 
@@ -306,8 +306,9 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                 let req = Request {
                     format: Format::Anthropic,
                     policy,
-                    max_messages: &max,
+                    budget: &BudgetFields::messages(max.clone()),
                     messages,
+                    summary: None,
                 };
                 let verdicts = check_reducer(
                     &req,
@@ -315,7 +316,7 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                     Some(respond(
                         policy,
                         Format::Anthropic,
-                        req.max_messages,
+                        req.budget.max_messages_or_null(),
                         req.messages,
                     )),
                 )
@@ -627,8 +628,9 @@ fn generated_histories_round_trip_and_reduce_alike() {
                 let req = Request {
                     format: Format::Anthropic,
                     policy,
-                    max_messages: &max,
+                    budget: &BudgetFields::messages(max.clone()),
                     messages: &a,
+                    summary: None,
                 };
                 for v in check_reducer(
                     &req,
@@ -636,7 +638,7 @@ fn generated_histories_round_trip_and_reduce_alike() {
                     Some(respond(
                         policy,
                         Format::Anthropic,
-                        req.max_messages,
+                        req.budget.max_messages_or_null(),
                         req.messages,
                     )),
                 )

@@ -6,8 +6,8 @@
 use reducer_kit::check::{check, Extras, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce, respond};
-use reducer_kit::terms::Policy;
+use reducer_kit::reduce::{reduce, respond, respond_budget, respond_request};
+use reducer_kit::terms::{Budget, BudgetFields, Policy};
 use serde_json::{json, Value};
 
 fn text(role: &str, t: &str) -> Value {
@@ -60,8 +60,9 @@ fn convicted(
     let req = Request {
         format: Format::Canonical,
         policy,
-        max_messages: &max,
+        budget: &BudgetFields::messages(max.clone()),
         messages: input,
+        summary: None,
     };
     check(&req, &output, &extras)
         .unwrap()
@@ -474,5 +475,159 @@ fn only_the_reference_can_tell() {
             Extras::default()
         ),
         ["matches-reference"]
+    );
+}
+
+// ---- Spec v2: costs (§11) and summaries (§12) ----
+
+/// The costs of [`history`]'s messages for the token mutants: the tool
+/// result of turn q1 is heavy.
+const COSTS: [u64; 13] = [5, 1, 2, 40, 1, 1, 1, 1, 2, 3, 1, 1, 2];
+
+/// The clauses convicted for `output` under a token budget of `max` with
+/// [`COSTS`], summaries allowed when `summary` gives S; the reference
+/// answers are the reference reducer's (for the budget less S too).
+fn convicted_v2(
+    policy: Policy,
+    max: u64,
+    summary: Option<u64>,
+    output: Vec<Value>,
+) -> Vec<&'static str> {
+    let h = history();
+    let fields = BudgetFields::tokens(json!(max), json!(COSTS), None);
+    let budget = Budget::read(&fields, h.len()).unwrap();
+    let extras = Extras {
+        reference: Some(respond_request(policy, Format::Canonical, &fields, &h)),
+        reference_less_summary: summary
+            .map(|s| respond_budget(policy, Format::Canonical, &budget.less(s), &h)),
+        ..Extras::default()
+    };
+    let req = Request {
+        format: Format::Canonical,
+        policy,
+        budget: &fields,
+        messages: &h,
+        summary,
+    };
+    check(&req, &Response::Messages(output), &extras)
+        .unwrap()
+        .into_iter()
+        .filter(|v| v.failed())
+        .map(|v| v.clause.id())
+        .collect()
+}
+
+fn summary(t: &str) -> Value {
+    text("assistant", &format!("Summary: {t}"))
+}
+
+#[test]
+fn token_reference_outputs_pass() {
+    let h = history();
+    // suffix, maxTokens 10: 12..=7 cost 10, but 7 (an approval response)
+    // is no legal start, so from 8 (cost 9).
+    assert_eq!(
+        convicted_v2(Policy::Suffix, 10, None, pick(&h, &[0, 8, 9, 10, 11, 12])),
+        Vec::<&str>::new()
+    );
+    // turns, maxTokens 12: q3 (3) and q2 (9) fit, q1 (44) does not.
+    assert_eq!(
+        convicted_v2(
+            Policy::Turns,
+            12,
+            None,
+            pick(&h, &[0, 5, 6, 7, 8, 9, 10, 11, 12])
+        ),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn an_over_budget_cost_selection() {
+    let h = history();
+    // One older message (cost 1) takes the output to 11 > 10.
+    assert_eq!(
+        convicted_v2(
+            Policy::Suffix,
+            10,
+            None,
+            pick(&h, &[0, 6, 7, 8, 9, 10, 11, 12])
+        ),
+        ["budget", "matches-reference"]
+    );
+    // The heavy result's turn under turns: 3 + 9 + 44 > 12.
+    assert_eq!(
+        convicted_v2(Policy::Turns, 12, None, h.clone()),
+        ["budget", "matches-reference"]
+    );
+}
+
+#[test]
+fn a_summary_across_a_group() {
+    let h = history();
+    // The summary stands for 1..=8, the call of 9's results among them.
+    let mut out = pick(&h, &[0]);
+    out.push(summary("q1 and the refund"));
+    out.extend(pick(&h, &[9, 10, 11, 12]));
+    assert_eq!(
+        convicted_v2(Policy::Suffix, 10, Some(2), out),
+        ["no-orphan-result", "valid-output", "matches-reference"]
+    );
+}
+
+#[test]
+fn a_second_summary_or_one_in_the_middle_or_with_a_call() {
+    let h = history();
+    let mut two = pick(&h, &[0]);
+    two.push(summary("one"));
+    two.push(summary("two"));
+    two.extend(pick(&h, &[11, 12]));
+    // Kept of M: 11, 12 (cost 3); B less S is 8, room for 10 too (9 is a
+    // tool message, no legal start).
+    assert_eq!(
+        convicted_v2(Policy::Suffix, 10, Some(2), two),
+        ["no-fabrication", "maximal-suffix", "matches-reference"]
+    );
+    let mut middle = pick(&h, &[0, 10]);
+    middle.push(summary("middle"));
+    middle.extend(pick(&h, &[11, 12]));
+    // Without its summary the answer is the reference's for B less S:
+    // only the place is wrong.
+    assert_eq!(
+        convicted_v2(Policy::Suffix, 10, Some(2), middle),
+        ["summary-shape"]
+    );
+    let mut call = pick(&h, &[0]);
+    call.push(json!({"role": "assistant", "contents": [
+        {"$type": "text", "text": "Summary"},
+        {"$type": "functionCall", "callId": "s1", "name": "Recall"}]}));
+    call.extend(pick(&h, &[8, 9, 10, 11, 12]));
+    // 8..=12 cost 9, with the summary 11 > 10.
+    assert_eq!(
+        convicted_v2(Policy::Suffix, 10, Some(2), call),
+        [
+            "budget",
+            "valid-output",
+            "summary-shape",
+            "matches-reference"
+        ]
+    );
+}
+
+#[test]
+fn a_summary_that_keeps_an_older_message() {
+    let h = history();
+    // q1 kept after the summary while 2..=10 are dropped.
+    let mut out = pick(&h, &[0]);
+    out.push(summary("the rest"));
+    out.extend(pick(&h, &[1, 11, 12]));
+    assert_eq!(
+        convicted_v2(Policy::Turns, 12, Some(2), out),
+        [
+            "summary-replaces-prefix",
+            "whole-turns",
+            "newest-first",
+            "matches-reference"
+        ]
     );
 }

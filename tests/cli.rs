@@ -122,8 +122,9 @@ fn bad_input_gets_one_clear_line_and_the_right_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let not_json = dir.path().join("x.json");
     std::fs::write(&not_json, "{oops").unwrap();
+    // Unreadable input (not JSON) is exit 2, as a missing file is.
     let out = run(&["reduce", "--max", "3", not_json.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("x.json: not JSON: key must be a string at line 1 column 2"),
         "{}",
@@ -137,8 +138,12 @@ fn bad_input_gets_one_clear_line_and_the_right_exit_code() {
         "0",
         data("order-shipment.json").to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("maxMessages must be an integer >= 1, got 0"));
+    // `--max 0` is a usage error naming the option, not the input file.
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: invalid value '0' for '--max <N>': a budget is a whole number >= 1 (3, 3.0 and 3e0 are all 3)\n\nFor more information, try '--help'.\n"
+    );
 
     let out = run(&[
         "reduce",
@@ -172,9 +177,343 @@ fn bad_input_gets_one_clear_line_and_the_right_exit_code() {
     let lines = dir.path().join("l.jsonl");
     std::fs::write(&lines, "[]\n[]\n{\"messages\": 3}\n").unwrap();
     let out = run(&["reduce", "--max", "3", lines.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("l.jsonl:3: `messages` is not an array"));
     assert!(out.stdout.is_empty(), "no partial output");
+
+    // check: an unreadable output, histories and responses that do not
+    // pair, and no budget are exit 2; an output that fails is exit 1.
+    let input = data("order-shipment.json");
+    let input = input.to_str().unwrap();
+    let check = |args: &[&str]| run(&[&["check", "--policy", "suffix"][..], args].concat());
+    let out = check(&["--max", "3", input, not_json.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "reducer-kit: error: {}: not JSON: key must be a string at line 1 column 2\n",
+            not_json.display()
+        )
+    );
+    let out = check(&["--max", "3", input, lines.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("l.jsonl:3: expected an array of messages"));
+    let two = dir.path().join("two.jsonl");
+    std::fs::write(&two, "[]\n[]\n").unwrap();
+    let out = check(&["--max", "3", input, two.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "reducer-kit: error: {input} holds 1 histories but {} holds 2 responses\n",
+            two.display()
+        )
+    );
+    let out = check(&[input, input]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!("reducer-kit: error: {input}: no budget: pass --max N or give maxMessages\n")
+    );
+    assert!(out.stdout.is_empty());
+    let out = check(&["--max", "3", input, input]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn max_is_read_as_max_messages_is() {
+    let file = data("order-shipment.json");
+    let file = file.to_str().unwrap();
+    let want = run(&["reduce", "--policy", "suffix", "--max", "3", file]);
+    assert_eq!(want.status.code(), Some(0));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&want.stdout).unwrap(),
+        Value::Array(seed()[4..].to_vec())
+    );
+    for max in ["3.0", "3e0", "0.3e1"] {
+        let out = run(&["reduce", "--policy", "suffix", "--max", max, file]);
+        assert_eq!(out.status.code(), Some(0), "{max}: {}", text(&out.stderr));
+        assert_eq!(out.stdout, want.stdout, "{max}");
+    }
+    // Beyond 2^64: no limit, every message kept.
+    let out = run(&["reduce", "--max", "18446744073709551617", file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        Value::Array(seed())
+    );
+    for (max, why) in [
+        (
+            "2.5",
+            "a budget is a whole number >= 1 (3, 3.0 and 3e0 are all 3)",
+        ),
+        (
+            "-1",
+            "a budget is a whole number >= 1 (3, 3.0 and 3e0 are all 3)",
+        ),
+        (
+            "three",
+            "not a number; a budget is a whole number >= 1 (3, 3.0 and 3e0 are all 3)",
+        ),
+    ] {
+        let out = run(&["reduce", "--max", max, file]);
+        assert_eq!(out.status.code(), Some(2), "{max}");
+        assert!(
+            text(&out.stderr).starts_with(&format!(
+                "error: invalid value '{max}' for '--max <N>': {why}\n"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn reduce_envelope_says_the_budget_it_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = dir.path().join("env.json");
+    let req = json!({"maxMessages": 1, "task": 7, "messages": seed()});
+    std::fs::write(&env, req.to_string()).unwrap();
+    let out = run(&[
+        "reduce",
+        "--policy",
+        "suffix",
+        "--max",
+        "3",
+        env.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        got,
+        json!({"maxMessages": 3, "task": 7, "messages": seed()[4..].to_vec()})
+    );
+    // --max-tokens replaces maxMessages by maxTokens.
+    let out = run(&[
+        "reduce",
+        "--policy",
+        "suffix",
+        "--max-tokens",
+        "2",
+        "--costs",
+        "text-length",
+        env.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<&str> = got
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["task", "maxTokens", "messages"]);
+    assert_eq!(got["maxTokens"], 2);
+}
+
+#[test]
+fn every_help_states_the_exit_code_rule() {
+    let rule = "Exit codes:\n  0  pass: everything judged passed (or the work is done)\n  1  a judged failure:";
+    for sub in [
+        &["reduce"][..],
+        &["validate"],
+        &["check"],
+        &["serve"],
+        &["generate"],
+        &["corpus"],
+        &["corpus", "regen"],
+        &["corpus", "check"],
+        &["corpus", "add"],
+        &["corpus", "min"],
+        &["corpus", "seed-fuzz"],
+        &["certify"],
+    ] {
+        let out = run(&[sub, &["--help"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{sub:?}");
+        let help = text(&out.stdout);
+        assert!(help.contains("Exit codes:\n  0  pass: "), "{sub:?}: {help}");
+        assert!(
+            help.contains("  2  usage or unreadable input: a bad option"),
+            "{sub:?}: {help}"
+        );
+        if sub != ["certify"] {
+            assert!(help.contains(rule), "{sub:?}: {help}");
+        } else {
+            assert!(help.contains("  130, 143  stopped by SIGINT, SIGTERM"));
+        }
+    }
+}
+
+/// Issue 8 item 9: OpenAI messages read as canonical (or Gemini) are
+/// refused with exit 2 by validate, reduce and check, naming the format
+/// they look like; nothing goes to stdout.
+#[test]
+fn messages_in_another_format_are_refused_with_a_suggestion() {
+    let sample = root().join("corpus/tau-bench/sample.jsonl");
+    let sample = sample.to_str().unwrap();
+    let first = format!("{sample}:1");
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.json");
+    let line = std::fs::read_to_string(sample).unwrap();
+    std::fs::write(&one, line.lines().next().unwrap()).unwrap();
+    let one = one.to_str().unwrap();
+    let canonical = "no message has the shape of canonical messages (`contents` arrays of `$type` items); they look like openai: try --format openai";
+    let cases: [(&[&str], String); 4] = [
+        (&["validate", sample], format!("{first}: {canonical}")),
+        (&["reduce", "--max", "3", sample], format!("{first}: {canonical}")),
+        (
+            &["check", "--policy", "turns", "--max", "3", one, one],
+            format!("{one}: {canonical}"),
+        ),
+        (
+            &["validate", "--format", "gemini", sample],
+            format!("{first}: no message has the shape of gemini messages (`parts` arrays); they look like openai: try --format openai"),
+        ),
+    ];
+    for (args, want) in cases {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stderr), format!("reducer-kit: error: {want}\n"));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // In its own format it is read (and valid); an empty history and a
+    // history of bare messages are never refused.
+    let out = run(&["validate", "--format", "openai", sample]);
+    assert_eq!(out.status.code(), Some(0));
+    let bare = dir.path().join("bare.jsonl");
+    std::fs::write(&bare, "[]\n[{\"role\": \"user\"}]\n").unwrap();
+    let out = run(&["validate", bare.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "2 histories: all valid\n");
+}
+
+/// check's output file is a history too: an output in another format than
+/// `--format` is refused with exit 2 and the suggestion (as the input is),
+/// not judged clause by clause (which convicted it of system-pinned,
+/// no-fabrication, maximal-suffix and matches-reference, exit 1).
+#[test]
+fn check_refuses_an_output_in_another_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.json");
+    std::fs::write(
+        &input,
+        r#"[{"role":"system","content":"sys"},{"role":"user","content":"hi"},{"role":"assistant","content":"done"}]"#,
+    )
+    .unwrap();
+    let output = dir.path().join("output.json");
+    std::fs::write(
+        &output,
+        r#"{"messages":[{"role":"assistant","contents":[{"$type":"text","text":"done"}]}]}"#,
+    )
+    .unwrap();
+    let lines = dir.path().join("output.jsonl");
+    std::fs::write(
+        &lines,
+        "[{\"role\":\"assistant\",\"contents\":[{\"$type\":\"text\",\"text\":\"done\"}]}]\n",
+    )
+    .unwrap();
+    let (input, output, lines) = (
+        input.to_str().unwrap(),
+        output.to_str().unwrap(),
+        lines.to_str().unwrap(),
+    );
+    let openai = "no message has the shape of openai messages";
+    for (out_path, place) in [(output, output.to_string()), (lines, lines.to_string())] {
+        let out = run(&[
+            "check", "--format", "openai", "--policy", "suffix", "--max", "2", input, out_path,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!("reducer-kit: error: {place}: {openai}")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.ends_with("they look like canonical: try --format canonical\n"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    // The same output in the chosen format is judged (and passes).
+    std::fs::write(
+        dir.path().join("good.json"),
+        r#"[{"role":"system","content":"sys"},{"role":"user","content":"hi"},{"role":"assistant","content":"done"}]"#,
+    )
+    .unwrap();
+    let good = dir.path().join("good.json");
+    let out = run(&[
+        "check",
+        "--format",
+        "openai",
+        "--policy",
+        "suffix",
+        "--max",
+        "2",
+        input,
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).ends_with("11 passed, 0 failed\n"));
+}
+
+/// check reads either file from stdin as `-` (the output too: it was
+/// "-: No such file or directory"), and refuses both as `-` (exit 2).
+#[test]
+fn check_reads_the_output_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.json");
+    let history = r#"[{"role":"system","content":"sys"},{"role":"user","content":"hi"},{"role":"assistant","content":"done"}]"#;
+    std::fs::write(&input, history).unwrap();
+    let input = input.to_str().unwrap();
+    let check = |args: &[&str], stdin: &str| {
+        let mut child = kit()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A child that refuses its arguments exits without reading stdin:
+        // the write then fails with a broken pipe, which is no failure here.
+        let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes());
+        child.wait_with_output().unwrap()
+    };
+    let base = [
+        "check", "--format", "openai", "--policy", "suffix", "--max", "2",
+    ];
+    let mut args = base.to_vec();
+    args.extend([input, "-"]);
+    let out = check(&args, history);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("11 passed, 0 failed\n"));
+    // A short output from stdin is judged, and convicted.
+    let out = check(
+        &args,
+        r#"{"messages":[{"role":"assistant","content":"done"}]}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains(
+        "FAIL        system-pinned: the pinned system message (input message 0) is missing"
+    ));
+    // Both from stdin: a usage error, nothing judged.
+    let mut args = base.to_vec();
+    args.extend(["-", "-"]);
+    let out = check(&args, history);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "reducer-kit: error: INPUT and OUTPUT cannot both be `-` (stdin): give one of them as a file\n"
+    );
+    assert!(out.stdout.is_empty());
+    // An output line count that differs names stdin as <stdin>.
+    let mut args = base.to_vec();
+    args.extend([input, "-"]);
+    let out = check(&args, "[]\n[]\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!("reducer-kit: error: {input} holds 1 histories but <stdin> holds 2 responses\n")
+    );
 }
 
 #[test]
@@ -220,6 +559,62 @@ fn check_convicts_take_last_four() {
     assert!(stdout.contains("FAIL        no-orphan-result: output message 0: result \"order-1\" has no call earlier in the output"), "{stdout}");
     assert!(stdout.contains("pass        budget"));
     assert!(stdout.contains("not judged  deterministic"));
+}
+
+/// Issue 8's Anthropic check: the input's top-level `system` is the pinned
+/// system message; an output without it fails `system-pinned`.
+#[test]
+fn check_anthropic_judges_the_top_level_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.json");
+    let user = |t: &str| json!({"role": "user", "content": t});
+    let req = json!({"system": "Be brief.", "messages": [
+        user("hi"), {"role": "assistant", "content": "hello"}, user("bye")]});
+    std::fs::write(&input, req.to_string()).unwrap();
+    let dropped = dir.path().join("dropped.json");
+    std::fs::write(&dropped, json!({"messages": [user("bye")]}).to_string()).unwrap();
+    let kept = dir.path().join("kept.json");
+    std::fs::write(
+        &kept,
+        json!({"system": "Be brief.", "messages": [user("bye")]}).to_string(),
+    )
+    .unwrap();
+    for policy in ["turns", "suffix"] {
+        let args = |output: &Path| {
+            run(&[
+                "check",
+                "--format",
+                "anthropic",
+                "--policy",
+                policy,
+                "--max",
+                "1",
+                input.to_str().unwrap(),
+                output.to_str().unwrap(),
+            ])
+        };
+        let out = args(&dropped);
+        assert_eq!(out.status.code(), Some(1), "{policy}");
+        let stdout = text(&out.stdout);
+        let fails: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+        assert_eq!(
+            fails,
+            [
+                "FAIL        system-pinned: the pinned system message (input message 0) is missing",
+                "FAIL        matches-reference: differs from the reference: expected 2, got 1 messages, first difference at $[0].role",
+            ],
+            "{policy}: {stdout}"
+        );
+        let out = args(&kept);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{policy}: {}",
+            text(&out.stdout)
+        );
+        assert!(text(&out.stdout).contains("pass        system-pinned\n"));
+        assert!(text(&out.stdout).ends_with(" passed, 0 failed\n"));
+    }
 }
 
 #[test]

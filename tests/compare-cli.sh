@@ -79,7 +79,10 @@ for p in sorted(pathlib.Path("corpus").rglob("*.json")):
     data = json.loads(p.read_text(), parse_float=Num, parse_int=Num)
     for c in data if isinstance(data, list) else [data]:
         if "expected" in c:  # a valid budget: reduce reads every line
-            print(dump({"id": c["id"], "maxMessages": c["maxMessages"], "messages": c["messages"]}))
+            # The budget members the case has: maxMessages, or (spec v2) a
+            # token budget.
+            budget = {k: c[k] for k in ("maxMessages", "maxTokens", "tokens", "countPinned") if k in c}
+            print(dump({"id": c["id"], **budget, "messages": c["messages"]}))
 EOF
 
 for policy in turns suffix; do
@@ -141,8 +144,8 @@ if [ -n "$first_saved" ]; then
 fi
 
 run corpus-check "$rk" corpus check
-run corpus-regen-dry "$rk" corpus regen --dry-run
-run corpus-min-dry "$rk" corpus min --dry-run
+run corpus-regen-dry "$rk" corpus regen corpus --dry-run
+run corpus-min-dry "$rk" corpus min corpus --dry-run
 cp -r corpus/spec "$work/spec-copy"
 run corpus-min-copy "$rk" corpus min "$work/spec-copy"
 (cd "$work/spec-copy" && sha256sum $(ls | sort)) >"$out/corpus-min-copy.files"

@@ -9,7 +9,7 @@ use reducer_kit::case::{load_dir, ExpectedError};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::json::first_difference;
-use reducer_kit::reduce::{reference, respond};
+use reducer_kit::reduce::{reference, respond_request};
 use reducer_kit::terms::Clause;
 use reducer_kit::validate::{validate, Options};
 use serde_json::Value;
@@ -21,13 +21,9 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
     let mut failures = Vec::new();
     for (file, case) in &cases {
         let place = format!("{} ({})", case.id, file.display());
-        let got = expectation(
-            case.policy,
-            &case.max_messages,
-            &case.messages,
-            case.allow_pending,
-        )
-        .unwrap_or_else(|e| panic!("{place}: {e}"));
+        let budget = case.budget_fields();
+        let got = expectation(case.policy, &budget, &case.messages, case.allow_pending)
+            .unwrap_or_else(|e| panic!("{place}: {e}"));
         match (
             &case.expected,
             case.expected_error,
@@ -71,16 +67,17 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
         let req = Request {
             format: Format::Canonical,
             policy: case.policy,
-            max_messages: &case.max_messages,
+            budget: &budget,
             messages: &case.messages,
+            summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
         };
         let verdicts = check_reducer(
             &req,
             reference(case.policy, Format::Canonical),
-            Some(respond(
+            Some(respond_request(
                 case.policy,
                 Format::Canonical,
-                req.max_messages,
+                req.budget,
                 req.messages,
             )),
         )

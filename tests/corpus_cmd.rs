@@ -160,23 +160,27 @@ fn a_newer_spec_is_a_usage_error_and_an_older_one_is_not_judged() {
     let text =
         std::fs::read_to_string(seed_file())
             .unwrap()
-            .replacen("\"spec\": 1,", "\"spec\": 2,", 1);
+            .replacen("\"spec\": 1,", "\"spec\": 3,", 1);
     std::fs::write(tmp.path().join("new.json"), text).unwrap();
     for sub in ["check", "regen"] {
         let (code, out, err) = kit(tmp.path(), &["corpus", sub, "."]);
         assert_eq!(code, 2, "{sub}: {out}");
         assert_eq!(
             err,
-            "reducer-kit: error: ./new.json: case \"seed/order-shipment-suffix-1\": spec version 2 is not known to this kit (it implements 1)\n"
+            "reducer-kit: error: ./new.json: case \"seed/order-shipment-suffix-1\": spec version 3 is not known to this kit (it implements 1 to 2)\n"
         );
     }
     // No file can hold spec 0 (case.rs rejects it), so the older-version
-    // path is exercised on a constructed case.
+    // path is exercised on a constructed case. A version 1 case is judged
+    // as it is under the kit's newest spec (version 2 only adds), and
+    // regenerating it keeps it version 1.
     let mut old = seed_cases().remove(0);
-    old.spec = SPEC_VERSION - 1;
-    assert_eq!(compare(&old), Comparison::OlderSpec(SPEC_VERSION - 1));
+    assert_eq!(SPEC_VERSION, 2);
+    assert_eq!(compare(&old), Comparison::Matches);
+    old.spec = 0;
+    assert_eq!(compare(&old), Comparison::OlderSpec(0));
     let new = regenerate(&old).unwrap();
-    assert_eq!(new.spec, SPEC_VERSION);
+    assert_eq!(new.spec, 1);
     assert_eq!(new, seed_cases()[0]);
 }
 
@@ -247,9 +251,8 @@ fn add_decodes_a_fuzz_artifact_into_a_case_certify_replays() {
         format!("{shown}: already present: {id} in reg/{name}\n")
     );
 
-    // The same bytes elsewhere: decoded by the named target, or (not JSON,
-    // no target folder) as reduce_invariants input; JSON that is no case
-    // is refused.
+    // The same bytes elsewhere: decoded by the named target; without one
+    // (not JSON, no target folder), and JSON that is no case, refused.
     std::fs::write(dir.join("raw"), artifact_bytes()).unwrap();
     std::fs::write(dir.join("other.json"), "{\"id\": 1}").unwrap();
     let (code, out, _) = kit(
@@ -267,15 +270,32 @@ fn add_decodes_a_fuzz_artifact_into_a_case_certify_replays() {
     assert_eq!(code, 0);
     assert_eq!(out, format!("raw: already present: {id} in reg/{name}\n"));
     let (code, out, _) = kit(dir, &["corpus", "add", "--dir", "reg", "other.json"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(
         out,
         "other.json: not a case: case 0: invalid type: number, expected a string \
          (for a fuzz input, name its target with --target)\n"
     );
-    // reduce_invariants (the default for bare bytes) decodes its input as
-    // checker_convicts does; validator_agrees damages the history first.
     let (code, out, _) = kit(dir, &["corpus", "add", "--dir", "reg", "raw"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        out,
+        "raw: not a case: binary bytes (not UTF-8): neither a case file nor the input of a named fuzz target (for a fuzz input, name its target with --target)\n"
+    );
+    // reduce_invariants decodes its input as checker_convicts does;
+    // validator_agrees damages the history first.
+    let (code, out, _) = kit(
+        dir,
+        &[
+            "corpus",
+            "add",
+            "--dir",
+            "reg",
+            "--target",
+            "reduce_invariants",
+            "raw",
+        ],
+    );
     assert_eq!(code, 0);
     assert_eq!(out, format!("raw: already present: {id} in reg/{name}\n"));
     let (code, out, _) = kit(
@@ -528,4 +548,149 @@ fn seed_fuzz_writes_the_same_seeds_for_the_same_seed() {
             parse_cases(std::str::from_utf8(bytes).unwrap(), Path::new(name)).unwrap();
         }
     }
+}
+
+/// Issue 8 item 8: `regen`, `min` and `seed-fuzz` name their directory, and
+/// refuse the kit's hand-written `corpus/spec` unless `--force`.
+#[test]
+fn corpus_commands_need_a_directory_and_spare_the_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (args, missing) in [
+        (
+            &["corpus", "regen"][..],
+            "  <DIR>\n\nUsage: reducer-kit corpus regen <DIR>",
+        ),
+        (
+            &["corpus", "min"],
+            "  <DIR>\n\nUsage: reducer-kit corpus min <DIR>",
+        ),
+        (
+            &["corpus", "seed-fuzz"],
+            "  --out <DIR>\n\nUsage: reducer-kit corpus seed-fuzz --out <DIR>",
+        ),
+    ] {
+        let (code, out, err) = kit(dir, args);
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(out, "");
+        assert!(
+            err.starts_with(&format!(
+                "error: the following required arguments were not provided:\n{missing}"
+            )),
+            "{err}"
+        );
+    }
+    // The kit's own corpus/spec, named or held by the directory given.
+    let spec = root().join("corpus/spec").canonicalize().unwrap();
+    let before: Vec<Vec<u8>> = case_file_bytes(&spec);
+    let corpus = root().join("corpus");
+    let (corpus, spec_arg) = (corpus.to_str().unwrap(), spec.to_str().unwrap());
+    let seeds = format!("{spec_arg}/seeds");
+    for (args, shown, command) in [
+        (vec!["corpus", "regen", spec_arg], spec_arg, "corpus regen"),
+        (vec!["corpus", "regen", corpus], corpus, "corpus regen"),
+        (vec!["corpus", "min", corpus], corpus, "corpus min"),
+        (
+            vec!["corpus", "seed-fuzz", "--out", &seeds],
+            &seeds,
+            "corpus seed-fuzz",
+        ),
+    ] {
+        let (code, out, err) = kit(dir, &args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            format!(
+                "reducer-kit: error: {shown}: {command} would change the kit's hand-written spec cases in {spec_arg} (the authority the reference is checked against); pass --force to do it anyway\n"
+            )
+        );
+    }
+    assert!(!Path::new(&seeds).exists());
+    assert_eq!(case_file_bytes(&spec), before);
+    // A dry run writes nothing and is allowed.
+    let (code, out, _) = kit(dir, &["corpus", "min", spec_arg, "--dry-run"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("nothing deleted"), "{out}");
+    // ./corpus/spec is spared as well; --force lets regen rewrite it.
+    std::fs::create_dir_all(dir.join("corpus/spec")).unwrap();
+    std::fs::write(
+        dir.join("corpus/spec/order-shipment.json"),
+        broken_seed_text(),
+    )
+    .unwrap();
+    let (code, _, err) = kit(dir, &["corpus", "regen", "corpus"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("corpus: corpus regen would change the kit's hand-written spec cases in "),
+        "{err}"
+    );
+    let (code, out, err) = kit(dir, &["corpus", "regen", "corpus", "--force"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 case updated in 1 file"), "{out}");
+    assert_eq!(
+        std::fs::read(dir.join("corpus/spec/order-shipment.json")).unwrap(),
+        std::fs::read(seed_file()).unwrap()
+    );
+}
+
+/// The bytes of every file of `dir`, in name order.
+fn case_file_bytes(dir: &Path) -> Vec<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
+}
+
+/// Issue 8 item 8: `corpus add` refuses, with exit 2 and a line saying
+/// what it is, a file that is neither a case file nor the input of a named
+/// fuzz target.
+#[test]
+fn corpus_add_refuses_what_is_no_case_and_no_named_fuzz_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("empty"), "").unwrap();
+    std::fs::write(dir.join("notes.txt"), "some notes\n").unwrap();
+    std::fs::write(dir.join("cut.json"), "{\"id\": \"x\", \"messages\": [").unwrap();
+    let tail = "neither a case file nor the input of a named fuzz target (for a fuzz input, name its target with --target)";
+    for (file, what) in [
+        ("empty", "an empty file".to_string()),
+        (
+            "notes.txt",
+            "text that is not JSON (expected value at line 1 column 1)".to_string(),
+        ),
+        (
+            "cut.json",
+            "truncated JSON (EOF while parsing a list at line 1 column 25)".to_string(),
+        ),
+    ] {
+        let (code, out, err) = kit(dir, &["corpus", "add", "--dir", "reg", file]);
+        assert_eq!(code, 2, "{file}: {err}");
+        assert_eq!(out, format!("{file}: not a case: {what}: {tail}\n"));
+        assert!(
+            !dir.join("reg").exists()
+                || std::fs::read_dir(dir.join("reg")).unwrap().next().is_none()
+        );
+    }
+    // Named, the empty file is that target's input.
+    let (code, out, err) = kit(
+        dir,
+        &[
+            "corpus",
+            "add",
+            "--dir",
+            "reg",
+            "--target",
+            "reduce_invariants",
+            "empty",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("empty: added regress/"), "{out}");
 }

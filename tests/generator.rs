@@ -79,10 +79,35 @@ fn validator_accepts_quickcheck_histories() {
 fn every_shape_occurs_in_10000_histories() {
     let mut counts: BTreeMap<Shape, usize> = BTreeMap::new();
     for case in seeded_cases(2024, 10_000, &Config::everything()) {
+        assert_eq!(case.costs, None, "no costs unless asked");
         for s in case.shapes {
             *counts.entry(s).or_default() += 1;
         }
     }
+    // Shapes only the Responses format has (`Config::with_native_shapes`).
+    let native = [Shape::ReasoningItem, Shape::ReasoningBeforeCalls];
+    assert!(native.iter().all(|s| !counts.contains_key(s)), "{counts:?}");
+    for case in seeded_cases(2024, 2_000, &Config::for_format(Format::Responses)) {
+        for s in case.shapes.into_iter().filter(|s| native.contains(s)) {
+            *counts.entry(s).or_default() += 1;
+        }
+    }
+    assert!(counts[&Shape::ReasoningBeforeCalls] >= 100, "{counts:?}");
+    // The shapes of token budgets (protocol 2) need the costs knob.
+    let costs = Config {
+        costs: true,
+        ..Config::everything()
+    };
+    let mut tokens = 0;
+    for case in seeded_cases(2024, 3_000, &costs) {
+        if case.costs.is_some() {
+            tokens += 1;
+            for s in case.shapes {
+                *counts.entry(s).or_default() += 1;
+            }
+        }
+    }
+    assert!((1200..=1800).contains(&tokens), "about half: {tokens}");
     let missing: Vec<&str> = Shape::ALL
         .iter()
         .filter(|s| !counts.contains_key(s))
@@ -233,16 +258,17 @@ fn generate_command_is_deterministic_and_writes_reference_cases() {
             Policy::Suffix,
             Format::Canonical,
             &case.messages,
-            &case.max_messages,
+            case.max_messages.as_ref().unwrap(),
         )
         .unwrap();
         assert!(json_eq(
             &Value::Array(want),
             &Value::Array(case.expected.clone().unwrap())
         ));
-        let g = seeded_case(9, n as u64, &Config::default());
+        // generate's default config is certify's (issue 8).
+        let g = seeded_case(9, n as u64, &Config::everything());
         assert_eq!(case.messages, g.messages);
-        assert_eq!(case.max_messages, Value::from(g.budget));
+        assert_eq!(case.max_messages, Some(Value::from(g.budget)));
     }
     let stderr = String::from_utf8(first.stderr).unwrap();
     for s in Shape::ALL {
@@ -304,4 +330,33 @@ fn generate_command_reads_a_config_and_rejects_a_bad_one() {
     let out = kit(&["generate", "--config", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no_such_knob"));
+}
+
+#[test]
+fn the_costs_knob_changes_nothing_but_the_costs() {
+    let plain = Config::everything();
+    let costs = Config {
+        costs: true,
+        ..Config::everything()
+    };
+    let mut with_tokens = 0;
+    for n in 0..400 {
+        let a = seeded_case(1, n, &plain);
+        let b = seeded_case(1, n, &costs);
+        assert_eq!(
+            (&a.messages, a.budget, a.allow_pending),
+            (&b.messages, b.budget, b.allow_pending),
+            "case {n}"
+        );
+        match &b.costs {
+            None => assert_eq!(a.shapes, b.shapes),
+            Some(c) => {
+                with_tokens += 1;
+                assert_eq!(c.tokens.len(), b.messages.len());
+                assert!(c.max_tokens >= 1);
+                assert!(!b.shapes.iter().any(|s| s.is_message_budget()), "case {n}");
+            }
+        }
+    }
+    assert!((150..=250).contains(&with_tokens), "{with_tokens}");
 }

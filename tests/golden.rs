@@ -9,7 +9,7 @@
 //! - `gen/1/<n>`, n < 2,000, in six columns: the case `n` of seed 1 under
 //!   certify's generator config (`Config::everything()` sanitized for each
 //!   format: what `certify` runs) and under `generate`'s
-//!   (`Config::default()` sanitized for each format), each in canonical,
+//!   (the same config since issue 8), each in canonical,
 //!   openai and anthropic: the generator's bytes (messages, budget,
 //!   allowPending, shapes; for `generate`, the exact lines
 //!   `generate --seed 1 --format F --policy P` prints), the protocol request
@@ -42,9 +42,9 @@ use reducer_kit::corpus::seeds::fuzz_seeds;
 use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::describe_target;
 use reducer_kit::generate::{seeded_case, Config};
-use reducer_kit::protocol::{request_json, Response};
-use reducer_kit::reduce::{reduce, reference, respond};
-use reducer_kit::terms::{Clause, Policy};
+use reducer_kit::protocol::{request, Response};
+use reducer_kit::reduce::{reduce, reduce_request, reference, respond_request};
+use reducer_kit::terms::{BudgetFields, Clause, Policy};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -97,6 +97,7 @@ fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
         Format::Anthropic => {
             reducer_kit::formats::anthropic::to_anthropic(messages).map_err(|e| e.to_string())
         }
+        other => reducer_kit::formats::to_wire(other, messages).map_err(|e| e.to_string()),
     }
 }
 
@@ -123,13 +124,13 @@ fn verdicts_text(verdicts: &[reducer_kit::check::Verdict]) -> String {
 fn reduce_and_judge(
     rec: &mut Record,
     format: Format,
-    max_messages: &Value,
+    budget: &BudgetFields,
     messages: &[Value],
     judge: bool,
 ) {
-    rec.put("request", request_json(format, max_messages, messages));
+    rec.put("request", request(format, budget, None, messages));
     for policy in Policy::ALL {
-        let out = match reduce(policy, format, messages, max_messages) {
+        let out = match reduce_request(policy, format, messages, budget) {
             Ok(m) => Response::Messages(m),
             Err(e) => Response::Error(e.to_string()),
         };
@@ -140,13 +141,14 @@ fn reduce_and_judge(
         let req = Request {
             format,
             policy,
-            max_messages,
+            budget,
             messages,
+            summary: None,
         };
         match check_reducer(
             &req,
             reference(policy, format),
-            Some(respond(policy, format, req.max_messages, req.messages)),
+            Some(respond_request(policy, format, req.budget, req.messages)),
         ) {
             Ok(v) => rec.put("judged reference", verdicts_text(&v)),
             Err(e) => {
@@ -175,14 +177,14 @@ fn reduce_and_judge(
 /// then the wire form (or why there is none), reduced and judged.
 fn column(
     format: Format,
-    max_messages: &Value,
+    budget: &BudgetFields,
     messages: &[Value],
     prefix: &Record,
     judge: bool,
 ) -> String {
     let mut rec = Record(prefix.0.clone());
     match wire(format, messages) {
-        Ok(w) => reduce_and_judge(&mut rec, format, max_messages, &w, judge),
+        Ok(w) => reduce_and_judge(&mut rec, format, budget, &w, judge),
         Err(e) => rec.put("skip", e),
     }
     rec.digest()
@@ -192,7 +194,8 @@ fn generated_line(n: u64) -> String {
     let mut line = format!("gen/{SEED}/{n}");
     for (which, base) in [
         ("certify", Config::everything()),
-        ("generate", Config::default()),
+        // `generate`'s default config is certify's (issue 8).
+        ("generate", Config::everything()),
     ] {
         for format in FORMATS {
             let g = seeded_case(SEED, n, &base.clone().sanitize_for(format));
@@ -209,7 +212,8 @@ fn generated_line(n: u64) -> String {
                 }
             }
             let judge = which == "certify";
-            let d = column(format, &Value::from(g.budget), &g.messages, &rec, judge);
+            let budget = BudgetFields::messages(Value::from(g.budget));
+            let d = column(format, &budget, &g.messages, &rec, judge);
             line.push(' ');
             line.push_str(&d);
         }
@@ -242,6 +246,8 @@ fn corpus_line(file: &Path, case: &Case) -> String {
             actual: None,
             first_difference: None,
             tries: 0,
+            cases: 1,
+            out_of_time: false,
             saved_to: None,
         };
         rec.put("counterexample", cx.to_case(policy).to_pretty_json());
@@ -256,7 +262,7 @@ fn corpus_line(file: &Path, case: &Case) -> String {
         line.push(' ');
         line.push_str(&column(
             format,
-            &case.max_messages,
+            &case.budget_fields(),
             &case.messages,
             &rec,
             true,

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use reducer_kit::certify::process::{run_once, Failure, Limits, Persistent, Reply};
+use reducer_kit::certify::process::{run_once, Failure, Limits, Persistent, Reducer, Reply};
 
 fn hostile(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,23 +14,27 @@ fn hostile(name: &str) -> PathBuf {
 }
 
 /// The command running a hostile script through its interpreter.
-fn script(name: &str) -> Vec<OsString> {
+fn script(name: &str) -> Reducer {
     let interpreter = if name.ends_with(".py") {
         "python3"
     } else {
         "sh"
     };
-    vec![interpreter.into(), hostile(name).into()]
+    Reducer::new(vec![interpreter.into(), hostile(name).into()])
+}
+
+fn command(argv: &[&str]) -> Reducer {
+    Reducer::new(argv.iter().map(OsString::from).collect())
 }
 
 /// The same, with `HOSTILE_PID_FILE=<pid_file>` in the script's environment
 /// only (through `env`, which execs the interpreter in the same process).
-fn script_with_pid_file(name: &str, pid_file: &Path) -> Vec<OsString> {
+fn script_with_pid_file(name: &str, pid_file: &Path) -> Reducer {
     let mut assignment = OsString::from("HOSTILE_PID_FILE=");
     assignment.push(pid_file);
     let mut argv = vec![OsString::from("env"), assignment];
-    argv.extend(script(name));
-    argv
+    argv.extend(script(name).argv);
+    Reducer::new(argv)
 }
 
 fn limits(timeout_ms: u64) -> Limits {
@@ -132,7 +136,7 @@ fn good_reducer_echoes_a_large_input() {
     // `cat` reads and writes concurrently: 3 MiB through both pipes at once
     // must not deadlock.
     let input: Vec<u8> = (0..3 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
-    let reply = run_once(&["cat".into()], &input, &limits(10_000));
+    let reply = run_once(&command(&["cat"]), &input, &limits(10_000));
     assert_ok(&reply);
     assert_eq!(reply.stdout.len(), input.len());
     assert!(reply.stdout == input);
@@ -172,7 +176,7 @@ fn output_of_exactly_the_limit_is_accepted() {
         max_output: 4096,
         ..limits(10_000)
     };
-    let reply = run_once(&["cat".into()], &input, &exact);
+    let reply = run_once(&command(&["cat"]), &input, &exact);
     assert_ok(&reply);
     assert_eq!(reply.stdout, input);
 
@@ -180,7 +184,7 @@ fn output_of_exactly_the_limit_is_accepted() {
         max_output: 4095,
         ..exact
     };
-    let reply = run_once(&["cat".into()], &input, &one_short);
+    let reply = run_once(&command(&["cat"]), &input, &one_short);
     assert_eq!(reply.failure, Some(Failure::TooLarge));
     assert_eq!(reply.stdout, vec![b'a'; 4095]);
 }
@@ -282,7 +286,7 @@ fn left_behind_grandchild_is_killed() {
 #[test]
 fn missing_command_is_a_spawn_failure() {
     let reply = run_once(
-        &["/nonexistent/reducer-kit-no-such-reducer".into()],
+        &command(&["/nonexistent/reducer-kit-no-such-reducer"]),
         REQUEST,
         &limits(1_000),
     );
@@ -296,7 +300,7 @@ fn missing_command_is_a_spawn_failure() {
 
 #[test]
 fn empty_command_is_a_spawn_failure() {
-    let reply = run_once(&[], REQUEST, &limits(1_000));
+    let reply = run_once(&command(&[]), REQUEST, &limits(1_000));
     assert_eq!(
         reply.failure,
         Some(Failure::Spawn("empty reducer command".into()))
@@ -305,13 +309,11 @@ fn empty_command_is_a_spawn_failure() {
 
 #[test]
 fn arguments_are_passed_verbatim_without_a_shell() {
-    let argv: Vec<OsString> = vec![
-        "printf".into(),
-        "%s|".into(),
-        "$HOME".into(),
-        "a b;c".into(),
-    ];
-    let reply = run_once(&argv, b"", &limits(10_000));
+    let reply = run_once(
+        &command(&["printf", "%s|", "$HOME", "a b;c"]),
+        b"",
+        &limits(10_000),
+    );
     assert_ok(&reply);
     assert_eq!(reply.stdout, b"$HOME|a b;c|");
 }
@@ -410,54 +412,45 @@ fn persistent_endless_line_is_too_large() {
 }
 
 #[test]
-fn persistent_unrequested_lines_are_discarded() {
+fn persistent_unrequested_lines_are_reported_and_the_process_replaced() {
     let mut p = Persistent::start(&script("persistent_chatty.py"), limits(10_000)).expect("start");
-    for request in [&b"a"[..], b"b", b"c"] {
+    for (n, request) in [&b"a"[..], b"b", b"c"].into_iter().enumerate() {
+        assert_eq!(p.settle(), None);
         let reply = p.request(request);
         assert_ok(&reply);
         assert_eq!(reply.stdout, request);
-        // Let the unrequested "extra" line arrive before the next request
-        // (one that arrives after a request is sent would be taken as its
-        // response: there is no request id to tell them apart).
-        std::thread::sleep(Duration::from_millis(200));
+        // The extra line came in the same write as the answer.
+        let extra = p.settle().expect("unrequested output");
+        assert_eq!(
+            extra.to_string(),
+            r#"wrote 6 unrequested bytes after its answer: "extra\n""#
+        );
+        // The chatty process was replaced before the next request.
+        assert_eq!(p.restarts(), n);
     }
-    assert_eq!(p.restarts(), 0);
+    assert_eq!(p.close(), None);
+    assert_eq!(p.restarts(), 2);
 }
 
 #[test]
-fn persistent_exit_zero_is_a_crash_or_a_transparent_restart() {
+fn persistent_exit_zero_between_requests_is_a_restart_not_a_failure() {
     let mut p = Persistent::start(&script("persistent_exit0.sh"), limits(10_000)).expect("start");
-    let reply = p.request(b"first");
-    assert_ok(&reply);
-    assert_eq!(reply.stdout, b"first");
-    // Give the process time to exit: it is then normally found dead before
-    // the next request and restarted without a failure. On a badly loaded
-    // machine it may still be dying when the request is sent; then that
-    // request reports the exit and the one after it is answered.
-    std::thread::sleep(Duration::from_millis(300));
-    let mut reply = p.request(b"second");
-    if reply.failure.is_some() {
-        assert_eq!(
-            reply.failure,
-            Some(Failure::Crash {
-                status: "exit status 0".into()
-            })
-        );
-        reply = p.request(b"second");
+    for (n, request) in [&b"first"[..], b"second", b"third"].into_iter().enumerate() {
+        let reply = p.request(request);
+        assert_ok(&reply);
+        assert_eq!(reply.stdout, request);
+        assert_eq!((p.restarts(), p.clean_exits()), (n, n));
     }
-    assert_ok(&reply);
-    assert_eq!(reply.stdout, b"second");
-    assert_eq!(p.restarts(), 1);
 }
 
 #[test]
 fn persistent_start_of_missing_command_fails() {
     let err = Persistent::start(
-        &["/nonexistent/reducer-kit-no-such-reducer".into()],
+        &command(&["/nonexistent/reducer-kit-no-such-reducer"]),
         limits(1_000),
     )
     .expect_err("cannot start");
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
-    let err = Persistent::start(&[], limits(1_000)).expect_err("empty command");
+    let err = Persistent::start(&command(&[]), limits(1_000)).expect_err("empty command");
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }

@@ -6,7 +6,7 @@ use reducer_kit::check::{check, Extras, Outcome, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce, respond};
-use reducer_kit::terms::Policy;
+use reducer_kit::terms::{BudgetFields, Policy};
 use serde_json::{json, Value};
 
 fn seed() -> Vec<Value> {
@@ -105,8 +105,9 @@ fn reference_outputs_pass_every_clause() {
             let req = Request {
                 format: Format::Canonical,
                 policy,
-                max_messages: &max,
+                budget: &BudgetFields::messages(max.clone()),
                 messages: &messages,
+                summary: None,
             };
             let out = Response::Messages(run(policy, budget));
             let again = Response::Messages(
@@ -121,17 +122,14 @@ fn reference_outputs_pass_every_clause() {
                 )
                 .unwrap(),
             );
-            let smaller = (budget > 1).then(|| {
-                (
-                    budget as usize - 1,
-                    Response::Messages(run(policy, budget - 1)),
-                )
-            });
+            let smaller =
+                (budget > 1).then(|| (budget - 1, Response::Messages(run(policy, budget - 1))));
             let extras = Extras {
                 repeat: Some(out.clone()),
                 again: Some(again),
                 smaller,
                 reference: Some(out.clone()),
+                reference_less_summary: None,
             };
             for v in check(&req, &out, &extras).unwrap() {
                 assert!(
@@ -160,8 +158,9 @@ fn take_last_four_is_convicted_of_orphan_results() {
     let req = Request {
         format: Format::Canonical,
         policy: Policy::Suffix,
-        max_messages: &max,
+        budget: &BudgetFields::messages(max.clone()),
         messages: &messages,
+        summary: None,
     };
     let naive = Response::Messages(messages[2..].to_vec());
     let extras = Extras {
@@ -190,7 +189,7 @@ fn take_last_four_is_convicted_of_orphan_results() {
             ),
             (
                 "matches-reference",
-                "differs from the reference: 2 vs 4 messages, first difference at $[0].role"
+                "differs from the reference: expected 2, got 4 messages, first difference at $[0].role"
                     .to_string()
             ),
         ]

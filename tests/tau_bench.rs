@@ -6,7 +6,7 @@ use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::input::read_entries;
 use reducer_kit::reduce::{reduce, reference, respond};
-use reducer_kit::terms::Policy;
+use reducer_kit::terms::{BudgetFields, Policy};
 use reducer_kit::validate::{validate, Options};
 use serde_json::json;
 
@@ -39,8 +39,9 @@ fn every_budget_both_policies_every_clause() {
                 let req = Request {
                     format: Format::OpenAi,
                     policy,
-                    max_messages: &max,
+                    budget: &BudgetFields::messages(max.clone()),
                     messages: &e.messages,
+                    summary: None,
                 };
                 for v in check_reducer(
                     &req,
@@ -48,7 +49,7 @@ fn every_budget_both_policies_every_clause() {
                     Some(respond(
                         policy,
                         Format::OpenAi,
-                        req.max_messages,
+                        req.budget.max_messages_or_null(),
                         req.messages,
                     )),
                 )
@@ -86,4 +87,109 @@ fn exact_selections_on_a_real_conversation() {
     // suffix, 1: the only candidate is a tool message, so nothing but the system prompt.
     assert_eq!(run(Policy::Suffix, 1), pick(&[0]));
     assert_eq!(run(Policy::Turns, 9), pick(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+}
+
+/// `corpus/tau-bench/sample.responses.jsonl` is the sample in OpenAI
+/// Responses form (spec v2 §14.1), made by the kit's own converters (OpenAI
+/// → canonical → Responses), each line `{"task_id", "trial", "messages"}`
+/// (`messages` holding the Responses `input` items, as the runner protocol
+/// carries them);
+/// converted back to canonical it is the sample's canonical form. A conversation Responses
+/// cannot carry (an assistant message with text beside its call: the text
+/// would come back as an item of its own) is left out, never altered.
+/// `REDUCER_KIT_WRITE_SAMPLES=1` rewrites it.
+#[test]
+fn the_responses_sample_is_the_sample_converted_and_round_trips() {
+    use reducer_kit::formats::{from_wire, to_wire};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/tau-bench/sample.responses.jsonl"
+    );
+    let mut lines = String::new();
+    let mut carried = Vec::new();
+    let mut skipped = Vec::new();
+    for e in sample() {
+        let canonical = from_wire(Format::OpenAi, &e.messages).unwrap();
+        let items = match to_wire(Format::Responses, &canonical) {
+            Ok(items) => items,
+            Err(err) => {
+                skipped.push(format!("line {}: {err}", e.origin.line.unwrap_or(0)));
+                continue;
+            }
+        };
+        carried.push(e.clone());
+        let obj = e.with_messages(items);
+        lines.push_str(&serde_json::to_string(&obj).unwrap());
+        lines.push('\n');
+    }
+    if std::env::var_os("REDUCER_KIT_WRITE_SAMPLES").is_some() {
+        std::fs::write(path, &lines).unwrap();
+    }
+    let committed = std::fs::read_to_string(path).unwrap();
+    assert_eq!(committed, lines, "rewrite with REDUCER_KIT_WRITE_SAMPLES=1");
+    let mut items_total = 0;
+    for (line, e) in committed.lines().zip(&carried) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let items = v["messages"].as_array().unwrap();
+        items_total += items.len();
+        let views = view_history(Format::Responses, items).unwrap();
+        assert_eq!(validate(&views, Options::default()), vec![], "{}", e.origin);
+        // Back to canonical: the same history as the OpenAI sample's
+        // canonical form (arguments are JSON values there, so their text
+        // spacing is not part of the history).
+        let back = serde_json::Value::Array(from_wire(Format::Responses, items).unwrap());
+        let want = serde_json::Value::Array(from_wire(Format::OpenAi, &e.messages).unwrap());
+        assert!(reducer_kit::json::json_eq(&back, &want), "{}", e.origin);
+    }
+    eprintln!("{skipped:#?}");
+    assert_eq!(committed.lines().count(), carried.len());
+    assert_eq!((carried.len(), skipped.len(), items_total), (14, 6, 380));
+    assert!(skipped[0].starts_with("line 6: message 24: calls beside other items"));
+}
+
+/// The Responses sample reduced at several budgets under both policies,
+/// without a profile and with `openai-responses`: every clause passes.
+#[test]
+fn the_responses_sample_reduces_with_every_clause() {
+    use reducer_kit::check::check_reducer_with;
+    use reducer_kit::reduce::{reference_with, respond_with};
+    use reducer_kit::terms::Provider;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/tau-bench/sample.responses.jsonl"
+    );
+    let mut judged = 0;
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let items = v["messages"].as_array().unwrap();
+        for provider in [None, Some(Provider::OpenAiResponses)] {
+            for policy in Policy::ALL {
+                for budget in [1, 2, 3, 5, 8, 13, 21, 1000] {
+                    let max = json!(budget);
+                    let req = Request {
+                        format: Format::Responses,
+                        policy,
+                        budget: &BudgetFields::messages(max.clone()),
+                        messages: items,
+                        summary: None,
+                    };
+                    let expected = respond_with(policy, Format::Responses, &max, items, provider);
+                    let verdicts = check_reducer_with(
+                        &req,
+                        reference_with(policy, Format::Responses, provider),
+                        Some(expected),
+                        provider,
+                    )
+                    .unwrap();
+                    let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
+                    assert!(
+                        failed.is_empty(),
+                        "{policy} {budget} {provider:?}: {failed:?}"
+                    );
+                    judged += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(judged, 14 * 2 * 2 * 8);
 }

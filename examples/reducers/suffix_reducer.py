@@ -11,10 +11,13 @@ exactly to the policy, so reducer-kit should certify it up to the exact level.
 Speaks runner protocol v1 on stdin/stdout, Python 3 standard library only
 (the protocol, the formats and orphan removal are in reducer_protocol.py):
 
-    python3 suffix_reducer.py [--format canonical|openai|anthropic] [--persistent]
+    python3 suffix_reducer.py [--format canonical|openai|anthropic|responses|gemini|bedrock] [--persistent]
+
+In the Responses format the start also never continues a call group nor
+follows an attached reasoning item (spec/v2.md 14.5-14.6).
 """
 
-from reducer_protocol import RESPONSE, RESULT, main, pair, pinned_index
+from reducer_protocol import RESPONSE, RESULT, linked_to_previous, main, pair, pinned_index
 
 
 def select(history, budget):
@@ -29,7 +32,7 @@ def select(history, budget):
         splits_group = any(
             kind in (RESULT, RESPONSE) and (m, k) in partner and partner[(m, k)][0] < m
             for k, (kind, _, _) in enumerate(v.items))
-        if v.role == "tool" or v.approval_only() or splits_group:
+        if v.role == "tool" or v.approval_only() or splits_group or linked_to_previous(views, m):
             start += 1
         else:
             break

@@ -10,10 +10,10 @@ policy, so reducer-kit should certify it up to the exact level.
 Speaks runner protocol v1 on stdin/stdout, Python 3 standard library only
 (the protocol, the formats and orphan removal are in reducer_protocol.py):
 
-    python3 turns_reducer.py [--format canonical|openai|anthropic] [--persistent]
+    python3 turns_reducer.py [--format canonical|openai|anthropic|responses|gemini|bedrock] [--persistent]
 """
 
-from reducer_protocol import main, pinned_index
+from reducer_protocol import linked_to_previous, main, pinned_index
 
 
 def split_turns(views, rest):
@@ -46,11 +46,12 @@ def select(history, budget):
             chosen = [i for msgs, _ in turns[first:] for i in msgs]
         else:
             msgs, has_question = turns[-1]
-            if has_question:
-                tail = msgs[len(msgs) - (budget - 1):] if budget > 1 else []
-                chosen = [msgs[0]] + tail
-            else:
-                chosen = msgs[len(msgs) - budget:]
+            # The tail never starts inside a call group or right after an
+            # attached reasoning item (spec/v2.md 14.5-14.6).
+            start = len(msgs) - (budget - 1 if has_question else budget)
+            while start < len(msgs) and linked_to_previous(views, msgs[start]):
+                start += 1
+            chosen = ([msgs[0]] if has_question else []) + msgs[start:]
     if pinned is not None:
         chosen.append(pinned)
     return history.remove_orphans(sorted(chosen))

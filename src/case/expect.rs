@@ -1,7 +1,8 @@
 //! The reference expectation of a case: what the reference reducer of the
 //! case's policy answers (`expected`, or `expectedError` for a budget it
 //! rejects) and what the validator reports on its messages (`violations`),
-//! under [`SPEC_VERSION`].
+//! under the case's spec version (every version up to [`SPEC_VERSION`]
+//! judges a case the same way: version 2 only adds).
 //!
 //! This is the one place it is computed: `corpus regen` / `corpus check`
 //! ([`crate::corpus::regenerate`]), `corpus add` (regression cases), certify
@@ -10,8 +11,8 @@
 
 use super::{Case, ExpectedError, ExpectedViolation, SPEC_VERSION};
 use crate::formats::{view_history, Format};
-use crate::reduce::{reduce, ReduceError};
-use crate::terms::{Policy, ShapeError};
+use crate::reduce::{reduce_request, ReduceError};
+use crate::terms::{BudgetFields, Policy, ShapeError};
 use crate::validate::{validate, Options};
 use serde_json::Value;
 
@@ -38,8 +39,9 @@ pub enum ExpectError {
 }
 
 /// The reference expectation for a request: the reference reducer of
-/// `policy` on canonical `messages` with budget `max_messages` (as sent,
-/// possibly invalid), and the validator under `allow_pending`.
+/// `policy` on canonical `messages` with the budget members `budget` (as
+/// sent, possibly invalid: `maxMessages`, or spec v2's `maxTokens` with
+/// `tokens` and `countPinned`), and the validator under `allow_pending`.
 ///
 /// # Errors
 ///
@@ -49,26 +51,33 @@ pub enum ExpectError {
 ///
 /// ```
 /// use reducer_kit::case::expect::expectation;
-/// use reducer_kit::terms::Policy;
+/// use reducer_kit::terms::{BudgetFields, Policy};
+/// use serde_json::json;
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[{"role":"user","contents":[]}]"#).unwrap();
-/// let e = expectation(Policy::Turns, &serde_json::json!(1), &h, false).unwrap();
+/// let e = expectation(Policy::Turns, &BudgetFields::messages(json!(1)), &h, false).unwrap();
 /// assert_eq!(e.expected, Some(h.clone()));
-/// let e = expectation(Policy::Turns, &serde_json::json!(0), &h, false).unwrap();
+/// let e = expectation(Policy::Turns, &BudgetFields::messages(json!(0)), &h, false).unwrap();
 /// assert!(e.expected.is_none() && e.expected_error.is_some());
+/// let tokens = BudgetFields::tokens(json!(1), json!([2]), None);
+/// let e = expectation(Policy::Suffix, &tokens, &h, false).unwrap();
+/// assert_eq!(e.expected, Some(vec![]));
 /// ```
 pub fn expectation(
     policy: Policy,
-    max_messages: &Value,
+    budget: &BudgetFields,
     messages: &[Value],
     allow_pending: bool,
 ) -> Result<Expectation, ExpectError> {
     let views = view_history(Format::Canonical, messages)?;
-    let (expected, expected_error) = match reduce(policy, Format::Canonical, messages, max_messages)
-    {
-        Ok(m) => (Some(m), None),
-        Err(ReduceError::BadBudget(_)) => (None, Some(ExpectedError::BadBudget)),
-        Err(ReduceError::Shape(e)) => return Err(e.into()),
-    };
+    let (expected, expected_error) =
+        match reduce_request(policy, Format::Canonical, messages, budget) {
+            Ok(m) => (Some(m), None),
+            Err(ReduceError::BadBudget(_)) => (None, Some(ExpectedError::BadBudget)),
+            Err(ReduceError::Shape(e)) => return Err(e.into()),
+            Err(ReduceError::NoAcceptedOutput(_)) => {
+                unreachable!("reduce without a provider never refuses for a profile")
+            }
+        };
     let violations = validate(&views, Options { allow_pending })
         .into_iter()
         .map(|v| ExpectedViolation {
@@ -112,10 +121,12 @@ pub fn needs_pending(messages: &[Value]) -> Result<bool, ExpectError> {
 
 impl Expectation {
     /// Writes the expectation into `case` (`expected`, `expectedError`,
-    /// `violations`) and sets its `spec` to [`SPEC_VERSION`]; every other
-    /// field is kept.
+    /// `violations`) and raises its `spec` to the lowest version that has
+    /// every field it uses ([`Case::required_spec`], at most
+    /// [`SPEC_VERSION`]); every other field is kept. A version 1 case stays
+    /// version 1: version 2 changes no expectation of it.
     pub fn apply_to(self, case: &mut Case) {
-        case.spec = SPEC_VERSION;
+        case.spec = case.spec.max(case.required_spec()).min(SPEC_VERSION);
         case.expected = self.expected;
         case.expected_error = self.expected_error;
         case.violations = self.violations;

@@ -7,14 +7,85 @@
 //! and in path order, skipping folders named `fuzz` (fuzzer seeds are raw
 //! bytes) and every other extension (JSON Lines included):
 //! [`case_file_paths`], [`load_files`] (and [`super::load_dir`], its cases).
+//!
+//! Case files are read with [`read_regular`]: only regular files (a
+//! symlink is followed), at most [`MAX_CASE_FILE`] bytes, so a `*.json`
+//! that is a FIFO or a symlink to `/dev/zero` is an error naming the file,
+//! never a hang.
 
 use super::{parse_cases, Case, CaseError, InvalidCase};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+/// The largest case file the kit reads, in bytes (64 MiB).
+pub const MAX_CASE_FILE: u64 = 64 * 1024 * 1024;
+
+/// Reads the file at `path` (a symlink is followed) when it is a regular
+/// file of at most `max` bytes, without ever blocking on what is not one:
+/// it is opened non-blocking (a FIFO without a writer does not wait) and
+/// checked before anything is read.
+///
+/// # Errors
+///
+/// The I/O error opening or reading it; [`std::io::ErrorKind::InvalidInput`]
+/// with `not a regular file (a FIFO)` (a directory, a character or block
+/// device, a socket) or `larger than the limit of N bytes`.
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    let kind = meta.file_type();
+    let invalid = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() {
+            "a character device"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_dir() {
+            "a directory"
+        } else {
+            "not a file"
+        };
+        return Err(invalid(format!("not a regular file ({what})")));
+    }
+    let too_large = || invalid(format!("larger than the limit of {max} bytes"));
+    if meta.len() > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Reads a case file as UTF-8 text with [`read_regular`] (at most
+/// [`MAX_CASE_FILE`] bytes).
+///
+/// # Errors
+///
+/// [`CaseError::Io`] naming the file.
+pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
+    let io = |source| CaseError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = read_regular(path, MAX_CASE_FILE).map_err(io)?;
+    String::from_utf8(bytes)
+        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
 
 /// The file name of a case saved on its own (a regression case, a saved
 /// counterexample): its id with `/` as `-`, plus `.json`
@@ -72,10 +143,7 @@ impl CaseFile {
     /// A [`CaseError`] naming the file (and case id), as
     /// [`super::load_file`] gives it.
     pub fn read(path: &Path) -> Result<CaseFile, CaseError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = read_case_text(path)?;
         let cases = parse_cases(&text, path)?;
         let layout = if text.trim_start().starts_with('[') {
             Layout::Array

@@ -9,7 +9,12 @@
 //! | `id`            | string                  | —       | stable name, `group/name`; unique |
 //! | `spec`          | integer                 | —       | spec version the expectation was made under (now [`SPEC_VERSION`]) |
 //! | `policy`        | `"turns"` \| `"suffix"` | —       | the policy judged |
-//! | `maxMessages`   | any JSON                | —       | the budget as sent to the reducer (may be invalid on purpose) |
+//! | `maxMessages`   | any JSON                | absent  | the budget as sent to the reducer (may be invalid on purpose); a version 1 case always has it |
+//! | `maxTokens`     | any JSON                | absent  | spec v2: a token budget as sent (§11.1); `maxMessages` is then absent, unless the case shows that both is a bad budget |
+//! | `tokens`        | any JSON                | absent  | spec v2: the costs as sent, one per message of `messages` (the system message's included; the Anthropic form sends that one as `systemTokens`) |
+//! | `countPinned`   | any JSON                | absent  | spec v2: as sent (absent means false) |
+//! | `summary`       | bool                    | `false` | spec v2: the case is meant for a summaries run (`certify --summaries`, §12, §13.2) |
+//! | `summaryTokens` | integer ≥ 0             | 1       | spec v2: what a summary costs under a token budget in a summaries run |
 //! | `messages`      | array                   | —       | the input history, canonical format (semantics §1) |
 //! | `expected`      | array                   | absent  | the reference output; exactly one of `expected`, `expectedError` |
 //! | `expectedError` | `"bad-budget"`          | absent  | the request must be rejected |
@@ -18,22 +23,35 @@
 //! | `violations`    | array of `{"rule", "index", "id"}` | `[]` | what the validator reports on `messages` (under `allowPending`); empty means the input is valid |
 //! | `description`   | string                  | `""`    | one line on what the case shows |
 //!
+//! A case that has any of the fields marked "spec v2" needs `"spec": 2`
+//! ([`Case::required_spec`]); a version 1 case keeps `"spec": 1`. Absent
+//! and `null` differ for the members sent as they are: `"maxMessages":
+//! null` is a bad budget that is sent, an absent `maxMessages` is not sent.
+//!
 //! | file | owns |
 //! |------|------|
 //! | `mod.rs` | [`Case`], its checks, reading one file ([`load_file`]) or a directory ([`load_dir`]) |
 //! | [`expect`] | the reference expectation of a case: `expected` / `expectedError` / `violations` |
 //! | [`file`](mod@file) | case files as text: the directory walk, layouts and styles, rendering, splicing |
 
-use crate::terms::{Clause, Policy};
-use serde::{Deserialize, Serialize};
+use crate::terms::{BudgetFields, Clause, Policy};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub mod expect;
 pub mod file;
 
-/// The version of the contract (`spec/`) this kit implements.
-pub const SPEC_VERSION: u32 = 1;
+/// The newest version of the contract (`spec/`) this kit implements; it
+/// implements every version up to it (version 2 is version 1 plus
+/// additions, spec/v2.md).
+pub const SPEC_VERSION: u32 = 2;
+
+/// A member that is present, whatever its value (`null` included): what
+/// serde's `Option` would read as absent for `null`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
 
 /// What a case expects instead of an output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,8 +71,41 @@ pub struct Case {
     pub spec: u32,
     /// The policy judged.
     pub policy: Policy,
-    /// The budget as sent to the reducer.
-    pub max_messages: Value,
+    /// `maxMessages` as sent to the reducer; `None` when absent.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_messages: Option<Value>,
+    /// `maxTokens` as sent (spec v2).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_tokens: Option<Value>,
+    /// `tokens` as sent (spec v2): one cost per message of `messages`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tokens: Option<Value>,
+    /// `countPinned` as sent (spec v2).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub count_pinned: Option<Value>,
+    /// The case is meant for a summaries run (spec v2 §12).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary: bool,
+    /// What a summary costs under a token budget in a summaries run
+    /// (spec v2); 1 when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_tokens: Option<u64>,
     /// The input history, canonical format.
     pub messages: Vec<Value>,
     /// The reference output.
@@ -129,8 +180,18 @@ pub enum InvalidCase {
     #[error("empty id")]
     EmptyId,
     /// `spec` is 0 or newer than [`SPEC_VERSION`].
-    #[error("spec version {spec} is not known to this kit (it implements {SPEC_VERSION})")]
+    #[error("spec version {spec} is not known to this kit (it implements 1 to {SPEC_VERSION})")]
     UnknownSpec {
+        /// The case's `spec`.
+        spec: u32,
+    },
+    /// The case uses a field of a newer spec than its `spec`.
+    #[error("`{field}` needs spec {needs}, the case says spec {spec}")]
+    NeedsSpec {
+        /// The first such field, as the case file spells it.
+        field: &'static str,
+        /// The version that has it.
+        needs: u32,
         /// The case's `spec`.
         spec: u32,
     },
@@ -152,8 +213,51 @@ pub enum InvalidCase {
 }
 
 impl Case {
-    /// Checks the rules serde cannot: a non-empty id, a known spec version,
-    /// exactly one of `expected` / `expectedError`, known clause ids.
+    /// The first field of spec version 2 the case uses (spec v2 §13.4), as
+    /// the case file spells it.
+    fn v2_field(&self) -> Option<&'static str> {
+        [
+            ("maxTokens", self.max_tokens.is_some()),
+            ("tokens", self.tokens.is_some()),
+            ("countPinned", self.count_pinned.is_some()),
+            ("summary", self.summary),
+            ("summaryTokens", self.summary_tokens.is_some()),
+            ("maxMessages", self.max_messages.is_none()),
+        ]
+        .into_iter()
+        .find_map(|(f, used)| used.then_some(f))
+    }
+
+    /// The lowest spec version that has every field the case uses: 2 when
+    /// it uses a field of spec v2 (or has no `maxMessages`), else 1.
+    pub fn required_spec(&self) -> u32 {
+        if self.v2_field().is_some() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The case's budget members as the kit sends them
+    /// ([`crate::terms::Budget::read`] judges them).
+    pub fn budget_fields(&self) -> BudgetFields {
+        BudgetFields {
+            max_messages: self.max_messages.clone(),
+            max_tokens: self.max_tokens.clone(),
+            tokens: self.tokens.clone(),
+            count_pinned: self.count_pinned.clone(),
+        }
+    }
+
+    /// Whether the case needs runner protocol 2: a budget member of
+    /// protocol 2, no `maxMessages`, or `summary` (spec v2 §13.2).
+    pub fn needs_protocol_2(&self) -> bool {
+        self.budget_fields().needs_protocol_2() || self.summary
+    }
+
+    /// Checks the rules serde cannot: a non-empty id, a known spec version
+    /// that has every field the case uses, exactly one of `expected` /
+    /// `expectedError`, known clause ids.
     ///
     /// # Errors
     ///
@@ -164,6 +268,15 @@ impl Case {
         }
         if self.spec == 0 || self.spec > SPEC_VERSION {
             return Err(InvalidCase::UnknownSpec { spec: self.spec });
+        }
+        if let Some(field) = self.v2_field() {
+            if self.spec < 2 {
+                return Err(InvalidCase::NeedsSpec {
+                    field,
+                    needs: 2,
+                    spec: self.spec,
+                });
+            }
         }
         if self.expected.is_some() == self.expected_error.is_some() {
             return Err(InvalidCase::Expectation);
@@ -188,17 +301,57 @@ impl Case {
         s
     }
 
-    /// A content-hash id `prefix/<16 hex>` from the policy, budget, messages
-    /// and expectation, so the same counterexample always gets the same id.
+    /// A content-hash id `prefix/<16 hex>` from the policy, budget members,
+    /// messages, `allowPending` and (spec v2) `summary` and
+    /// `summaryTokens`, so the same counterexample always gets the same id.
+    /// A version 1 case's id is what it always was.
     pub fn content_id(&self, prefix: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let mut key = serde_json::json!({
+            "policy": self.policy, "maxMessages": self.max_messages,
+            "messages": self.messages, "allowPending": self.allow_pending,
+        });
+        if self.required_spec() >= 2 {
+            let o = key.as_object_mut().expect("an object");
+            if self.max_messages.is_none() {
+                o.remove("maxMessages");
+            }
+            for (k, v) in [
+                ("maxTokens", &self.max_tokens),
+                ("tokens", &self.tokens),
+                ("countPinned", &self.count_pinned),
+            ] {
+                if let Some(v) = v {
+                    o.insert(k.into(), v.clone());
+                }
+            }
+            if self.summary {
+                o.insert("summary".into(), Value::Bool(true));
+            }
+            if let Some(s) = self.summary_tokens {
+                o.insert("summaryTokens".into(), Value::from(s));
+            }
+        }
+        let digest = Sha256::digest(key.to_string().as_bytes());
+        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        format!("{prefix}/{hex}")
+    }
+}
+
+impl Case {
+    /// What makes two cases the same case under the spec's equality
+    /// (semantics §1.3: `12.0` = `12`, member order ignored): a SHA-256
+    /// (hex) of the [`crate::json::canonical_json`] of the policy, budget,
+    /// messages and `allowPending`. `corpus add` finds a case already
+    /// present by it, whatever its id or spelling.
+    pub fn equality_key(&self) -> String {
         use sha2::{Digest, Sha256};
         let key = serde_json::json!({
             "policy": self.policy, "maxMessages": self.max_messages,
             "messages": self.messages, "allowPending": self.allow_pending,
         });
-        let digest = Sha256::digest(key.to_string().as_bytes());
-        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-        format!("{prefix}/{hex}")
+        let digest = Sha256::digest(crate::json::canonical_json(&key).as_bytes());
+        digest.iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 
@@ -233,16 +386,15 @@ pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
     Ok(cases)
 }
 
-/// Reads one case file.
+/// Reads one case file (a regular file of at most
+/// [`file::MAX_CASE_FILE`] bytes, see [`file::read_regular`]).
 ///
 /// # Errors
 ///
-/// See [`parse_cases`]; [`CaseError::Io`] when the file cannot be read.
+/// See [`parse_cases`]; [`CaseError::Io`] when the file cannot be read or
+/// is not a regular file of at most that size.
 pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = file::read_case_text(path)?;
     parse_cases(&text, path)
 }
 

@@ -1,22 +1,26 @@
 //! Shrinking a failure to a minimal counterexample (semantics §9): the
-//! smallest failing case of each clause is shrunk greedily
-//! ([`crate::generate::shrink`]) while the clause keeps failing, run by
-//! run through a fresh session, then shown with the reference's answer and
+//! best example of each kind of failure of a clause is shrunk greedily
+//! ([`crate::generate::shrink`]) while the clause keeps failing, every
+//! candidate through the same live session of its worker, then shown with the reference's answer and
 //! saved as a case file.
 
-use super::run::{run_cases, CaseResult, RunCase, Settings};
-use super::session::RunError;
+use super::process;
+use super::run::{run_case, CaseResult, FailureGroup, RunCase, Settings};
+use super::session::{RunError, Session};
 use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
-use crate::case::{save_new, Case, SPEC_VERSION};
+use crate::case::{save_new, Case};
 use crate::check::Outcome;
+use crate::generate::shapes;
 use crate::generate::shrink::QuickCase;
+use crate::generate::Costs;
 use crate::json::first_difference;
 use crate::protocol::Response;
-use crate::reduce::respond;
-use crate::terms::{Budget, Clause, Policy};
+use crate::reduce::respond_request_with;
+use crate::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// A failure shrunk to a minimal counterexample.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +42,13 @@ pub struct Counterexample {
     pub first_difference: Option<String>,
     /// Candidates tried while shrinking.
     pub tries: usize,
+    /// How many failing cases of the run fail the clause this way (their
+    /// failures read alike, or their examples shrink to the same root
+    /// shape); 1 for a counterexample shrunk alone.
+    pub cases: usize,
+    /// Whether shrinking stopped at the run's time budget
+    /// ([`ShrinkLimits::deadline`]) before it reached a minimum.
+    pub out_of_time: bool,
     /// Where it was saved, with `--save-failures`.
     pub saved_to: Option<PathBuf>,
 }
@@ -60,13 +71,24 @@ impl Counterexample {
     }
 
     /// The counterexample as a case file: `expected` is the reference
-    /// output (canonical) and `clauses` names the failing clause.
+    /// output (canonical) and `clauses` names the failing clause. A case
+    /// from a summaries run says `summary: true` (and, under a token
+    /// budget, its `summaryTokens`); its `spec` is the lowest version that
+    /// has every field it uses. Its id (`fail/<16 hex>`) depends on the
+    /// policy and the case's input only.
     pub fn to_case(&self, policy: Policy) -> Case {
+        let b = &self.case.budget;
         let mut case = Case {
             id: String::new(),
-            spec: SPEC_VERSION,
+            spec: 1,
             policy,
-            max_messages: self.case.max_messages.clone(),
+            max_messages: b.max_messages.clone(),
+            max_tokens: b.max_tokens.clone(),
+            tokens: b.tokens.clone(),
+            count_pinned: b.count_pinned.clone(),
+            summary: self.case.summary,
+            summary_tokens: (self.case.summary && b.max_tokens.is_some())
+                .then_some(self.case.summary_tokens),
             messages: self.case.messages.clone(),
             expected: None,
             expected_error: None,
@@ -78,9 +100,10 @@ impl Counterexample {
                 self.clause, self.original_id, self.detail
             ),
         };
+        case.spec = case.required_spec();
         let expected = needs_pending(&case.messages).and_then(|allow_pending| {
             case.allow_pending = allow_pending;
-            expectation(policy, &case.max_messages, &case.messages, allow_pending)
+            expectation(policy, b, &case.messages, allow_pending)
         });
         match expected {
             Ok(e) => e.apply_to(&mut case),
@@ -94,19 +117,102 @@ impl Counterexample {
     }
 }
 
-/// Shrinks `failing` (whose result fails `clause`) with the structural
-/// shrinker of [`crate::generate::shrink`], keeping `clause` failing, within `max_tries`
-/// candidate runs. Cases whose input is not a valid history or whose budget
-/// is not an integer are not shrunk (the counterexample is the case itself).
+/// Saves every counterexample of a run in `dir` (`--save-failures`): one
+/// case file per minimal case, as [`Counterexample::save`] writes it, but
+/// when several clauses shrink to the same case its one file names them
+/// all, in `clauses` and in the description (in the order of `cxs`). Sets
+/// each one's [`Counterexample::saved_to`].
 ///
 /// # Errors
 ///
-/// [`RunError`] when the reducer cannot be started.
-pub fn shrink(
+/// Any I/O error creating `dir` or writing a file.
+pub fn save_all(cxs: &mut [Counterexample], dir: &Path, policy: Policy) -> std::io::Result<()> {
+    let mut done: Vec<bool> = vec![false; cxs.len()];
+    for i in 0..cxs.len() {
+        if done[i] {
+            continue;
+        }
+        let group: Vec<usize> = (i..cxs.len())
+            .filter(|&k| !done[k] && cxs[k].case.id == cxs[i].case.id)
+            .collect();
+        let mut case = cxs[i].to_case(policy);
+        if group.len() > 1 {
+            case.clauses = group
+                .iter()
+                .map(|&k| cxs[k].clause.id().to_string())
+                .collect();
+            case.description = group
+                .iter()
+                .map(|&k| cxs[k].to_case(policy).description)
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        let file = file_name(&case.id);
+        save_new(dir, &file, &case)?;
+        for k in group {
+            done[k] = true;
+            cxs[k].saved_to = Some(dir.join(&file));
+        }
+    }
+    Ok(())
+}
+
+/// What bounds the shrinking of a run: candidate runs per failure
+/// (`--shrink-tries`) and a deadline for all of it (`--shrink-time`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShrinkLimits {
+    /// Most candidate runs when shrinking one failure.
+    pub tries: usize,
+    /// When shrinking stops, whatever it reached (every failure keeps the
+    /// smallest failing case found by then).
+    pub deadline: Option<Instant>,
+}
+
+impl ShrinkLimits {
+    /// `tries` candidate runs per failure, no deadline.
+    pub fn tries(tries: usize) -> ShrinkLimits {
+        ShrinkLimits {
+            tries,
+            deadline: None,
+        }
+    }
+}
+
+/// Where the shrinking of one failure is: reported after every candidate
+/// run and once at the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShrinkProgress {
+    /// The failing clause.
+    pub clause: Clause,
+    /// Candidate runs so far.
+    pub tries: usize,
+    /// Messages of the smallest failing case so far.
+    pub messages: usize,
+    /// Whether this failure's shrinking has ended.
+    pub done: bool,
+}
+
+/// Shrinks `failing` (whose result fails `clause`) with the structural
+/// shrinker of [`crate::generate::shrink`], keeping `clause` failing,
+/// within `limits`. Every candidate goes through `session` (in persistent
+/// mode one live reducer, never a process per candidate); unrequested
+/// output found right after a candidate is charged to it, and output left
+/// from an earlier one is dropped before the next. Cases whose input is
+/// not a valid history or whose budget cannot be honoured are not shrunk
+/// (the counterexample is the case itself); a token budget shrinks with
+/// its costs (one per message). `progress` is called after
+/// each candidate run and at the end.
+///
+/// # Errors
+///
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
+pub fn shrink_in(
+    session: &mut dyn Session,
     settings: &Settings,
     failing: &CaseResult,
     clause: Clause,
-    max_tries: usize,
+    limits: &ShrinkLimits,
+    progress: &(dyn Fn(&ShrinkProgress) + Sync),
 ) -> Result<Counterexample, RunError> {
     let needs_extras = matches!(
         clause,
@@ -118,13 +224,21 @@ pub fn shrink(
         ..settings.clone()
     };
     let mut tries = 0usize;
+    let mut out_of_time = false;
     let mut fatal: Option<RunError> = None;
     let mut best: CaseResult = failing.clone();
-    if let Ok(budget) = Budget::parse(&failing.case.max_messages).map(Budget::max_messages) {
+    if let Ok(budget) = Budget::read(&failing.case.budget, failing.case.messages.len()) {
+        let costs = budget.costs().map(|c| Costs {
+            tokens: c.to_vec(),
+            max_tokens: budget.limit(),
+            count_pinned: budget.count_pinned(),
+            summary_tokens: failing.case.summary_tokens,
+        });
         let start = QuickCase {
             messages: failing.case.messages.clone(),
-            budget,
+            budget: budget.max_messages(),
             allow_pending: false,
+            costs,
         };
         let start = if start.is_valid() {
             Some(start)
@@ -137,21 +251,38 @@ pub fn shrink(
         };
         if let Some(start) = start {
             let mut fails = |c: &QuickCase| -> bool {
-                if tries >= max_tries || fatal.is_some() {
+                if tries >= limits.tries || fatal.is_some() || out_of_time {
+                    return false;
+                }
+                if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                    out_of_time = true;
                     return false;
                 }
                 tries += 1;
                 let rc = RunCase {
                     id: failing.case.id.clone(),
-                    max_messages: Value::from(c.budget),
+                    budget: match &c.costs {
+                        None => BudgetFields::messages(Value::from(c.budget)),
+                        Some(t) => BudgetFields::tokens(
+                            Value::from(t.max_tokens),
+                            Value::Array(t.tokens.iter().map(|&x| Value::from(x)).collect()),
+                            Some(Value::Bool(t.count_pinned)),
+                        ),
+                    },
                     messages: c.messages.clone(),
+                    summary: failing.case.summary,
+                    summary_tokens: failing.case.summary_tokens,
                 };
-                match run_cases(&one, std::slice::from_ref(&rc), &|_| {}) {
+                // Output an earlier candidate left behind is not this one's.
+                let _ = session.settle();
+                let hit = match run_case(session, &one, &rc) {
                     Ok(mut r) => {
-                        let r = r.remove(0);
+                        if let Some(late) = session.settle() {
+                            r.add_protocol_failure(late);
+                        }
                         let hit = r.failures().any(|v| v.clause == clause);
-                        // Greedy shrinking restarts from every failing
-                        // candidate, so the last one is the minimal one.
+                        // Shrinking goes on from every failing candidate,
+                        // so the last one is the smallest.
                         if hit {
                             best = r;
                         }
@@ -161,7 +292,14 @@ pub fn shrink(
                         fatal = Some(e);
                         false
                     }
-                }
+                };
+                progress(&ShrinkProgress {
+                    clause,
+                    tries,
+                    messages: best.case.messages.len(),
+                    done: false,
+                });
+                hit
             };
             start.minimize(&mut fails);
         }
@@ -169,6 +307,51 @@ pub fn shrink(
     if let Some(e) = fatal {
         return Err(e);
     }
+    progress(&ShrinkProgress {
+        clause,
+        tries,
+        messages: best.case.messages.len(),
+        done: true,
+    });
+    let mut cx = counterexample_of(settings, failing, &best, clause, tries);
+    cx.out_of_time = out_of_time;
+    Ok(cx)
+}
+
+/// Shrinks `failing` as [`shrink_in`] does, through a session of its own
+/// (closed at the end), within `max_tries` candidate runs.
+///
+/// # Errors
+///
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
+pub fn shrink(
+    settings: &Settings,
+    failing: &CaseResult,
+    clause: Clause,
+    max_tries: usize,
+) -> Result<Counterexample, RunError> {
+    let mut session = settings.session();
+    let cx = shrink_in(
+        session.as_mut(),
+        settings,
+        failing,
+        clause,
+        &ShrinkLimits::tries(max_tries),
+        &|_| {},
+    );
+    let _ = session.close();
+    cx
+}
+
+/// The counterexample of `clause` from the smallest failing result
+/// `best` (shrunk from `failing` in `tries` candidate runs).
+fn counterexample_of(
+    settings: &Settings,
+    failing: &CaseResult,
+    best: &CaseResult,
+    clause: Clause,
+    tries: usize,
+) -> Counterexample {
     let detail = best
         .verdicts
         .iter()
@@ -178,11 +361,12 @@ pub fn shrink(
             _ => None,
         })
         .unwrap_or_default();
-    let expected = respond(
+    let expected = respond_request_with(
         settings.policy,
         settings.format,
-        &best.case.max_messages,
+        &best.case.budget,
         &best.wire_messages,
+        settings.provider,
     );
     let first_difference = match (&expected, &best.response) {
         (Response::Messages(a), Some(Response::Messages(b))) => {
@@ -192,65 +376,141 @@ pub fn shrink(
         (a, Some(b)) if a.same_as(b) => None,
         _ => Some("$".into()),
     };
+    let mut case = best.case.clone();
+    case.summary |= settings.summaries;
     let mut cx = Counterexample {
         clause,
         original_id: failing.case.id.clone(),
-        case: best.case.clone(),
+        case,
         detail,
         expected,
         actual: best.response.clone(),
         first_difference,
         tries,
+        cases: 1,
+        out_of_time: false,
         saved_to: None,
     };
     cx.case.id = cx.to_case(settings.policy).id;
-    Ok(cx)
+    cx
 }
 
-/// For each failing clause, the failing case with the fewest messages
-/// (then the smallest id), shrunk. Protocol timeouts are not shrunk (each
+/// How many kinds of failure of one clause are shrunk and shown (the
+/// first by [`super::run::ExampleKey`]); the cases of the others count in
+/// the clause's tally only.
+pub const SHOWN_KINDS: usize = 3;
+
+/// Shrinks the example of each kind of failure ([`FailureGroup`], what
+/// [`super::run::run_cases`] keeps in [`super::run::Collected::failures`];
+/// the first [`SHOWN_KINDS`] of each clause), shared out over
+/// `settings.jobs` workers, each with one session of its own kept for all
+/// its candidates ([`shrink_in`]). Protocol timeouts are not shrunk (each
 /// try would cost a full time limit); they are reported as they are.
+/// Kinds of one clause that shrink to cases of the same root shape (the
+/// [`crate::generate::shapes`] of the minimal case) are one failure: the
+/// first counterexample is kept and counts the cases of both
+/// ([`Counterexample::cases`]). `progress` gets the index of the failure
+/// in `failures` with each report. At the end the run's processes that
+/// escaped their group are killed ([`process::sweep`]).
 ///
 /// # Errors
 ///
-/// [`RunError`] when the reducer cannot be started.
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
 pub fn counterexamples(
     settings: &Settings,
-    results: &[CaseResult],
-    max_tries: usize,
+    failures: &[FailureGroup],
+    limits: &ShrinkLimits,
+    progress: &(dyn Fn(usize, &ShrinkProgress) + Sync),
 ) -> Result<Vec<Counterexample>, RunError> {
-    let mut work: Vec<(Clause, &CaseResult, usize)> = Vec::new();
-    for clause in Clause::ALL {
-        let smallest = results
-            .iter()
-            .filter(|r| r.failures().any(|v| v.clause == *clause))
-            .min_by_key(|r| (r.case.messages.len(), r.case.id.clone()));
-        let Some(r) = smallest else { continue };
-        let tries = if *clause == Clause::ProtocolTimeout {
-            0
-        } else {
-            max_tries
-        };
-        work.push((*clause, r, tries));
-    }
+    let work: Vec<(usize, &FailureGroup, ShrinkLimits)> = shown(failures)
+        .into_iter()
+        .map(|i| {
+            let g = &failures[i];
+            let limits = if g.clause == Clause::ProtocolTimeout {
+                ShrinkLimits::tries(0)
+            } else {
+                *limits
+            };
+            (i, g, limits)
+        })
+        .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: std::sync::Mutex<Vec<Option<Result<Counterexample, RunError>>>> =
         std::sync::Mutex::new((0..work.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..settings.jobs.max(1).min(work.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some((clause, r, tries)) = work.get(i) else {
-                    return;
-                };
-                let cx = shrink(settings, r, *clause, *tries);
-                out.lock().expect("no shrinker panics")[i] = Some(cx);
+            s.spawn(|| {
+                let mut session = settings.session();
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some((i, g, limits)) = work.get(k) else {
+                        break;
+                    };
+                    let each = |p: &ShrinkProgress| progress(*i, p);
+                    let cx = shrink_in(
+                        session.as_mut(),
+                        settings,
+                        &g.example,
+                        g.clause,
+                        limits,
+                        &each,
+                    )
+                    .map(|mut cx| {
+                        cx.cases = g.cases;
+                        cx
+                    });
+                    out.lock().expect("no shrinker panics")[k] = Some(cx);
+                }
+                let _ = session.close();
             });
         }
     });
-    out.into_inner()
+    process::sweep(&settings.reducer.run_id);
+    let cxs = out
+        .into_inner()
         .expect("no shrinker panics")
         .into_iter()
-        .map(|c| c.expect("every clause was shrunk"))
-        .collect()
+        .map(|c| c.expect("every failure was shrunk"))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(merge_root_shapes(cxs))
+}
+
+/// The indexes in `failures` of the kinds that are shrunk and shown: the
+/// first [`SHOWN_KINDS`] of each clause.
+pub fn shown(failures: &[FailureGroup]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, g) in failures.iter().enumerate() {
+        if out
+            .iter()
+            .filter(|&&k: &&usize| failures[k].clause == g.clause)
+            .count()
+            < SHOWN_KINDS
+        {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// One counterexample per clause and root shape (module doc of
+/// [`counterexamples`]): later ones of the same clause whose minimal case
+/// shows the same shapes add their cases to the first and go.
+fn merge_root_shapes(cxs: Vec<Counterexample>) -> Vec<Counterexample> {
+    let mut out: Vec<(
+        Counterexample,
+        Option<std::collections::BTreeSet<crate::generate::Shape>>,
+    )> = Vec::new();
+    for cx in cxs {
+        let root = Budget::read(&cx.case.budget, cx.case.messages.len())
+            .ok()
+            .map(|b| shapes(&cx.case.messages, b.max_messages()));
+        match out
+            .iter_mut()
+            .find(|(o, r)| o.clause == cx.clause && root.is_some() && *r == root)
+        {
+            Some((o, _)) => o.cases += cx.cases,
+            None => out.push((cx, root)),
+        }
+    }
+    out.into_iter().map(|(c, _)| c).collect()
 }

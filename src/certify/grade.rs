@@ -1,8 +1,7 @@
 //! Grading a run (semantics §6, §9): per-clause tallies, and a level
 //! passes when no case fails a clause of it or of a lower level.
 
-use super::run::CaseResult;
-use crate::check::Outcome;
+use super::records::{Judged, Records};
 use crate::terms::{Clause, Level, Policy};
 
 /// Per-clause totals over a run.
@@ -37,27 +36,35 @@ impl Grade {
 }
 
 /// Grades a run: a level passes when no case fails a clause of it or of a
-/// lower level.
-pub fn grade(policy: Policy, results: &[CaseResult]) -> Grade {
-    let clauses: Vec<(Clause, ClauseTally)> = Clause::for_policy(policy)
+/// lower level. The clauses are those of `policy` ([`Clause::for_run`]),
+/// with the summary clauses when the run allowed `summaries`.
+pub fn grade(policy: Policy, summaries: bool, results: &Records) -> Grade {
+    grade_clauses(Clause::for_run(policy, summaries), results)
+}
+
+/// [`grade`] over the clauses a run judged ([`Clause::judged_in`]: with
+/// `reasoning-attached` in Responses runs, `provider-accepts` with a
+/// provider profile).
+pub fn grade_clauses(judged: Vec<Clause>, results: &Records) -> Grade {
+    let mut clauses: Vec<(Clause, ClauseTally)> = judged
         .into_iter()
-        .map(|c| {
-            let mut t = ClauseTally::default();
-            for r in results.iter().filter(|r| r.skipped.is_none()) {
-                match r
-                    .verdicts
-                    .iter()
-                    .find(|v| v.clause == c)
-                    .map(|v| &v.outcome)
-                {
-                    Some(Outcome::Pass) => t.passed += 1,
-                    Some(Outcome::Fail(_)) => t.failed += 1,
-                    _ => t.not_judged += 1,
-                }
-            }
-            (c, t)
-        })
+        .map(|c| (c, ClauseTally::default()))
         .collect();
+    let (mut cases_run, mut cases_skipped) = (0, 0);
+    for r in results.iter() {
+        if r.skipped.is_some() {
+            cases_skipped += 1;
+            continue;
+        }
+        cases_run += 1;
+        for (c, t) in &mut clauses {
+            match r.outcome(*c) {
+                Judged::Pass => t.passed += 1,
+                Judged::Fail(_) => t.failed += 1,
+                Judged::NotJudged => t.not_judged += 1,
+            }
+        }
+    }
     let mut ok_so_far = true;
     let levels = [Level::Protocol, Level::Safety, Level::Policy, Level::Exact]
         .into_iter()
@@ -69,11 +76,10 @@ pub fn grade(policy: Policy, results: &[CaseResult]) -> Grade {
             (level, ok_so_far)
         })
         .collect();
-    let cases_skipped = results.iter().filter(|r| r.skipped.is_some()).count();
     Grade {
         clauses,
         levels,
-        cases_run: results.len() - cases_skipped,
+        cases_run,
         cases_skipped,
     }
 }

@@ -2,7 +2,7 @@
 //! do not fail the run, and how a run's failures compare with them
 //! (semantics §9).
 
-use super::run::CaseResult;
+use super::records::Records;
 use crate::terms::Clause;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,8 @@ pub enum KnownFailuresError {
         path: PathBuf,
         /// The 1-based line.
         line: usize,
-        /// The line, without its comment.
+        /// The line, without its comment, cut after [`ECHOED`] characters
+        /// (`... (N bytes)` then says how long it was).
         text: String,
     },
     /// A clause id that is not a clause.
@@ -37,9 +38,108 @@ pub enum KnownFailuresError {
         path: PathBuf,
         /// The 1-based line.
         line: usize,
-        /// The id.
+        /// The id, cut as [`KnownFailuresError::NotAPair`]'s text is.
         clause: String,
     },
+    /// A case id that no source of the run has (`--corpus`, `--replay`,
+    /// the generated cases, `--case`).
+    #[error("{}:{line}: case id {case:?} is in no source of this run", path.display())]
+    NoSuchCase {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// The id, cut as [`KnownFailuresError::NotAPair`]'s text is.
+        case: String,
+    },
+}
+
+/// A known-failures file read leniently ([`read_known_failures`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KnownList {
+    /// The usable pairs, each with its 1-based line.
+    pub pairs: Vec<(usize, KnownFailure)>,
+    /// The lines that name an unknown clause (left out of `pairs`): a
+    /// usage error under `--strict-expectations`, a warning otherwise.
+    pub problems: Vec<KnownFailuresError>,
+}
+
+impl KnownList {
+    /// Adds a [`KnownFailuresError::NoSuchCase`] problem for every pair
+    /// whose case id `known` does not know (the pair stays).
+    pub fn check_cases(&mut self, path: &Path, known: impl Fn(&str) -> bool) {
+        for (line, k) in &self.pairs {
+            if !known(&k.case) {
+                self.problems.push(KnownFailuresError::NoSuchCase {
+                    path: path.to_owned(),
+                    line: *line,
+                    case: echoed(&k.case),
+                });
+            }
+        }
+        self.problems.sort_by_key(|p| match p {
+            KnownFailuresError::NotAPair { line, .. }
+            | KnownFailuresError::UnknownClause { line, .. }
+            | KnownFailuresError::NoSuchCase { line, .. } => *line,
+        });
+    }
+
+    /// The pairs without their lines.
+    pub fn failures(&self) -> Vec<KnownFailure> {
+        self.pairs.iter().map(|(_, k)| k.clone()).collect()
+    }
+}
+
+/// Reads a known-failures file as [`parse_known_failures`] does, but a
+/// line naming an unknown clause is a problem of the list
+/// ([`KnownList::problems`]), not an error.
+///
+/// # Errors
+///
+/// [`KnownFailuresError::NotAPair`] for a line that is not two words.
+pub fn read_known_failures(text: &str, path: &Path) -> Result<KnownList, KnownFailuresError> {
+    let mut out = KnownList::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [case, clause] = words.as_slice() else {
+            return Err(KnownFailuresError::NotAPair {
+                path: path.to_owned(),
+                line: n + 1,
+                text: echoed(line),
+            });
+        };
+        if Clause::from_id(clause).is_none() {
+            out.problems.push(KnownFailuresError::UnknownClause {
+                path: path.to_owned(),
+                line: n + 1,
+                clause: echoed(clause),
+            });
+            continue;
+        }
+        out.pairs.push((
+            n + 1,
+            KnownFailure {
+                case: case.to_string(),
+                clause: clause.to_string(),
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// How many characters of a bad line an error echoes.
+pub const ECHOED: usize = 200;
+
+/// `text`, cut after [`ECHOED`] characters: `<first 200>... (N bytes)`.
+fn echoed(text: &str) -> String {
+    match text.char_indices().nth(ECHOED) {
+        Some((i, _)) => format!("{}... ({} bytes)", &text[..i], text.len()),
+        None => text.to_string(),
+    }
 }
 
 /// Reads a known-failures file (`--expect-fail`): one `CASE-ID CLAUSE-ID`
@@ -53,76 +153,81 @@ pub fn parse_known_failures(
     text: &str,
     path: &Path,
 ) -> Result<Vec<KnownFailure>, KnownFailuresError> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let [case, clause] = words.as_slice() else {
-            return Err(KnownFailuresError::NotAPair {
-                path: path.to_owned(),
-                line: n + 1,
-                text: line.to_string(),
-            });
-        };
-        if Clause::from_id(clause).is_none() {
-            return Err(KnownFailuresError::UnknownClause {
-                path: path.to_owned(),
-                line: n + 1,
-                clause: clause.to_string(),
-            });
-        }
-        out.push(KnownFailure {
-            case: case.to_string(),
-            clause: clause.to_string(),
-        });
+    let list = read_known_failures(text, path)?;
+    match list.problems.into_iter().next() {
+        Some(p) => Err(p),
+        None => Ok(list.pairs.into_iter().map(|(_, k)| k).collect()),
     }
-    Ok(out)
 }
 
-/// How the run's failures compare with the known ones.
+/// How the run's failures compare with the known ones. Only what the
+/// list bounds is held; the unexpected failures, as many as the run has,
+/// are counted here and listed again from the records
+/// ([`KnownFailureCheck::unexpected_in`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KnownFailureCheck {
     /// Failures that were known.
     pub expected: Vec<KnownFailure>,
-    /// Failures that were not.
-    pub unexpected: Vec<KnownFailure>,
+    /// How many failures were not known (they fail the run).
+    pub unexpected: usize,
     /// Known failures that did not happen although their case ran (the
     /// case passed that clause).
     pub now_passing: Vec<KnownFailure>,
+    /// The known failures.
+    listed: BTreeSet<KnownFailure>,
+}
+
+impl KnownFailureCheck {
+    /// The failures of `results` (the records the check was made of) that
+    /// are not known, in case order, then clause order.
+    pub fn unexpected_in<'a>(
+        &'a self,
+        results: &'a Records,
+    ) -> impl Iterator<Item = KnownFailure> + 'a {
+        results.iter().flat_map(move |r| {
+            r.failures
+                .iter()
+                .map(|(clause, _)| KnownFailure {
+                    case: r.id.clone(),
+                    clause: clause.id().to_string(),
+                })
+                .filter(|e| !self.listed.contains(e))
+                .collect::<Vec<_>>()
+        })
+    }
 }
 
 /// Sorts the run's failures into known (expected) and unexpected ones.
-pub fn compare_known_failures(results: &[CaseResult], known: &[KnownFailure]) -> KnownFailureCheck {
-    let listed: BTreeSet<&KnownFailure> = known.iter().collect();
-    let mut check = KnownFailureCheck::default();
+pub fn compare_known_failures(results: &Records, known: &[KnownFailure]) -> KnownFailureCheck {
+    let mut check = KnownFailureCheck {
+        listed: known.iter().cloned().collect(),
+        ..KnownFailureCheck::default()
+    };
+    let known_cases: BTreeSet<&str> = known.iter().map(|e| e.case.as_str()).collect();
     let mut seen = BTreeSet::new();
-    for r in results {
-        for v in r.failures() {
+    // Only a listed failure whose case ran can be said to pass now: a case
+    // of another shard, or filtered out, says nothing.
+    let mut ran: BTreeSet<String> = BTreeSet::new();
+    for r in results.iter() {
+        if r.skipped.is_none() && known_cases.contains(r.id.as_str()) {
+            ran.insert(r.id.clone());
+        }
+        for (clause, _) in &r.failures {
             let e = KnownFailure {
-                case: r.case.id.clone(),
-                clause: v.clause.id().to_string(),
+                case: r.id.clone(),
+                clause: clause.id().to_string(),
             };
-            if listed.contains(&e) {
+            if check.listed.contains(&e) {
                 seen.insert(e.clone());
                 check.expected.push(e);
             } else {
-                check.unexpected.push(e);
+                check.unexpected += 1;
             }
         }
     }
-    // Only a listed failure whose case ran can be said to pass now: a case
-    // of another shard, or filtered out, says nothing.
-    let ran: BTreeSet<&str> = results
-        .iter()
-        .filter(|r| r.skipped.is_none())
-        .map(|r| r.case.id.as_str())
-        .collect();
     check.now_passing = known
         .iter()
-        .filter(|e| !seen.contains(e) && ran.contains(e.case.as_str()))
+        .filter(|e| !seen.contains(*e) && ran.contains(&e.case))
         .cloned()
         .collect();
     check
@@ -157,6 +262,26 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "x:1: unknown clause id \"nope\""
+        );
+        // A huge bad line is echoed in part (issue 13).
+        let huge = format!("# ok\n{}", "x ".repeat(1_000_000));
+        let e = parse_known_failures(&huge, Path::new("big"))
+            .unwrap_err()
+            .to_string();
+        let expected = format!(
+            "big:2: expected `CASE-ID CLAUSE-ID`, got \"{}... (1999999 bytes)\"",
+            "x ".repeat(100)
+        );
+        assert_eq!(e, expected);
+        let e = parse_known_failures(&format!("a {}", "y".repeat(500)), Path::new("c"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "c:1: unknown clause id \"{}... (500 bytes)\"",
+                "y".repeat(200)
+            )
         );
     }
 }

@@ -7,7 +7,9 @@
 //! | `mod.rs` | the cases of a run: corpus, generated, replayed, filtered, sharded ([`Sources`], [`Shard`]) |
 //! | [`session`] | [`session::Session`]: one reducer, per-case or persistent, or the in-process reference |
 //! | [`process`] | running an external reducer process safely |
+//! | [`interrupt`] | SIGINT / SIGTERM: stopping every reducer in flight |
 //! | [`run`] | one case through a session, checked; many cases on many workers |
+//! | [`records`] | the compact record a run keeps of each case, stored outside the heap |
 //! | [`grade`] | per-clause tallies and levels |
 //! | [`known_failures`] | `--expect-fail` lists and how a run compares with them |
 //! | [`counterexample`] | shrinking a failure to a minimal case, and its case file |
@@ -15,16 +17,21 @@
 
 pub mod counterexample;
 pub mod grade;
+pub mod interrupt;
 pub mod known_failures;
 pub mod process;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod session;
 
 use crate::case::{load_dir, load_file, Case, CaseError};
 use crate::formats::Format;
+use crate::generate::knob::{self, Knob};
 use crate::generate::{seeded_case, Config};
-use run::RunCase;
+use crate::protocol::Protocol;
+use crate::terms::{Budget, BudgetFields};
+use run::{CaseList, RunCase};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -39,18 +46,49 @@ pub fn kit_corpus() -> PathBuf {
     }
 }
 
-/// The generator configuration used for generated cases in `format`.
-pub fn generator_config(format: Format) -> Config {
-    Config::everything().sanitize_for(format)
+/// The generator configuration used for generated cases in `format`
+/// under `protocol`: every shape the format carries
+/// ([`Config::for_format`]); protocol 2 turns the costs knob on (spec v2
+/// §13.2). `generate` uses the same by default, so that one
+/// `gen/<seed>/<n>` names one case everywhere.
+pub fn generator_config(format: Format, protocol: Protocol) -> Config {
+    generator_config_without(format, protocol, &[])
 }
 
-/// Generated case `n` of stream `seed`, with id `gen/<seed>/<n>`.
-pub fn generated_case(seed: u64, n: u64, format: Format) -> RunCase {
-    let g = seeded_case(seed, n, &generator_config(format));
-    RunCase {
-        id: format!("gen/{seed}/{n}"),
-        max_messages: Value::from(g.budget),
-        messages: g.messages,
+/// [`generator_config`] with the knobs `off` turned off (`certify
+/// --without`).
+pub fn generator_config_without(format: Format, protocol: Protocol, off: &[Knob]) -> Config {
+    Config {
+        costs: protocol == Protocol::V2,
+        ..knob::without(Config::for_format(format), off)
+    }
+}
+
+/// Generated case `n` of stream `seed`, with id `gen/<seed>/<n>`: under
+/// protocol 2 about half of them have a token budget, the others are the
+/// protocol 1 case of the same id, byte for byte.
+pub fn generated_case(seed: u64, n: u64, format: Format, protocol: Protocol) -> RunCase {
+    generated_case_from(seed, n, &generator_config(format, protocol))
+}
+
+/// Generated case `n` of stream `seed` under `config`, with id
+/// `gen/<seed>/<n>`.
+pub fn generated_case_from(seed: u64, n: u64, config: &Config) -> RunCase {
+    let g = seeded_case(seed, n, config);
+    let id = format!("gen/{seed}/{n}");
+    match g.costs {
+        None => RunCase::with_max_messages(id, Value::from(g.budget), g.messages),
+        Some(c) => RunCase {
+            id,
+            budget: BudgetFields::tokens(
+                Value::from(c.max_tokens),
+                Value::Array(c.tokens.iter().map(|&t| Value::from(t)).collect()),
+                Some(Value::Bool(c.count_pinned)),
+            ),
+            messages: g.messages,
+            summary: false,
+            summary_tokens: c.summary_tokens,
+        },
     }
 }
 
@@ -61,12 +99,15 @@ pub fn parse_generated_id(id: &str) -> Option<(u64, u64)> {
     Some((seed.parse().ok()?, n.parse().ok()?))
 }
 
-/// A run case from a case file.
+/// A run case from a case file (its budget members, `summary` and
+/// `summaryTokens` too).
 pub fn from_case(case: &Case) -> RunCase {
     RunCase {
         id: case.id.clone(),
-        max_messages: case.max_messages.clone(),
+        budget: case.budget_fields(),
         messages: case.messages.clone(),
+        summary: case.summary,
+        summary_tokens: case.summary_tokens.unwrap_or(1),
     }
 }
 
@@ -140,6 +181,13 @@ pub struct Sources {
     /// The wire format: generated cases are made for it
     /// ([`generator_config`]).
     pub format: Format,
+    /// Knobs turned off (`--without`): generated cases come from a config
+    /// without them, and any case that still shows one
+    /// ([`knob::shown`]) is skipped.
+    pub without: Vec<Knob>,
+    /// The runner protocol: under protocol 2 generated cases get costs
+    /// ([`generator_config`]).
+    pub protocol: Protocol,
 }
 
 /// Why a run has no cases to run.
@@ -158,28 +206,158 @@ pub enum SourceError {
     NoCases,
 }
 
+/// The cases of a run, in order ([`Sources::plan`]): the corpus or
+/// replayed cases are held, generated cases are made again when asked for
+/// ([`CaseList::case`]), so a run of 20,000 generated cases does not hold
+/// 20,000 histories.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CasePlan {
+    config: Config,
+    listed: Vec<RunCase>,
+    order: Vec<Planned>,
+    /// What the plan holds and what it left out.
+    pub counts: PlanCounts,
+    /// The id of every case read from the corpus or replayed files,
+    /// whether it runs or not.
+    read_ids: std::collections::BTreeSet<String>,
+}
+
+/// How the cases of a run add up (after `--case`, before `--shard`):
+/// `listed + generated` cases are planned; duplicates and cases with a
+/// knob of `--without` are left out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanCounts {
+    /// Cases from the corpus or replayed files, planned.
+    pub listed: usize,
+    /// Generated cases, planned.
+    pub generated: usize,
+    /// Corpus or replayed cases dropped as duplicates of an earlier one
+    /// (same budget and messages).
+    pub listed_duplicates: usize,
+    /// Generated cases dropped as duplicates of an earlier case.
+    pub generated_duplicates: usize,
+    /// Cases skipped because they show a knob of `--without`.
+    pub without: usize,
+}
+
+/// One case of a [`CasePlan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Planned {
+    /// A case of `listed`.
+    Listed(usize),
+    /// Generated case `n` of stream `seed`.
+    Generated(u64, u64),
+}
+
+impl CaseList for CasePlan {
+    fn count(&self) -> usize {
+        self.order.len()
+    }
+
+    fn case(&self, i: usize) -> RunCase {
+        match self.order[i] {
+            Planned::Listed(k) => self.listed[k].clone(),
+            Planned::Generated(seed, n) => generated_case_from(seed, n, &self.config),
+        }
+    }
+}
+
+impl CasePlan {
+    fn push_listed(
+        &mut self,
+        c: RunCase,
+        seen: &mut std::collections::HashSet<[u8; 32]>,
+        without: &[Knob],
+    ) {
+        if shows_any(&c, without) {
+            self.counts.without += 1;
+        } else if seen.insert(case_key(&c)) {
+            self.order.push(Planned::Listed(self.listed.len()));
+            self.listed.push(c);
+            self.counts.listed += 1;
+        } else {
+            self.counts.listed_duplicates += 1;
+        }
+    }
+
+    fn push_generated(
+        &mut self,
+        seed: u64,
+        n: u64,
+        seen: &mut std::collections::HashSet<[u8; 32]>,
+        without: &[Knob],
+    ) {
+        let c = generated_case_from(seed, n, &self.config);
+        if shows_any(&c, without) {
+            self.counts.without += 1;
+        } else if seen.insert(case_key(&c)) {
+            self.order.push(Planned::Generated(seed, n));
+            self.counts.generated += 1;
+        } else {
+            self.counts.generated_duplicates += 1;
+        }
+    }
+
+    /// The cases, all made at once.
+    pub fn to_vec(&self) -> Vec<RunCase> {
+        (0..self.count()).map(|i| self.case(i)).collect()
+    }
+}
+
+/// Whether case `c` shows a knob of `without` ([`knob::shown`]; the
+/// shapes that depend on the budget are read with a message budget, 1 for
+/// a token budget or a budget that is not one).
+fn shows_any(c: &RunCase, without: &[Knob]) -> bool {
+    let budget = Budget::parse(c.budget.max_messages_or_null()).map_or(1, |b| b.max_messages());
+    !without.is_empty() && !knob::shown(&c.messages, budget, without).is_empty()
+}
+
+/// A SHA-256 of the compact JSON `[maxMessages, messages]` of a case (with
+/// the protocol 2 members when it has any, [`RunCase::write_key`]): two
+/// cases with the same one run once.
+fn case_key(c: &RunCase) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = Hashing(Sha256::new());
+    c.write_key(&mut h).expect("a JSON value always serializes");
+    h.0.finalize().into()
+}
+
 impl Sources {
     /// The cases, in a fixed order: the replayed files, or the corpus then
     /// the generated cases; filtered by [`Sources::only`], then sharded.
     /// Cases with the same budget and messages run once (the first).
+    /// Generated cases are made once here (to find duplicates) and again
+    /// when run.
     ///
     /// # Errors
     ///
     /// [`SourceError`] for an unusable case file, an unknown `--case` id,
     /// or no cases at all.
-    pub fn cases(&self) -> Result<Vec<RunCase>, SourceError> {
-        let mut cases: Vec<RunCase> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut push = |c: RunCase, cases: &mut Vec<RunCase>| {
-            let key = serde_json::json!([c.max_messages, c.messages]).to_string();
-            if seen.insert(key) {
-                cases.push(c);
-            }
+    pub fn plan(&self) -> Result<CasePlan, SourceError> {
+        let mut plan = CasePlan {
+            config: generator_config_without(self.format, self.protocol, &self.without),
+            listed: Vec::new(),
+            order: Vec::new(),
+            counts: PlanCounts::default(),
+            read_ids: Default::default(),
         };
+        let without = &self.without;
+        let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {
                 for c in load_file(f)? {
-                    push(from_case(&c), &mut cases);
+                    plan.read_ids.insert(c.id.clone());
+                    plan.push_listed(from_case(&c), &mut seen, without);
                 }
             }
         } else {
@@ -190,32 +368,57 @@ impl Sources {
             };
             for dir in &dirs {
                 for (_, c) in load_dir(dir)? {
+                    plan.read_ids.insert(c.id.clone());
                     if self.only.is_empty() || self.only.contains(&c.id) {
-                        push(from_case(&c), &mut cases);
+                        plan.push_listed(from_case(&c), &mut seen, without);
                     }
                 }
             }
             if self.only.is_empty() {
                 for n in 0..self.generated {
-                    push(generated_case(self.seed, n, self.format), &mut cases);
+                    plan.push_generated(self.seed, n, &mut seen, without);
                 }
             } else {
                 for id in &self.only {
                     if let Some((seed, n)) = parse_generated_id(id) {
-                        push(generated_case(seed, n, self.format), &mut cases);
-                    } else if !cases.iter().any(|c| &c.id == id) {
+                        plan.push_generated(seed, n, &mut seen, without);
+                    } else if !plan.listed.iter().any(|c| &c.id == id) {
                         return Err(SourceError::NoSuchCase(id.clone()));
                     }
                 }
             }
         }
         if let Some(shard) = self.shard {
-            cases = shard.select(cases);
+            plan.order = shard.select(plan.order);
         }
-        if cases.is_empty() {
+        if plan.order.is_empty() {
             return Err(SourceError::NoCases);
         }
-        Ok(cases)
+        Ok(plan)
+    }
+
+    /// The cases of [`Sources::plan`], all made at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`Sources::plan`].
+    pub fn cases(&self) -> Result<Vec<RunCase>, SourceError> {
+        Ok(self.plan()?.to_vec())
+    }
+
+    /// Whether `id` names a case of a source of this run ([`Sources::plan`]
+    /// gave `plan`): a case read from the corpus or the replayed files
+    /// (run or not), a generated case of the run's stream
+    /// (`gen/<seed>/<n>` with the run's seed and `n` below `--cases`), or
+    /// an id given with `--case`.
+    pub fn names_case(&self, plan: &CasePlan, id: &str) -> bool {
+        if plan.read_ids.contains(id) || self.only.iter().any(|o| o == id) {
+            return true;
+        }
+        self.replay.is_empty()
+            && self.only.is_empty()
+            && parse_generated_id(id)
+                .is_some_and(|(seed, n)| seed == self.seed && n < self.generated)
     }
 
     /// The seed the run's generated cases came from, when it ran the
@@ -247,8 +450,22 @@ mod tests {
     fn generated_ids_round_trip() {
         assert_eq!(parse_generated_id("gen/7/123"), Some((7, 123)));
         assert_eq!(parse_generated_id("seed/7/123"), None);
-        let a = generated_case(7, 3, Format::Canonical);
+        let a = generated_case(7, 3, Format::Canonical, Protocol::V1);
         assert_eq!(a.id, "gen/7/3");
-        assert_eq!(a, generated_case(7, 3, Format::Canonical));
+        assert_eq!(a, generated_case(7, 3, Format::Canonical, Protocol::V1));
+        // Under protocol 2 a case keeps its messages, and about half get
+        // a token budget.
+        let tokens = (0..200)
+            .filter(|&n| {
+                let v1 = generated_case(7, n, Format::Canonical, Protocol::V1);
+                let v2 = generated_case(7, n, Format::Canonical, Protocol::V2);
+                assert_eq!(v1.messages, v2.messages);
+                if v2.budget.max_tokens.is_none() {
+                    assert_eq!(v1, v2);
+                }
+                v2.budget.max_tokens.is_some()
+            })
+            .count();
+        assert!((70..=130).contains(&tokens), "{tokens}");
     }
 }

@@ -1,66 +1,108 @@
-//! Running one external reducer command safely (runner protocol v1, design
-//! semantics §7). Linux (Unix) only.
+//! Running one external reducer command safely (runner protocol v1, spec
+//! §8). Linux only.
 //!
 //! Two modes:
 //!
-//! * [`run_once`] — per-case mode: one process per request; the request is
-//!   written to stdin, stdin is closed, the whole stdout is the response.
-//! * [`Persistent`] — persistent mode: one long-lived process speaking JSON
-//!   Lines, restarted transparently after a failure.
+//! * [`run_once`] — per-case mode (§8.2): one process per request; the
+//!   request is written to stdin, stdin is closed, the whole stdout is the
+//!   response.
+//! * [`Persistent`] — persistent mode (§8.3): one long-lived process
+//!   speaking JSON Lines, restarted after a failure or a clean exit.
 //!
-//! Safety properties, whatever the reducer does:
+//! Safety properties, whatever the reducer does (spec §8.6):
 //!
-//! * The command is executed directly (never through a shell); nothing but
-//!   `argv` is passed, and the environment is inherited unchanged.
-//! * Every reducer runs in its own process group; at the end of a case (and
-//!   whenever a persistent process fails or is dropped) the whole group is
-//!   killed with `SIGKILL` and the reducer is reaped, so no zombie is left and
-//!   descendants that stayed in the group (`sleep 1000 &`) are gone too.
-//!   Descendants that leave the group on purpose (`setsid`) are out of reach.
-//! * stdin, stdout and stderr are each served by their own thread, so a
-//!   reducer that never reads, never writes, or floods stderr cannot block the
-//!   kit; stdout is capped at [`Limits::max_output`] bytes and only the last
-//!   [`Limits::stderr_tail`] bytes of stderr are kept in memory.
-//! * No reducer behaviour makes these functions panic. The calls return
-//!   within the time limit plus about a second of grace, except that the
-//!   final reaping waits for `SIGKILL` to take effect.
-//! * A descendant that escaped the group and keeps the reducer's pipes open
-//!   can only keep the kit's helper threads for that reducer alive (blocked on
-//!   the pipe); it cannot delay the reply by more than the grace period.
+//! * The command is executed directly (never through a shell), with the
+//!   kit's environment plus [`RUN_ENV`]`=<run id>` ([`Reducer::run_id`]).
+//! * Every reducer starts in a new session (`setsid()` before `exec`), so
+//!   it is the leader of its own process group, has no controlling
+//!   terminal (it cannot read, clear or stop on `/dev/tty`) and cannot join
+//!   the kit's process group (a process may only join a group of its own
+//!   session).
+//! * When a request is over (per-case), or a persistent process fails or
+//!   is given up, the whole group is killed with `SIGKILL`, and the reducer
+//!   itself too (even had it left the group), then it is reaped within a
+//!   bounded grace period ([`GRACE`]); a process that is still not dead
+//!   then is reaped later, never waited for without a limit.
+//! * No helper threads: one `poll(2)` loop per request serves the
+//!   reducer's stdin (non-blocking writes), stdout and stderr, the process
+//!   itself (a pidfd) and the kit's stop pipe ([`super::interrupt`]).
+//!   stdout is capped at [`Limits::max_output`] bytes and only the last
+//!   [`Limits::stderr_tail`] bytes of stderr are kept. A reducer that never
+//!   reads, never writes or floods stderr cannot block the kit.
+//! * The response is complete when the reducer exits (per-case) or writes
+//!   its line (persistent), not when its pipes reach end-of-file: when a
+//!   request is over the kit closes its ends of the pipes, so a descendant
+//!   that escaped with `setsid` and still holds them costs no thread, no
+//!   file descriptor and no time. [`sweep`] kills such descendants at the
+//!   end of a run when they still carry the run's [`RUN_ENV`] marker.
+//! * No reducer behaviour makes these functions panic, and every call
+//!   returns within its time limit plus [`GRACE`] or so.
 //!
 //! Writing to a reducer that has closed its stdin relies on `SIGPIPE` being
 //! ignored in the kit's process, which is the Rust runtime's default for
 //! binaries and test harnesses (the write then fails with `EPIPE`).
 
+use super::interrupt;
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::fmt;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::process::{ExitStatus, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use std::{fmt, thread};
 
-/// How long to keep waiting, after a reducer has exited or been killed, for
-/// its pipes to reach end-of-file (only a descendant that escaped the process
-/// group can make this wait last), and how long to wait for a reducer that
-/// closed its stdout (or stdin) to exit on its own before killing it.
-const GRACE: Duration = Duration::from_secs(1);
+/// The environment variable that marks every reducer process of a run: its
+/// value is the run's random id ([`Reducer::run_id`]), so that the run's
+/// processes can be told from any other (spec §8.6).
+pub const RUN_ENV: &str = "REDUCER_KIT_RUN";
+
+/// How long the kit waits, once it has killed a reducer, for it to be
+/// reaped; how long it lets a persistent reducer that closed its stdout or
+/// stdin (or its stdin was closed at the end) take to exit by itself; and
+/// the longest the kit reads a dying reducer's pipes.
+pub const GRACE: Duration = Duration::from_secs(1);
 
 /// Size of one read from a reducer's stdout or stderr, in bytes.
 const CHUNK: usize = 64 * 1024;
 
-/// Capacity of the event queue between the helper threads and the caller; a
-/// persistent reducer writing unrequested lines is throttled by it.
-const EVENT_QUEUE: usize = 16;
+/// How many bytes of unrequested output are kept to show
+/// ([`Unrequested::head`]).
+const UNREQUESTED_HEAD: usize = 80;
+
+/// A reducer command and the run it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reducer {
+    /// The program and its arguments, run directly (never through a
+    /// shell); the program is looked up in `PATH` when it has no `/`.
+    pub argv: Vec<OsString>,
+    /// The run's id, passed to every process as [`RUN_ENV`]: 16 hex digits.
+    pub run_id: String,
+}
+
+impl Reducer {
+    /// `argv` in a new run with a random id.
+    pub fn new(argv: Vec<OsString>) -> Reducer {
+        Reducer {
+            argv,
+            run_id: format!("{:016x}", rand::random::<u64>()),
+        }
+    }
+}
 
 /// Resource limits for one reducer request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Wall-clock time allowed for one request, measured from just before the
-    /// process is spawned (per-case mode) or from the moment the request is
-    /// sent (persistent mode; a restart is not counted).
+    /// Wall-clock time allowed for one request (`--timeout`): measured
+    /// from just before the process is spawned (per-case mode) or from the
+    /// moment the request is sent (persistent mode).
     pub timeout: Duration,
+    /// Persistent mode: extra time allowed for the first request after the
+    /// process (re)starts, for the reducer's start-up
+    /// (`--startup-timeout`); that request may take `startup_timeout +
+    /// timeout`. Per-case mode: unused (the start-up is part of every
+    /// request there).
+    pub startup_timeout: Duration,
     /// Largest accepted response, in bytes of stdout: the whole stdout in
     /// per-case mode, one line without its `'\n'` in persistent mode. A
     /// response of exactly this size is accepted; one byte more is
@@ -72,39 +114,48 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// 10 s, 16 MiB of stdout, 4 KiB of stderr tail.
+    /// 10 s per request, 60 s more for a persistent reducer's start-up,
+    /// 16 MiB of stdout, 4 KiB of stderr tail.
     fn default() -> Self {
         Limits {
             timeout: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(60),
             max_output: 16 * 1024 * 1024,
             stderr_tail: 4 * 1024,
         }
     }
 }
 
-/// Why a request produced no usable response (a protocol failure of the case,
-/// except [`Failure::Spawn`], which is a problem of the command itself).
+/// Why a request produced no usable response (a protocol failure of the
+/// case, except [`Failure::Spawn`], a problem of the command itself, and
+/// [`Failure::Interrupted`], the kit being stopped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
-    /// No complete response within [`Limits::timeout`]; the process group was
+    /// No complete response within the time limit; the process group was
     /// killed.
     Timeout,
-    /// The response exceeded [`Limits::max_output`] bytes; reading stopped and
-    /// the process group was killed.
+    /// The response exceeded [`Limits::max_output`] bytes; reading stopped
+    /// and the process group was killed.
     TooLarge,
     /// The process exited with a non-zero status or was killed by a signal
-    /// (per-case mode), or stopped serving requests (persistent mode: closed
-    /// its stdout, stopped reading its stdin, or exited — even with status 0).
+    /// (per-case mode), or ended before answering (persistent mode, spec
+    /// §8.3: closed its stdout, stopped reading its stdin, or exited —
+    /// with status 0 only after the request was sent again to a new
+    /// process).
     Crash {
-        /// How it ended: `"exit status 3"`, `"killed by signal 11 (SIGSEGV)"`,
-        /// or, for a persistent process that was still running when the kit
-        /// gave up on it, a sentence such as
-        /// `"closed its stdout without exiting"`.
+        /// How it ended: `"exit status 3"`, `"killed by signal 11
+        /// (SIGSEGV)"`, or, for a persistent process still running when the
+        /// kit gave up on it, a sentence such as `"closed its stdout without
+        /// exiting"`.
         status: String,
     },
-    /// The process could not be started (or, rarely, a helper thread could not
-    /// be created); the text is the operating system's error message.
+    /// The process could not be started; the text is the operating
+    /// system's error message.
     Spawn(String),
+    /// The kit was asked to stop ([`super::interrupt`]) while the request
+    /// was in flight; the process group was killed. The number is the
+    /// signal.
+    Interrupted(i32),
 }
 
 impl fmt::Display for Failure {
@@ -114,6 +165,7 @@ impl fmt::Display for Failure {
             Failure::TooLarge => f.write_str("output too large"),
             Failure::Crash { status } => write!(f, "crashed ({status})"),
             Failure::Spawn(e) => write!(f, "could not start: {e}"),
+            Failure::Interrupted(s) => write!(f, "interrupted by {}", signal_text(*s)),
         }
     }
 }
@@ -136,242 +188,567 @@ pub struct Reply {
     pub failure: Option<Failure>,
 }
 
-impl Reply {
-    fn spawn_failure(e: &io::Error) -> Reply {
-        Reply {
-            stdout: Vec::new(),
-            stderr_tail: String::new(),
-            failure: Some(Failure::Spawn(e.to_string())),
-        }
+/// Why the reducer's program could not be started, naming it:
+/// `PROGRAM: why` (the program escaped for the terminal); without a
+/// program (an empty command), `why`.
+pub fn start_error(reducer: &Reducer, e: &io::Error) -> String {
+    match reducer.argv.first() {
+        Some(p) => format!("{}: {e}", crate::terminal::show(&p.to_string_lossy())),
+        None => e.to_string(),
     }
 }
 
-/// Per-case mode: runs `argv` once with `input` as its whole stdin.
+impl Reply {
+    fn failed(failure: Failure, stdout: Vec<u8>, stderr_tail: String) -> Reply {
+        Reply {
+            stdout,
+            stderr_tail,
+            failure: Some(failure),
+        }
+    }
+
+    fn spawn_failure(reducer: &Reducer, e: &io::Error) -> Reply {
+        Reply::failed(
+            Failure::Spawn(start_error(reducer, e)),
+            Vec::new(),
+            String::new(),
+        )
+    }
+}
+
+/// Output a persistent reducer wrote that no request asked for: bytes after
+/// an answer line (spec §8.3).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unrequested {
+    /// How many bytes.
+    pub bytes: usize,
+    /// The first of them (at most 80).
+    pub head: Vec<u8>,
+}
+
+impl Unrequested {
+    fn push(&mut self, data: &[u8]) {
+        let room = UNREQUESTED_HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&data[..room.min(data.len())]);
+        self.bytes += data.len();
+    }
+
+    fn merge(&mut self, other: Unrequested) {
+        let room = UNREQUESTED_HEAD.saturating_sub(self.head.len());
+        self.head
+            .extend_from_slice(&other.head[..room.min(other.head.len())]);
+        self.bytes += other.bytes;
+    }
+}
+
+impl fmt::Display for Unrequested {
+    /// `wrote 6 unrequested bytes after its answer: "extra\n"` (the head as
+    /// a JSON string, `...` after it when cut).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let head = serde_json::Value::String(String::from_utf8_lossy(&self.head).into_owned());
+        let more = if self.bytes > self.head.len() {
+            "..."
+        } else {
+            ""
+        };
+        let unit = if self.bytes == 1 { "byte" } else { "bytes" };
+        write!(
+            f,
+            "wrote {} unrequested {unit} after its answer: {head}{more}",
+            self.bytes
+        )
+    }
+}
+
+/// Per-case mode: runs the reducer once with `input` as its whole stdin.
 ///
-/// Spawns `argv[0]` with arguments `argv[1..]` (looked up in `PATH` when it
-/// has no `/`) in a new process group, writes `input` to its stdin and closes
-/// it, reads stdout (at most [`Limits::max_output`] bytes; one more byte
-/// stops reading and kills the group → [`Failure::TooLarge`]) while
-/// draining stderr (keeping the tail), and waits for the process to exit
-/// within [`Limits::timeout`] (→ [`Failure::Timeout`], group killed). A
-/// non-zero exit or death by signal is [`Failure::Crash`]; an empty `argv` or
-/// a command that cannot be started is [`Failure::Spawn`].
+/// Spawns the command (see the module doc for how), writes `input` to its
+/// stdin and closes it, reads stdout (at most [`Limits::max_output`] bytes;
+/// one more byte stops reading and kills the group →
+/// [`Failure::TooLarge`]) while draining stderr (keeping the tail), and
+/// waits for the process to exit within [`Limits::timeout`] (→
+/// [`Failure::Timeout`], group killed). A non-zero exit or death by signal
+/// is [`Failure::Crash`]; an empty `argv` or a command that cannot be
+/// started is [`Failure::Spawn`]; a stop of the kit is
+/// [`Failure::Interrupted`].
 ///
-/// The response is complete when the process itself exits (not when stdout
-/// reaches end-of-file, which a left-behind descendant can delay forever).
-/// In every case the whole process group is then killed and the process
-/// reaped before returning. A reducer that closes its stdin without reading
-/// it all is not a failure by itself.
-pub fn run_once(argv: &[OsString], input: &[u8], limits: &Limits) -> Reply {
+/// The response is complete when the process itself exits: what it wrote
+/// is then read from the pipe without waiting for end-of-file, which a
+/// left-behind descendant can delay forever. In every case the whole
+/// process group is then killed and the process reaped before returning. A
+/// reducer that closes its stdin without reading it all is not a failure
+/// by itself.
+pub fn run_once(reducer: &Reducer, input: &[u8], limits: &Limits) -> Reply {
+    if let Some(s) = interrupt::requested() {
+        return Reply::failed(Failure::Interrupted(s), Vec::new(), String::new());
+    }
     let deadline = deadline_after(limits.timeout);
-    let mut proc = match Proc::spawn(argv, limits, Mode::Whole(input.to_vec())) {
+    let mut proc = match Proc::spawn(reducer, limits) {
         Ok(p) => p,
-        Err(e) => return Reply::spawn_failure(&e),
+        Err(e) => return Reply::spawn_failure(reducer, &e),
     };
-    let mut failure = None;
-    loop {
+    let mut input = Outgoing::new(input.to_vec(), true);
+    let mut out = Vec::new();
+    let cap = limits.max_output.saturating_add(1);
+    let failure = loop {
+        if out.len() > limits.max_output {
+            break Some(Failure::TooLarge);
+        }
         if proc.exited {
-            break;
+            // Whatever it wrote is in the pipe now: read it, without
+            // waiting for an end-of-file that a descendant may hold back.
+            proc.kill_group();
+            proc.drain(&mut out, cap, deadline_after(GRACE));
+            break (out.len() > limits.max_output).then_some(Failure::TooLarge);
         }
-        if proc.overflowed {
-            failure = Some(Failure::TooLarge);
-            break;
+        match proc.poll(deadline, &mut input, &mut out, cap) {
+            Woke::Ready => {}
+            Woke::TimedOut => break Some(Failure::Timeout),
+            Woke::Interrupted(s) => break Some(Failure::Interrupted(s)),
         }
-        match proc.wait(deadline) {
-            Wait::Event(e) => proc.record(e),
-            Wait::TimedOut => {
-                failure = Some(Failure::Timeout);
-                break;
-            }
-            Wait::Closed => break,
-        }
-    }
-    let status = proc.finish(Instant::now() + GRACE);
-    if failure.is_none() && proc.overflowed {
-        failure = Some(Failure::TooLarge);
-    }
-    if failure.is_none() {
-        if let Some(status) = status.filter(|s| !s.success()) {
-            failure = Some(Failure::Crash {
-                status: describe_status(status),
-            });
-        }
-    }
+    };
+    let status = proc.finish();
+    let failure = failure.or_else(|| {
+        status.filter(|s| !s.success()).map(|s| Failure::Crash {
+            status: describe_status(s),
+        })
+    });
+    out.truncate(limits.max_output);
     Reply {
-        stdout: proc.take_stdout(),
-        stderr_tail: proc.take_stderr(),
+        stdout: out,
+        stderr_tail: proc.tail.take(),
         failure,
     }
 }
 
 /// Persistent mode: one long-lived reducer process speaking JSON Lines (one
-/// request line in, one response line out).
+/// request line in, one response line out; spec §8.3).
 ///
-/// After a failed request the process group is killed, and the next
-/// [`Persistent::request`] starts a new process transparently (counted by
-/// [`Persistent::restarts`]); a process found dead between two requests is
-/// restarted the same way. Dropping a `Persistent` kills its process group
-/// and reaps the process.
+/// After a failed request, or unrequested output, the process group is
+/// killed and the next [`Persistent::request`] starts a new process
+/// (counted by [`Persistent::restarts`]). A process that ends before
+/// answering a request without having written any of its answer and exits
+/// with status 0 (a reducer that exits between requests) is replaced and
+/// the request sent again, once (counted by [`Persistent::clean_exits`]).
+/// Dropping a `Persistent` kills its process group and reaps the process.
 pub struct Persistent {
-    argv: Vec<OsString>,
+    reducer: Reducer,
     limits: Limits,
     proc: Option<Proc>,
-    restarts: usize,
+    /// Requests the current process has answered (0: the next one gets the
+    /// start-up allowance).
+    answered: usize,
+    started: usize,
+    clean_exits: usize,
+    /// The current request's line read so far.
+    line: Vec<u8>,
+    /// Unrequested output not reported yet.
+    unrequested: Option<Unrequested>,
 }
 
 impl fmt::Debug for Persistent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Persistent")
-            .field("argv", &self.argv)
+            .field("reducer", &self.reducer)
             .field("limits", &self.limits)
-            .field("pid", &self.proc.as_ref().map(|p| p.pgid))
-            .field("restarts", &self.restarts)
+            .field("pid", &self.proc.as_ref().map(|p| p.pid))
+            .field("restarts", &self.restarts())
             .finish()
     }
 }
 
+/// How a persistent request ended, before the kit decides what it means.
+enum Ended {
+    /// One line, without its `'\n'`.
+    Answer(Vec<u8>),
+    /// The process ended (end-of-file, exit or a closed stdin) before
+    /// writing any byte of its answer.
+    Silent,
+    /// Any other failure.
+    Failed(Failure),
+}
+
 impl Persistent {
-    /// Starts `argv` (see [`run_once`] for how it is run) as a persistent
-    /// reducer.
+    /// Starts the reducer (see the module doc for how it is run) as a
+    /// persistent reducer.
     ///
     /// # Errors
     ///
     /// The spawn error when the command cannot be started
     /// ([`io::ErrorKind::InvalidInput`] for an empty `argv`).
-    pub fn start(argv: &[OsString], limits: Limits) -> io::Result<Persistent> {
-        let proc = Proc::spawn(argv, &limits, Mode::Lines)?;
+    pub fn start(reducer: &Reducer, limits: Limits) -> io::Result<Persistent> {
+        let proc = Proc::spawn(reducer, &limits)?;
         Ok(Persistent {
-            argv: argv.to_vec(),
+            reducer: reducer.clone(),
             limits,
             proc: Some(proc),
-            restarts: 0,
+            answered: 0,
+            started: 1,
+            clean_exits: 0,
+            line: Vec::new(),
+            unrequested: None,
         })
     }
 
     /// Sends one request and reads one response line.
     ///
-    /// Writes `line` followed by `'\n'` (the caller must not put a `'\n'`
-    /// inside `line`) and waits up to [`Limits::timeout`] for one line of
-    /// stdout, returned without its `'\n'` (and without any `'\r'` removed).
-    /// Lines the reducer wrote before this request that nobody asked for are
-    /// discarded. Failures: [`Failure::Timeout`]; [`Failure::TooLarge`] when
-    /// the line grows beyond [`Limits::max_output`] bytes;
-    /// [`Failure::Crash`] when the process closes its stdout, exits, or stops
-    /// reading its stdin; [`Failure::Spawn`] when a needed restart fails
-    /// (tried again on the next call). After any failure except `Spawn` the
-    /// process group has been killed and the next call restarts it.
+    /// First drains, without waiting, what the reducer wrote since its last
+    /// answer (kept for [`Persistent::settle`]; the process is then
+    /// replaced). Then writes `line` followed by `'\n'` (the caller must not
+    /// put a `'\n'` inside `line`) and waits for one line of stdout,
+    /// returned without its `'\n'` (a `'\r'` is kept): up to
+    /// [`Limits::timeout`], plus [`Limits::startup_timeout`] for the first
+    /// request of a process. Bytes after the line in the same read are
+    /// unrequested output, reported by the next [`Persistent::settle`].
+    ///
+    /// Failures: [`Failure::Timeout`]; [`Failure::TooLarge`] when the line
+    /// grows beyond [`Limits::max_output`] bytes; [`Failure::Crash`] when
+    /// the process ends before answering (see the type's doc for the one
+    /// exception); [`Failure::Spawn`] when a needed restart fails (tried
+    /// again on the next call); [`Failure::Interrupted`]. After any failure
+    /// except `Spawn` the process group has been killed and the next call
+    /// starts a new process.
     pub fn request(&mut self, line: &[u8]) -> Reply {
-        if let Some(proc) = &mut self.proc {
-            proc.discard_pending();
-            if proc.is_dead() {
-                if let Some(mut dead) = self.proc.take() {
-                    dead.finish(Instant::now() + GRACE);
-                }
-            }
+        if let Some(s) = interrupt::requested() {
+            return self.fail(Failure::Interrupted(s));
         }
-        let proc = match &mut self.proc {
-            Some(p) => p,
-            None => match Proc::spawn(&self.argv, &self.limits, Mode::Lines) {
-                Ok(p) => {
-                    self.restarts += 1;
-                    self.proc.insert(p)
-                }
-                Err(e) => return Reply::spawn_failure(&e),
-            },
-        };
-        let deadline = deadline_after(self.limits.timeout);
+        self.note_unrequested();
         let mut message = Vec::with_capacity(line.len() + 1);
         message.extend_from_slice(line);
         message.push(b'\n');
-        proc.send(message);
-
-        // Once the process has exited or stopped reading, its response may
-        // still be in the stdout pipe: keep reading until end-of-file, for
-        // at most `GRACE` (a descendant may hold stdout open).
-        let mut wait_until = deadline;
-        let mut dying = false;
-        let failure = loop {
-            if proc.overflowed {
-                break Failure::TooLarge;
+        let mut sent_again = false;
+        loop {
+            if self.proc.is_none() {
+                match Proc::spawn(&self.reducer, &self.limits) {
+                    Ok(p) => {
+                        self.proc = Some(p);
+                        self.started += 1;
+                        self.answered = 0;
+                    }
+                    Err(e) => return Reply::spawn_failure(&self.reducer, &e),
+                }
             }
-            if proc.stdout_eof {
-                break proc.crash(deadline_after(GRACE));
-            }
-            if !dying && (proc.exited || proc.write_error.is_some()) {
-                dying = true;
-                wait_until = wait_until.min(deadline_after(GRACE));
-            }
-            match proc.wait(wait_until) {
-                Wait::Event(Event::Line(response)) => {
+            let allowance = if self.answered == 0 {
+                self.limits
+                    .timeout
+                    .saturating_add(self.limits.startup_timeout)
+            } else {
+                self.limits.timeout
+            };
+            self.line.clear();
+            match self.exchange(message.clone(), deadline_after(allowance)) {
+                Ended::Answer(answer) => {
+                    self.answered += 1;
+                    let tail = self.take_tail();
                     return Reply {
-                        stdout: response,
-                        stderr_tail: proc.take_stderr(),
+                        stdout: answer,
+                        stderr_tail: tail,
                         failure: None,
                     };
                 }
-                Wait::Event(e) => proc.record(e),
-                Wait::TimedOut if !dying => break Failure::Timeout,
-                Wait::TimedOut | Wait::Closed => break proc.crash(deadline_after(GRACE)),
+                Ended::Silent => {
+                    let status = self.proc.as_mut().and_then(|p| p.wait_exit(GRACE));
+                    if !sent_again && status.is_some_and(|s| s.success()) {
+                        // A clean exit between requests: a new process gets
+                        // the request again, once.
+                        sent_again = true;
+                        self.clean_exits += 1;
+                        self.discard();
+                        continue;
+                    }
+                    let status = match status {
+                        Some(s) if sent_again && s.success() => format!(
+                            "{} without answering, also when the request was sent again to a new process",
+                            describe_status(s)
+                        ),
+                        Some(s) => describe_status(s),
+                        None => self.why_silent(),
+                    };
+                    return self.fail(Failure::Crash { status });
+                }
+                Ended::Failed(f) => return self.fail(f),
             }
-        };
-        proc.finish(Instant::now() + GRACE);
-        let reply = Reply {
-            stdout: proc.take_stdout(),
-            stderr_tail: proc.take_stderr(),
-            failure: Some(failure),
-        };
-        self.proc = None;
-        reply
+        }
     }
 
-    /// How many times the process has been started again after the first
-    /// start (after a failed request or after dying between requests).
+    /// Drains, without waiting, what the reducer wrote to stdout since its
+    /// last answer, and reports it with any unrequested bytes found by
+    /// [`Persistent::request`] since the last call: output that followed the
+    /// last answer and that no request asked for (spec §8.3). When there is
+    /// some, the process is killed (the next request starts a new one), so
+    /// a reducer that writes extra lines never has them read as the answer
+    /// to a later request.
+    pub fn settle(&mut self) -> Option<Unrequested> {
+        self.note_unrequested();
+        self.unrequested.take()
+    }
+
+    /// Ends the session: closes the reducer's stdin, lets it exit within
+    /// [`GRACE`] while reading what it still writes, then kills its group.
+    /// Returns the unrequested output not reported yet, with what it wrote
+    /// after its last answer (the exit status does not matter here: a
+    /// reducer should exit when its stdin ends, spec §8.3).
+    pub fn close(&mut self) -> Option<Unrequested> {
+        if let Some(mut proc) = self.proc.take() {
+            proc.stdin = None;
+            let mut out = Vec::new();
+            let until = deadline_after(GRACE);
+            let mut nothing = Outgoing::new(Vec::new(), true);
+            while !proc.exited {
+                match proc.poll(until, &mut nothing, &mut out, usize::MAX) {
+                    Woke::Ready => {}
+                    Woke::TimedOut | Woke::Interrupted(_) => break,
+                }
+                if out.len() > self.limits.max_output {
+                    break;
+                }
+            }
+            proc.drain(&mut out, self.limits.max_output, deadline_after(GRACE));
+            proc.finish();
+            if !out.is_empty() {
+                let mut u = Unrequested::default();
+                u.push(&out);
+                self.add_unrequested(u);
+            }
+        }
+        self.unrequested.take()
+    }
+
+    /// How many times a new process has been started after the first one:
+    /// after a failure, after unrequested output, or after a clean exit.
     pub fn restarts(&self) -> usize {
-        self.restarts
+        self.started.saturating_sub(1)
+    }
+
+    /// How many of the restarts followed a clean exit (status 0 before the
+    /// request was answered, with nothing written for it).
+    pub fn clean_exits(&self) -> usize {
+        self.clean_exits
+    }
+
+    /// Drains unrequested output; when there is some not reported yet, the
+    /// process is out of step with the kit and is killed (the next request
+    /// starts a new one).
+    fn note_unrequested(&mut self) {
+        if let Some(u) = self.drain_unrequested() {
+            self.add_unrequested(u);
+        }
+        if self.unrequested.is_some() {
+            self.discard();
+        }
+    }
+
+    fn add_unrequested(&mut self, u: Unrequested) {
+        match &mut self.unrequested {
+            Some(old) => old.merge(u),
+            None => self.unrequested = Some(u),
+        }
+    }
+
+    /// Reads what is readable on stdout now (at most
+    /// [`Limits::max_output`] bytes); stderr goes to the tail.
+    fn drain_unrequested(&mut self) -> Option<Unrequested> {
+        let proc = self.proc.as_mut()?;
+        let mut out = Vec::new();
+        proc.drain(
+            &mut out,
+            self.limits.max_output,
+            Instant::now() + Duration::from_millis(10),
+        );
+        if out.is_empty() {
+            return None;
+        }
+        let mut u = Unrequested::default();
+        u.push(&out);
+        Some(u)
+    }
+
+    /// Sends `message` and reads one line of the answer until `deadline`.
+    fn exchange(&mut self, message: Vec<u8>, deadline: Instant) -> Ended {
+        let max = self.limits.max_output;
+        let Some(proc) = self.proc.as_mut() else {
+            return Ended::Silent;
+        };
+        let mut input = Outgoing::new(message, false);
+        // Once the process is ending, how long its answer may still take.
+        let mut dying_until: Option<Instant> = None;
+        loop {
+            if let Some(end) = self.line.iter().position(|&b| b == b'\n') {
+                if end > max {
+                    self.line.truncate(max);
+                    return Ended::Failed(Failure::TooLarge);
+                }
+                let rest = self.line.split_off(end + 1);
+                self.line.truncate(end);
+                if !rest.is_empty() {
+                    let mut u = Unrequested::default();
+                    u.push(&rest);
+                    match &mut self.unrequested {
+                        Some(old) => old.merge(u),
+                        None => self.unrequested = Some(u),
+                    }
+                }
+                return Ended::Answer(std::mem::take(&mut self.line));
+            }
+            if self.line.len() > max {
+                self.line.truncate(max);
+                return Ended::Failed(Failure::TooLarge);
+            }
+            if proc.exited || proc.stdout.is_none() {
+                // Everything it wrote is in the pipe (or was read).
+                let before = self.line.len();
+                proc.drain(&mut self.line, max.saturating_add(1), deadline_after(GRACE));
+                if self.line.len() > before {
+                    continue;
+                }
+                return if self.line.is_empty() {
+                    Ended::Silent
+                } else {
+                    Ended::Failed(Failure::Crash {
+                        status: proc.describe_end(GRACE),
+                    })
+                };
+            }
+            if proc.write_error.is_some() && dying_until.is_none() {
+                dying_until = Some(deadline_after(GRACE).min(deadline));
+            }
+            let until = dying_until.unwrap_or(deadline);
+            match proc.poll(until, &mut input, &mut self.line, usize::MAX) {
+                Woke::Ready => {}
+                Woke::TimedOut if dying_until.is_none() => return Ended::Failed(Failure::Timeout),
+                Woke::TimedOut => {
+                    return if self.line.is_empty() {
+                        Ended::Silent
+                    } else {
+                        Ended::Failed(Failure::Crash {
+                            status: proc.describe_end(Duration::ZERO),
+                        })
+                    }
+                }
+                Woke::Interrupted(s) => return Ended::Failed(Failure::Interrupted(s)),
+            }
+        }
+    }
+
+    /// Why a silent process that has not exited is given up.
+    fn why_silent(&self) -> String {
+        match &self.proc {
+            Some(p) if p.stdout.is_none() => "closed its stdout without exiting".to_string(),
+            Some(p) => match &p.write_error {
+                Some(e) => format!("stopped reading its stdin ({e}) without exiting"),
+                None => "stopped responding".to_string(),
+            },
+            None => "not running".to_string(),
+        }
+    }
+
+    fn take_tail(&mut self) -> String {
+        self.proc
+            .as_mut()
+            .map(|p| p.tail.take())
+            .unwrap_or_default()
+    }
+
+    /// A failed reply: the process is killed, what was read of the line
+    /// and the stderr tail are returned.
+    fn fail(&mut self, failure: Failure) -> Reply {
+        let mut stdout = std::mem::take(&mut self.line);
+        stdout.truncate(self.limits.max_output);
+        let tail = match self.proc.take() {
+            Some(mut p) => {
+                p.finish();
+                p.tail.take()
+            }
+            None => String::new(),
+        };
+        Reply::failed(failure, stdout, tail)
+    }
+
+    /// Kills the current process, if any; the next request starts another.
+    fn discard(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            p.finish();
+        }
+        self.line.clear();
     }
 }
 
 impl Drop for Persistent {
-    /// Kills the process group and reaps the process (without waiting for
-    /// its pipes to close).
+    /// Kills the process group and reaps the process.
     fn drop(&mut self) {
-        if let Some(mut proc) = self.proc.take() {
-            proc.finish(Instant::now());
-        }
+        self.discard();
     }
 }
 
+/// Kills every process that carries `run_id` as its [`RUN_ENV`] (read from
+/// `/proc/<pid>/environ`), except this one: descendants of the run's
+/// reducers that escaped their process group (with `setsid`) and are still
+/// alive. Returns how many were killed. Processes of other users, and those
+/// that changed their environment, are out of its reach.
+pub fn sweep(run_id: &str) -> usize {
+    let marker = format!("{RUN_ENV}={run_id}");
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut killed = 0;
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|&b| b == 0).any(|v| v == marker.as_bytes()) {
+            if let Ok(pid) = libc::pid_t::try_from(pid) {
+                // SAFETY: plain syscall on a process found carrying this
+                // run's marker.
+                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                    killed += 1;
+                }
+            }
+        }
+    }
+    reap_orphans();
+    killed
+}
+
 // ---------------------------------------------------------------------------
-// One running reducer process and its helper threads.
+// One running reducer process.
 
-/// What the stdout reader does.
-enum Mode {
-    /// Per-case: write this input, close stdin, collect the whole stdout.
-    Whole(Vec<u8>),
-    /// Persistent: lines from the caller to stdin, lines from stdout as events.
-    Lines,
-}
-
-/// Reported by the helper threads.
-enum Event {
-    /// Persistent mode: one complete stdout line, without its `'\n'`.
-    Line(Vec<u8>),
-    /// stdout reached end-of-file (or a read error).
-    StdoutEof,
-    /// stdout exceeded the limit; the reader stopped.
-    StdoutOverflow,
-    /// stderr reached end-of-file (or a read error).
-    StderrEof,
-    /// The process has exited (it is a zombie, not yet reaped).
-    Exited,
-    /// Writing to stdin failed (persistent mode).
-    WriteFailed(String),
-}
-
-enum Wait {
-    Event(Event),
+/// What one [`Proc::poll`] found.
+enum Woke {
+    /// Something was read, written, closed or the process exited.
+    Ready,
+    /// The deadline passed with nothing to do.
     TimedOut,
-    Closed,
+    /// The kit is stopping ([`interrupt`]); the signal.
+    Interrupted(i32),
+}
+
+/// Bytes to write to the reducer's stdin.
+struct Outgoing {
+    data: Vec<u8>,
+    written: usize,
+    /// Close stdin once everything is written (per-case mode).
+    close_after: bool,
+}
+
+impl Outgoing {
+    fn new(data: Vec<u8>, close_after: bool) -> Outgoing {
+        Outgoing {
+            data,
+            written: 0,
+            close_after,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.written >= self.data.len()
+    }
 }
 
 /// The last bytes of a stream.
@@ -415,26 +792,38 @@ impl Tail {
     }
 }
 
-struct Proc {
-    child: Child,
-    pgid: libc::pid_t,
-    events: Receiver<Event>,
-    /// Persistent mode: lines for the stdin writer thread.
-    lines: Option<Sender<Vec<u8>>>,
-    /// Per-case mode: the stdout read so far; persistent mode: the current
-    /// incomplete line.
-    stdout: Arc<Mutex<Vec<u8>>>,
-    stderr: Arc<Mutex<Tail>>,
-    stdout_eof: bool,
-    overflowed: bool,
-    stderr_eof: bool,
-    exited: bool,
-    write_error: Option<String>,
-    reaped: bool,
+/// Pids of reducers killed but not yet dead when the grace period ended;
+/// reaped without waiting at the next spawn or sweep.
+static ORPHANS: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
+
+fn reap_orphans() {
+    let mut orphans = ORPHANS.lock().unwrap_or_else(|p| p.into_inner());
+    orphans.retain(|&pid| {
+        let mut status = 0;
+        // SAFETY: plain syscall on our own child.
+        let rc = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        rc == 0
+    });
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+struct Proc {
+    /// The reducer's pid, also its process group and session id.
+    pid: libc::pid_t,
+    /// A pidfd of the reducer (readable once it exits), when the kernel
+    /// has them.
+    pidfd: Option<OwnedFd>,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    /// It has exited (it may be a zombie not reaped yet).
+    exited: bool,
+    /// Its status, once reaped.
+    status: Option<ExitStatus>,
+    /// Reaped or handed over to [`ORPHANS`]: `pid` names it no longer.
+    gone: bool,
+    /// Why writing to its stdin failed.
+    write_error: Option<String>,
+    tail: Tail,
 }
 
 fn deadline_after(d: Duration) -> Instant {
@@ -443,345 +832,409 @@ fn deadline_after(d: Duration) -> Instant {
         .unwrap_or_else(|| now + Duration::from_secs(86_400 * 365))
 }
 
+fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+    let raw = fd.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(raw, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: plain syscall; on success the kernel returns a new descriptor
+    // (close-on-exec) that we own.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = RawFd::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: `fd` is a new descriptor owned by nobody else.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `read(2)` into `buf`; `Ok(0)` is end-of-file.
+fn read_fd(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is valid for `buf.len()` bytes.
+    let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
+fn write_fd(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is valid for `buf.len()` bytes.
+    let n = unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), buf.len()) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
 impl Proc {
-    fn spawn(argv: &[OsString], limits: &Limits, mode: Mode) -> io::Result<Proc> {
-        let (program, args) = argv
+    fn spawn(reducer: &Reducer, limits: &Limits) -> io::Result<Proc> {
+        reap_orphans();
+        let (program, args) = reducer
+            .argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty reducer command"))?;
-        let mut child = Command::new(program)
+        let mut command = std::process::Command::new(program);
+        command
             .args(args)
+            .env(RUN_ENV, &reducer.run_id)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
-        let pgid = match libc::pid_t::try_from(child.id()) {
-            Ok(p) => p,
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(io::Error::other("process id out of range"));
-            }
-        };
-        let (tx, events) = mpsc::sync_channel(EVENT_QUEUE);
-        let stdout = Arc::new(Mutex::new(Vec::new()));
-        let stderr = Arc::new(Mutex::new(Tail {
-            cap: limits.stderr_tail,
-            buf: Vec::new(),
-            truncated: false,
-        }));
+            .stderr(Stdio::piped());
+        // SAFETY: setsid is async-signal-safe; nothing else runs between
+        // fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn()?;
+        let pid =
+            libc::pid_t::try_from(child.id()).map_err(|_| io::Error::other("pid out of range"));
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        // From here on the child is ours to reap: `Child` is dropped
+        // without waiting.
+        drop(child);
+        let pid = pid?;
         let mut proc = Proc {
-            child,
-            pgid,
-            events,
-            lines: None,
-            stdout: Arc::clone(&stdout),
-            stderr: Arc::clone(&stderr),
-            stdout_eof: false,
-            overflowed: false,
-            stderr_eof: false,
+            pid,
+            pidfd: pidfd_open(pid),
+            stdin: pipes.0.map(OwnedFd::from),
+            stdout: pipes.1.map(OwnedFd::from),
+            stderr: pipes.2.map(OwnedFd::from),
             exited: false,
+            status: None,
+            gone: false,
             write_error: None,
-            reaped: false,
+            tail: Tail {
+                cap: limits.stderr_tail,
+                buf: Vec::new(),
+                truncated: false,
+            },
         };
-        match proc.start_threads(tx, limits.max_output, mode) {
+        let ready = [&proc.stdin, &proc.stdout, &proc.stderr]
+            .into_iter()
+            .try_for_each(|fd| match fd {
+                Some(fd) => set_nonblocking(fd),
+                None => Err(io::Error::other("child pipes missing")),
+            });
+        match ready {
             Ok(()) => Ok(proc),
             Err(e) => {
-                proc.kill_group();
-                let _ = proc.child.wait();
-                proc.reaped = true;
+                proc.finish();
                 Err(e)
             }
         }
     }
 
-    fn start_threads(
+    /// Whether the process has exited (without reaping it: while it is a
+    /// zombie its pid, and so its process group id, cannot be reused,
+    /// which keeps `killpg` on that group safe).
+    fn check_exited(&mut self) -> bool {
+        if !self.exited && !self.gone {
+            // SAFETY: `info` is a plain C struct that waitid fills in.
+            let found = unsafe {
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                let rc = libc::waitid(
+                    libc::P_PID,
+                    self.pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                );
+                rc == 0 && info.si_pid() != 0
+            };
+            self.exited = found;
+        }
+        self.exited || self.gone
+    }
+
+    /// Waits once, until `deadline` at most, for something to do, and does
+    /// it: writes what it can of `input`, reads stdout into `out` (while
+    /// `out` holds fewer than `cap` bytes), stderr into the tail, and notes
+    /// an exit.
+    fn poll(
         &mut self,
-        tx: SyncSender<Event>,
-        max_output: usize,
-        mode: Mode,
-    ) -> io::Result<()> {
-        let (stdin, stdout, stderr) = match (
-            self.child.stdin.take(),
-            self.child.stdout.take(),
-            self.child.stderr.take(),
-        ) {
-            (Some(i), Some(o), Some(e)) => (i, o, e),
-            _ => return Err(io::Error::other("child pipes missing")),
+        deadline: Instant,
+        input: &mut Outgoing,
+        out: &mut Vec<u8>,
+        cap: usize,
+    ) -> Woke {
+        if let Some(s) = interrupt::requested() {
+            return Woke::Interrupted(s);
+        }
+        const IN: u8 = 0;
+        const OUT: u8 = 1;
+        const ERR: u8 = 2;
+        const PID: u8 = 3;
+        const STOP: u8 = 4;
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(5);
+        let mut tags: Vec<u8> = Vec::with_capacity(5);
+        let mut watch = |fd: BorrowedFd<'_>, events: libc::c_short, tag: u8| {
+            fds.push(libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events,
+                revents: 0,
+            });
+            tags.push(tag);
         };
-        let lines_mode = matches!(mode, Mode::Lines);
-        {
-            let tx = tx.clone();
-            let buf = Arc::clone(&self.stdout);
-            thread::Builder::new()
-                .name("reducer-stdout".into())
-                .spawn(move || read_stdout(stdout, &buf, max_output, lines_mode, &tx))?;
-        }
-        {
-            let tx = tx.clone();
-            let tail = Arc::clone(&self.stderr);
-            thread::Builder::new()
-                .name("reducer-stderr".into())
-                .spawn(move || read_stderr(stderr, &tail, &tx))?;
-        }
-        match mode {
-            Mode::Whole(input) => {
-                thread::Builder::new()
-                    .name("reducer-stdin".into())
-                    .spawn(move || write_once(stdin, &input))?;
-            }
-            Mode::Lines => {
-                let (lines_tx, lines_rx) = mpsc::channel();
-                let tx = tx.clone();
-                thread::Builder::new()
-                    .name("reducer-stdin".into())
-                    .spawn(move || write_lines(stdin, &lines_rx, &tx))?;
-                self.lines = Some(lines_tx);
+        if let Some(fd) = &self.stdin {
+            if !input.done() {
+                watch(fd.as_fd(), libc::POLLOUT, IN);
             }
         }
-        // Last, so that on an error above nothing else waits on the child.
-        let pid = self.pgid;
-        thread::Builder::new()
-            .name("reducer-wait".into())
-            .spawn(move || wait_exit(pid, &tx))?;
-        Ok(())
-    }
-
-    /// Next event before `deadline`.
-    fn wait(&mut self, deadline: Instant) -> Wait {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.events.recv_timeout(left) {
-            Ok(e) => Wait::Event(e),
-            Err(RecvTimeoutError::Timeout) => Wait::TimedOut,
-            Err(RecvTimeoutError::Disconnected) => Wait::Closed,
-        }
-    }
-
-    /// Updates the state flags from an event (a `Line` is dropped).
-    fn record(&mut self, e: Event) {
-        match e {
-            Event::Line(_) => {}
-            Event::StdoutEof => self.stdout_eof = true,
-            Event::StdoutOverflow => {
-                self.stdout_eof = true;
-                self.overflowed = true;
+        if let Some(fd) = &self.stdout {
+            if out.len() < cap {
+                watch(fd.as_fd(), libc::POLLIN, OUT);
             }
-            Event::StderrEof => self.stderr_eof = true,
-            Event::Exited => self.exited = true,
-            Event::WriteFailed(e) => self.write_error = Some(e),
         }
-    }
-
-    /// Records queued events without waiting, dropping unrequested lines.
-    fn discard_pending(&mut self) {
-        while let Ok(e) = self.events.try_recv() {
-            self.record(e);
+        if let Some(fd) = &self.stderr {
+            watch(fd.as_fd(), libc::POLLIN, ERR);
         }
-    }
-
-    /// Whether a persistent process can no longer serve requests.
-    fn is_dead(&self) -> bool {
-        self.exited || self.stdout_eof || self.write_error.is_some()
-    }
-
-    /// Persistent mode: hands one line to the stdin writer thread.
-    fn send(&mut self, message: Vec<u8>) {
-        let sent = match &self.lines {
-            Some(lines) => lines.send(message).is_ok(),
-            None => false,
+        let pidfd_watched = match &self.pidfd {
+            Some(fd) if !self.exited => {
+                watch(fd.as_fd(), libc::POLLIN, PID);
+                true
+            }
+            _ => false,
         };
-        if !sent && self.write_error.is_none() {
-            self.write_error = Some("stdin writer gone".into());
+        if let Some(fd) = interrupt::wake_fd() {
+            watch(fd, libc::POLLIN, STOP);
         }
-    }
-
-    /// Persistent mode: the process stopped serving; give it until `deadline`
-    /// to exit by itself and describe how it ended.
-    fn crash(&mut self, deadline: Instant) -> Failure {
-        while !self.exited {
-            match self.wait(deadline) {
-                Wait::Event(e) => self.record(e),
-                Wait::TimedOut | Wait::Closed => break,
-            }
+        let now = Instant::now();
+        if now >= deadline {
+            return Woke::TimedOut;
         }
-        let status = if self.exited {
-            // Kill what it left behind in its group before reaping it.
-            self.kill_group();
-            match self.reap() {
-                Some(s) => describe_status(s),
-                None => "exited (status unavailable)".to_string(),
-            }
-        } else if self.stdout_eof {
-            "closed its stdout without exiting".to_string()
-        } else if let Some(e) = &self.write_error {
-            format!("stopped reading its stdin ({e}) without exiting")
+        let left = deadline - now;
+        // Without a pidfd an exit is noticed by looking every 10 ms.
+        let left = if pidfd_watched || self.exited {
+            left
         } else {
-            "stopped responding".to_string()
+            left.min(Duration::from_millis(10))
         };
-        Failure::Crash { status }
+        let ms = libc::c_int::try_from(left.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
+        let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if rc < 0 {
+            // EINTR (a signal; the stop pipe says whether it matters) or
+            // a resource shortage: try again, after a pause for the latter.
+            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            return Woke::Ready;
+        }
+        let mut chunk = [0u8; CHUNK];
+        for (fd, tag) in fds.iter().zip(&tags) {
+            if fd.revents == 0 {
+                continue;
+            }
+            match *tag {
+                STOP => {
+                    return Woke::Interrupted(interrupt::requested().unwrap_or(libc::SIGINT));
+                }
+                IN => self.write_some(input),
+                OUT => {
+                    let want = CHUNK.min(cap - out.len());
+                    if let Some(stdout) = &self.stdout {
+                        match read_fd(stdout.as_fd(), &mut chunk[..want]) {
+                            Ok(0) => self.stdout = None,
+                            Ok(n) => out.extend_from_slice(&chunk[..n]),
+                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            Err(_) => self.stdout = None,
+                        }
+                    }
+                }
+                ERR => {
+                    if let Some(stderr) = &self.stderr {
+                        match read_fd(stderr.as_fd(), &mut chunk) {
+                            Ok(0) => self.stderr = None,
+                            Ok(n) => self.tail.push(&chunk[..n]),
+                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            Err(_) => self.stderr = None,
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.check_exited();
+        if rc == 0 && Instant::now() >= deadline {
+            return Woke::TimedOut;
+        }
+        Woke::Ready
     }
 
-    fn kill_group(&self) {
-        if !self.reaped {
-            // SAFETY: plain syscall; the group leader is not reaped yet, so
-            // `pgid` still names this reducer's group and no other.
-            unsafe {
-                libc::killpg(self.pgid, libc::SIGKILL);
+    fn write_some(&mut self, input: &mut Outgoing) {
+        let Some(stdin) = &self.stdin else { return };
+        match write_fd(stdin.as_fd(), &input.data[input.written..]) {
+            Ok(n) => input.written += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // EPIPE: it closed its stdin (or died).
+                self.write_error = Some(e.to_string());
+                self.stdin = None;
+                return;
             }
+        }
+        if input.done() && input.close_after {
+            self.stdin = None;
         }
     }
 
-    /// Kills the process group, waits until `drain_until` for stdout and
-    /// stderr to reach end-of-file, then reaps the process. Returns its exit
-    /// status (`None` if it could not be had).
-    fn finish(&mut self, drain_until: Instant) -> Option<ExitStatus> {
-        self.kill_group();
-        self.lines = None;
-        while !(self.stdout_eof && self.stderr_eof && self.exited) {
-            match self.wait(drain_until) {
-                Wait::Event(e) => self.record(e),
-                Wait::TimedOut | Wait::Closed => break,
-            }
-        }
-        self.reap()
-    }
-
-    /// Waits for the exit event (so the waiter thread is done with the pid),
-    /// then reaps. Only call once the process has exited or been killed.
-    fn reap(&mut self) -> Option<ExitStatus> {
-        if !self.reaped {
-            while !self.exited {
-                match self.events.recv() {
-                    Ok(e) => self.record(e),
-                    Err(_) => break,
+    /// Reads stdout into `out` (up to `cap` bytes) and stderr into the
+    /// tail, without waiting: until neither has more right now, both are
+    /// at end-of-file, or `until` passes (a descendant may write without
+    /// end).
+    fn drain(&mut self, out: &mut Vec<u8>, cap: usize, until: Instant) {
+        let mut chunk = [0u8; CHUNK];
+        loop {
+            let mut more = false;
+            if let Some(stdout) = &self.stdout {
+                if out.len() < cap {
+                    let want = CHUNK.min(cap - out.len());
+                    match read_fd(stdout.as_fd(), &mut chunk[..want]) {
+                        Ok(0) => self.stdout = None,
+                        Ok(n) => {
+                            out.extend_from_slice(&chunk[..n]);
+                            more = true;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => more = true,
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                        Err(_) => self.stdout = None,
+                    }
                 }
             }
+            if let Some(stderr) = &self.stderr {
+                match read_fd(stderr.as_fd(), &mut chunk) {
+                    Ok(0) => self.stderr = None,
+                    Ok(n) => {
+                        self.tail.push(&chunk[..n]);
+                        more = true;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => more = true,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(_) => self.stderr = None,
+                }
+            }
+            if !more || Instant::now() >= until {
+                return;
+            }
         }
-        self.reaped = true;
-        // Returns the cached status if already reaped.
-        self.child.wait().ok()
     }
 
-    fn take_stdout(&mut self) -> Vec<u8> {
-        std::mem::take(&mut *lock(&self.stdout))
+    /// Waits up to `grace` for the process to exit by itself (reading its
+    /// stderr meanwhile), and reaps it then. `None` while it runs.
+    fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        let until = deadline_after(grace);
+        let mut nothing = Outgoing::new(Vec::new(), false);
+        let mut sink = Vec::new();
+        while !self.check_exited() {
+            // stdout is not read here (`cap` 0): what it still writes is no
+            // answer.
+            match self.poll(until, &mut nothing, &mut sink, 0) {
+                Woke::Ready => {}
+                Woke::TimedOut | Woke::Interrupted(_) => break,
+            }
+        }
+        if self.exited {
+            self.kill_group();
+            self.reap()
+        } else {
+            None
+        }
     }
 
-    fn take_stderr(&mut self) -> String {
-        lock(&self.stderr).take()
+    /// How a persistent process that stopped answering ended, waiting up
+    /// to `grace` for it to exit.
+    fn describe_end(&mut self, grace: Duration) -> String {
+        match self.wait_exit(grace) {
+            Some(s) => describe_status(s),
+            None if self.stdout.is_none() => "closed its stdout without exiting".to_string(),
+            None => match &self.write_error {
+                Some(e) => format!("stopped reading its stdin ({e}) without exiting"),
+                None => "stopped responding".to_string(),
+            },
+        }
+    }
+
+    /// Kills the reducer's process group (what is left of it), and the
+    /// reducer itself, whether or not it is still in the group.
+    fn kill_group(&self) {
+        if !self.gone {
+            // SAFETY: plain syscalls; the reducer is not reaped yet, so
+            // `pid` still names it and its group and no other.
+            unsafe {
+                libc::killpg(self.pid, libc::SIGKILL);
+                libc::kill(self.pid, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// Reaps an exited process; its status.
+    fn reap(&mut self) -> Option<ExitStatus> {
+        if !self.gone {
+            let mut status = 0;
+            // SAFETY: plain syscall on our own child, which has exited.
+            let rc = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+            if rc == self.pid {
+                self.status = Some(ExitStatus::from_raw(status));
+                self.gone = true;
+            }
+        }
+        self.status
+    }
+
+    /// Ends the process: closes the kit's ends of its pipes (nothing waits
+    /// for their end-of-file), kills its group and itself, and reaps it
+    /// within [`GRACE`] (else it is reaped later). Its exit status when it
+    /// was reaped.
+    fn finish(&mut self) -> Option<ExitStatus> {
+        self.stdin = None;
+        self.stdout = None;
+        self.stderr = None;
+        if self.gone {
+            return self.status;
+        }
+        self.kill_group();
+        let until = deadline_after(GRACE);
+        while !self.check_exited() && Instant::now() < until {
+            match &self.pidfd {
+                Some(fd) => {
+                    let mut p = libc::pollfd {
+                        fd: fd.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    // SAFETY: one valid pollfd.
+                    unsafe { libc::poll(&mut p, 1, 10) };
+                }
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        if self.exited {
+            self.reap();
+        }
+        if !self.gone {
+            ORPHANS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(self.pid);
+            self.gone = true;
+        }
+        self.status
     }
 }
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        if !self.reaped {
-            self.kill_group();
-            self.lines = None;
-            self.reap();
+        if !self.gone {
+            self.finish();
         }
     }
-}
-
-// ---------------------------------------------------------------------------
-// Helper threads. They never panic and end when their pipe closes.
-
-fn read_stdout(
-    mut out: ChildStdout,
-    buf: &Mutex<Vec<u8>>,
-    max: usize,
-    lines: bool,
-    tx: &SyncSender<Event>,
-) {
-    let mut chunk = vec![0u8; CHUNK];
-    loop {
-        let n = match out.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let mut data = &chunk[..n];
-        if lines {
-            while let Some(pos) = data.iter().position(|&b| b == b'\n') {
-                let line = {
-                    let mut partial = lock(buf);
-                    if partial.len() + pos > max {
-                        let room = max - partial.len();
-                        partial.extend_from_slice(&data[..room]);
-                        drop(partial);
-                        let _ = tx.send(Event::StdoutOverflow);
-                        return;
-                    }
-                    partial.extend_from_slice(&data[..pos]);
-                    std::mem::take(&mut *partial)
-                };
-                if tx.send(Event::Line(line)).is_err() {
-                    return;
-                }
-                data = &data[pos + 1..];
-            }
-        }
-        let mut kept = lock(buf);
-        if kept.len() + data.len() > max {
-            let room = max - kept.len();
-            kept.extend_from_slice(&data[..room]);
-            drop(kept);
-            let _ = tx.send(Event::StdoutOverflow);
-            return;
-        }
-        kept.extend_from_slice(data);
-    }
-    let _ = tx.send(Event::StdoutEof);
-}
-
-fn read_stderr(mut err: ChildStderr, tail: &Mutex<Tail>, tx: &SyncSender<Event>) {
-    let mut chunk = vec![0u8; CHUNK];
-    loop {
-        match err.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => lock(tail).push(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    let _ = tx.send(Event::StderrEof);
-}
-
-/// Per-case stdin: a write error (`EPIPE` from a reducer that closed its
-/// stdin) is not a failure by itself, so it is ignored.
-fn write_once(mut stdin: ChildStdin, input: &[u8]) {
-    let _ = stdin.write_all(input);
-    let _ = stdin.flush();
-}
-
-fn write_lines(mut stdin: ChildStdin, lines: &Receiver<Vec<u8>>, tx: &SyncSender<Event>) {
-    for line in lines {
-        if let Err(e) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
-            let _ = tx.send(Event::WriteFailed(e.to_string()));
-            return;
-        }
-    }
-}
-
-/// Waits for the process to exit without reaping it (`WNOWAIT`): while it is
-/// a zombie its pid, and so its process group id, cannot be reused, which
-/// keeps `killpg` on that group safe until the caller reaps it.
-fn wait_exit(pid: libc::pid_t, tx: &SyncSender<Event>) {
-    loop {
-        // SAFETY: `info` is a plain C struct that waitid fills in.
-        let rc = unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT,
-            )
-        };
-        if rc == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            break;
-        }
-    }
-    let _ = tx.send(Event::Exited);
 }
 
 // ---------------------------------------------------------------------------
@@ -792,16 +1245,22 @@ fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         format!("exit status {code}")
     } else if let Some(sig) = status.signal() {
-        match signal_name(sig) {
-            Some(name) => format!("killed by signal {sig} ({name})"),
-            None => format!("killed by signal {sig}"),
-        }
+        format!("killed by {}", signal_text(sig))
     } else {
         status.to_string()
     }
 }
 
-fn signal_name(sig: i32) -> Option<&'static str> {
+/// `"signal 11 (SIGSEGV)"`.
+fn signal_text(sig: i32) -> String {
+    match signal_name(sig) {
+        Some(name) => format!("signal {sig} ({name})"),
+        None => format!("signal {sig}"),
+    }
+}
+
+/// The name of signal `sig` (`"SIGINT"`), when it has one.
+pub fn signal_name(sig: i32) -> Option<&'static str> {
     Some(match sig {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
@@ -888,6 +1347,26 @@ mod tests {
         assert_eq!(
             describe_status(ExitStatus::from_raw(libc::SIGSEGV | 0x80)),
             "killed by signal 11 (SIGSEGV)"
+        );
+    }
+
+    #[test]
+    fn unrequested_text_names_the_count_and_the_first_bytes() {
+        let mut u = Unrequested::default();
+        u.push(b"extra\n");
+        assert_eq!(
+            u.to_string(),
+            r#"wrote 6 unrequested bytes after its answer: "extra\n""#
+        );
+        u.push(&[b'x'; 100]);
+        assert_eq!(u.bytes, 106);
+        assert_eq!(u.head.len(), 80);
+        assert!(u.to_string().ends_with("xxx\"..."), "{u}");
+        let mut one = Unrequested::default();
+        one.push(b"\n");
+        assert_eq!(
+            one.to_string(),
+            r#"wrote 1 unrequested byte after its answer: "\n""#
         );
     }
 }

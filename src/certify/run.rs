@@ -1,30 +1,47 @@
-//! Running cases against a reducer (semantics §8): each case is sent in
-//! the reducer's wire format through a [`Session`], the extra requests some
+//! Running cases against a reducer (spec §8, spec v2 §13): each case is
+//! sent in the reducer's wire format and runner protocol through a
+//! [`Session`], the extra requests some
 //! clauses need follow, and the checker judges the answers against the
-//! reference reducer's. One [`CaseResult`] record per case; the reports
-//! ([`super::report`]) are renderings of them.
+//! reference reducer's.
+//!
+//! A case gives one full [`CaseResult`] (its input, the reducer's answer,
+//! every verdict). A run of many cases ([`run_cases`]) keeps only a compact
+//! [`CaseRecord`] of each (id, outcomes, failure details, sizes; stored
+//! outside the heap, [`Records`]) and, per failing clause and kind of
+//! failure (at most [`MAX_KINDS`] per clause), the count and the full
+//! result of the case that shows it best (for shrinking and the
+//! counterexample, [`FailureGroup`]): its memory is bounded by the number
+//! of workers and clauses times the output limit, whatever the number of
+//! cases (spec §8.8). The reports ([`super::report`]) are renderings of the
+//! records.
 
-use super::process::Limits;
-use super::session::{PerCaseSession, PersistentSession, RunError, Session};
-use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request, Verdict};
+use super::process::{self, Limits, Reducer};
+use super::records::clause_bit;
+pub use super::records::{CaseRecord, Judged, Records, MAX_DETAIL};
+use super::session::{
+    PerCaseSession, PersistentSession, ProtocolFailure, Restarts, RunError, Session,
+};
+use crate::check::{check_with, extra_requests, ExtraKind, Extras, Outcome, Request, Verdict};
 use crate::formats::{to_wire, Format};
-use crate::protocol::{request_json, Response};
-use crate::reduce::respond;
-use crate::terms::{Clause, Level, Policy};
+use crate::protocol::{request, Protocol, Response};
+use crate::reduce::{respond_budget, respond_request_with};
+use crate::terms::{Budget, BudgetFields, Clause, Level, Policy, Provider};
 use serde_json::Value;
-use std::ffi::OsString;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// How to run the reducer under test.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The command and its arguments, run directly (never through a shell).
-    pub argv: Vec<OsString>,
+    /// The command (run directly, never through a shell) and the run's id.
+    pub reducer: Reducer,
     /// The wire format the reducer speaks.
     pub format: Format,
     /// The policy it claims to implement.
     pub policy: Policy,
+    /// The provider profile it claims to honour (spec v2 §15): the
+    /// reference honours it and `provider-accepts` is judged.
+    pub provider: Option<Provider>,
     /// Time and size limits per request.
     pub limits: Limits,
     /// JSON Lines to one long-lived process per worker instead of one
@@ -36,6 +53,14 @@ pub struct Settings {
     /// budget) that `deterministic`, `idempotent` and `budget-monotone`
     /// need; without them those clauses are not judged.
     pub extra_requests: bool,
+    /// The runner protocol the reducer speaks (`--protocol`): protocol 1
+    /// requests are those of version 1, byte for byte, and cases that need
+    /// protocol 2 are skipped.
+    pub protocol: Protocol,
+    /// Whether summaries are allowed (`--summaries`, protocol 2 only):
+    /// every request carries `"summary": true` and the summary clauses are
+    /// judged (spec v2 §12).
+    pub summaries: bool,
 }
 
 /// One case to run: an id, a budget and a canonical history.
@@ -43,13 +68,95 @@ pub struct Settings {
 pub struct RunCase {
     /// The case id.
     pub id: String,
-    /// `maxMessages` as sent.
-    pub max_messages: Value,
+    /// The budget members as sent: `maxMessages`, or (protocol 2)
+    /// `maxTokens` with `tokens` (one per canonical message) and
+    /// `countPinned`; possibly invalid on purpose.
+    pub budget: BudgetFields,
     /// The input history, canonical format.
     pub messages: Vec<Value>,
+    /// The case is meant for a summaries run only (a case file's `summary`).
+    pub summary: bool,
+    /// What a summary costs under a token budget in a summaries run (S).
+    pub summary_tokens: u64,
 }
 
-/// The record of one case.
+impl RunCase {
+    /// A case of protocol 1: `maxMessages` as sent.
+    pub fn with_max_messages(id: String, max_messages: Value, messages: Vec<Value>) -> RunCase {
+        RunCase {
+            id,
+            budget: BudgetFields::messages(max_messages),
+            messages,
+            summary: false,
+            summary_tokens: 1,
+        }
+    }
+
+    /// Why the case cannot run under `protocol` with `summaries`, if it
+    /// cannot (spec v2 §13.2): it needs protocol 2, or summaries.
+    pub fn needs(&self, protocol: Protocol, summaries: bool) -> Option<String> {
+        if protocol == Protocol::V1 && self.budget.needs_protocol_2() {
+            return Some("needs protocol 2 (a token budget)".into());
+        }
+        if self.summary && !summaries {
+            return Some(if protocol == Protocol::V1 {
+                "needs protocol 2 and --summaries (a summaries case)".into()
+            } else {
+                "needs --summaries (a summaries case)".into()
+            });
+        }
+        None
+    }
+
+    /// How the budget reads in a report: `maxMessages 3`, `maxTokens 45`,
+    /// or `no budget`.
+    pub fn budget_text(&self) -> String {
+        self.budget.limit_text()
+    }
+
+    /// Writes what makes two cases the same request to `out` as compact
+    /// JSON: budget members, messages and (protocol 2) the summary
+    /// members. A protocol 1 case writes `[maxMessages, messages]`.
+    ///
+    /// # Errors
+    ///
+    /// The error of `out`.
+    pub(crate) fn write_key(&self, out: &mut dyn std::io::Write) -> serde_json::Result<()> {
+        if !self.budget.needs_protocol_2() && !self.summary {
+            return serde_json::to_writer(
+                out,
+                &(self.budget.max_messages_or_null(), &self.messages),
+            );
+        }
+        let b = &self.budget;
+        serde_json::to_writer(
+            out,
+            &(
+                &b.max_messages,
+                &b.max_tokens,
+                &b.tokens,
+                &b.count_pinned,
+                &self.messages,
+                self.summary,
+                self.summary_tokens,
+            ),
+        )
+    }
+
+    /// The summary member of its requests under `settings`: S when
+    /// summaries are allowed (1 under a message budget, which is not sent).
+    fn summary_member(&self, settings: &Settings) -> Option<u64> {
+        settings.summaries.then(|| {
+            if self.budget.max_tokens.is_some() {
+                self.summary_tokens
+            } else {
+                1
+            }
+        })
+    }
+}
+
+/// The full record of one case.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaseResult {
     /// The case.
@@ -64,6 +171,27 @@ pub struct CaseResult {
     pub stderr_tail: String,
     /// Why the case was not run (it has no form in the wire format).
     pub skipped: Option<String>,
+    /// The last request the case sent: `None` for the first, else the
+    /// extra request. Unrequested output found after the case ended
+    /// followed its answer ([`CaseResult::add_protocol_failure`]).
+    pub last_request: Option<ExtraKind>,
+}
+
+/// What a failure of an extra request is prefixed with.
+fn request_label(kind: Option<ExtraKind>) -> Option<&'static str> {
+    kind.map(|k| match k {
+        ExtraKind::Repeat => "the repeated request",
+        ExtraKind::Again => "the output sent back",
+        ExtraKind::Smaller => "the request with a smaller budget",
+    })
+}
+
+/// `detail`, prefixed with the extra request it happened on.
+fn labelled(kind: Option<ExtraKind>, detail: &str) -> String {
+    match request_label(kind) {
+        Some(what) => format!("{what}: {detail}"),
+        None => detail.to_string(),
+    }
 }
 
 impl CaseResult {
@@ -71,53 +199,147 @@ impl CaseResult {
     pub fn failures(&self) -> impl Iterator<Item = &Verdict> {
         self.verdicts.iter().filter(|v| v.failed())
     }
-}
 
-impl Settings {
-    /// A new session for one worker: a [`PersistentSession`] in persistent
-    /// mode, else a [`PerCaseSession`].
-    pub fn session(&self) -> Box<dyn Session + '_> {
-        if self.persistent {
-            Box::new(PersistentSession::new(&self.argv, self.format, self.limits))
-        } else {
-            Box::new(PerCaseSession::new(&self.argv, self.format, self.limits))
+    /// Records a protocol failure found after the case's answers were
+    /// judged (unrequested output after its last answer, spec §8.3): the
+    /// clause fails, with the detail labelled by the request it followed.
+    pub fn add_protocol_failure(&mut self, failure: ProtocolFailure) {
+        let detail = labelled(self.last_request, &failure.detail);
+        match self
+            .verdicts
+            .iter_mut()
+            .find(|v| v.clause == failure.clause)
+        {
+            Some(v) => match &mut v.outcome {
+                Outcome::Fail(old) => {
+                    old.push_str("; ");
+                    old.push_str(&detail);
+                }
+                other => *other = Outcome::Fail(detail),
+            },
+            None => self.verdicts.insert(
+                0,
+                Verdict {
+                    clause: failure.clause,
+                    outcome: Outcome::Fail(detail),
+                },
+            ),
+        }
+        if self.stderr_tail.is_empty() {
+            self.stderr_tail = failure.stderr_tail;
         }
     }
 }
 
-fn wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, String> {
-    to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))
+impl Settings {
+    /// The definition of `clause` as this run's spec version reads it
+    /// (spec v2's under protocol 2).
+    pub fn definition(&self, clause: Clause) -> &'static str {
+        match self.protocol {
+            Protocol::V1 => clause.definition(),
+            Protocol::V2 => clause.definition_v2(),
+        }
+    }
+
+    /// The command-line flags of the run's protocol: empty under protocol
+    /// 1, ` --protocol 2` (and ` --summaries`) otherwise.
+    pub fn protocol_flags(&self) -> &'static str {
+        match (self.protocol, self.summaries) {
+            (Protocol::V1, _) => "",
+            (Protocol::V2, false) => " --protocol 2",
+            (Protocol::V2, true) => " --protocol 2 --summaries",
+        }
+    }
+
+    /// A new session for one worker: a [`PersistentSession`] in persistent
+    /// mode, else a [`PerCaseSession`].
+    pub fn session(&self) -> Box<dyn Session + '_> {
+        if self.persistent {
+            Box::new(PersistentSession::new(
+                &self.reducer,
+                self.format,
+                self.limits,
+            ))
+        } else {
+            Box::new(PerCaseSession::new(&self.reducer, self.format, self.limits))
+        }
+    }
+
+    /// The clauses the run judges ([`Clause::for_run`]), protocol clauses
+    /// included: `reasoning-attached` in a format with reasoning items,
+    /// `provider-accepts` with a provider profile.
+    pub fn clauses(&self) -> Vec<Clause> {
+        Clause::judged_in(
+            self.policy,
+            self.summaries,
+            self.format.has_reasoning(),
+            self.provider.is_some(),
+        )
+    }
+}
+
+/// The case's messages in `format`. With per-message costs (`costs`) the
+/// wire form must have one message per message, or the costs could not
+/// travel; a message budget counts the wire format's messages (a
+/// Responses item per call, spec v2 §14).
+fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Vec<Value>, String> {
+    let w = to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))?;
+    if costs && w.len() != messages.len() {
+        return Err(format!(
+            "no {} form with one message per message (its costs could not travel)",
+            format.title()
+        ));
+    }
+    Ok(w)
+}
+
+fn skipped(case: &RunCase, why: String) -> CaseResult {
+    CaseResult {
+        case: case.clone(),
+        wire_messages: Vec::new(),
+        response: None,
+        verdicts: Vec::new(),
+        stderr_tail: String::new(),
+        skipped: Some(why),
+        last_request: None,
+    }
 }
 
 /// Runs one case through `session`: the request, then (with
-/// [`Settings::extra_requests`]) the extra requests, then the checker with
-/// the reference's answer. A case the wire format cannot carry is skipped.
+/// [`Settings::extra_requests`]) the extra requests, each preceded by
+/// [`Session::settle`] (unrequested output after the previous answer fails
+/// `protocol-json`), then the checker with the reference's answer. A case
+/// the wire format cannot carry, or that needs protocol 2 or summaries the
+/// run does not have, is skipped. Unrequested output after the
+/// case's last answer is found by the next settle or the close of the
+/// session, which the caller charges to this case
+/// ([`CaseResult::add_protocol_failure`]).
 ///
 /// # Errors
 ///
-/// [`RunError`] when the reducer cannot be started.
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
 pub fn run_case(
     session: &mut dyn Session,
     settings: &Settings,
     case: &RunCase,
 ) -> Result<CaseResult, RunError> {
-    let wire_messages = match wire(settings.format, &case.messages) {
+    if let Some(why) = case.needs(settings.protocol, settings.summaries) {
+        return Ok(skipped(case, why));
+    }
+    let wire_messages = match wire(
+        settings.format,
+        &case.messages,
+        case.budget.tokens.is_some(),
+    ) {
         Ok(m) => m,
-        Err(why) => {
-            return Ok(CaseResult {
-                case: case.clone(),
-                wire_messages: Vec::new(),
-                response: None,
-                verdicts: Vec::new(),
-                stderr_tail: String::new(),
-                skipped: Some(why),
-            })
-        }
+        Err(why) => return Ok(skipped(case, why)),
     };
-    let request = request_json(settings.format, &case.max_messages, &wire_messages);
+    let summary = case.summary_member(settings);
+    let first_request = request(settings.format, &case.budget, summary, &wire_messages);
     let mut protocol: Vec<(Clause, String)> = Vec::new();
     let mut stderr_tail = String::new();
-    let first = match session.exchange(&request)? {
+    let mut last_request = None;
+    let first = match session.exchange(&first_request)? {
         Ok(r) => Some(r),
         Err(failure) => {
             protocol.push((failure.clause, failure.detail));
@@ -128,18 +350,29 @@ pub fn run_case(
     let req = Request {
         format: settings.format,
         policy: settings.policy,
-        max_messages: &case.max_messages,
+        budget: &case.budget,
         messages: &wire_messages,
+        summary,
     };
     let verdicts;
     if let Some(first) = &first {
         let mut extras = Extras {
-            reference: Some(respond(
+            reference: Some(respond_request_with(
                 settings.policy,
                 settings.format,
-                &case.max_messages,
+                &case.budget,
                 &wire_messages,
+                settings.provider,
             )),
+            reference_less_summary: summary.and_then(|s| {
+                let b = Budget::read(&case.budget, wire_messages.len()).ok()?;
+                Some(respond_budget(
+                    settings.policy,
+                    settings.format,
+                    &b.less(s),
+                    &wire_messages,
+                ))
+            }),
             ..Extras::default()
         };
         let extra = if settings.extra_requests {
@@ -148,23 +381,30 @@ pub fn run_case(
             Vec::new()
         };
         for extra in extra {
-            let r = request_json(settings.format, &extra.max_messages, &extra.messages);
-            match session.exchange(&r)? {
+            if let Some(late) = session.settle() {
+                protocol.push((late.clause, labelled(last_request, &late.detail)));
+            }
+            // The repeated request is the first one, already built.
+            let built;
+            let r = if extra.kind == ExtraKind::Repeat {
+                &first_request
+            } else {
+                built = request(settings.format, &extra.budget, summary, &extra.messages);
+                &built
+            };
+            let answer = session.exchange(r)?;
+            last_request = Some(extra.kind);
+            match answer {
                 Ok(resp) => extras.record(&extra, resp),
                 Err(failure) => {
-                    let what = match extra.kind {
-                        ExtraKind::Repeat => "the repeated request",
-                        ExtraKind::Again => "the output sent back",
-                        ExtraKind::Smaller => "the request with a smaller budget",
-                    };
-                    protocol.push((failure.clause, format!("{what}: {}", failure.detail)));
+                    protocol.push((failure.clause, labelled(last_request, &failure.detail)));
                     if stderr_tail.is_empty() {
                         stderr_tail = failure.stderr_tail;
                     }
                 }
             }
         }
-        match check(&req, first, &extras) {
+        match check_with(&req, first, &extras, settings.provider) {
             Ok(v) => verdicts = v,
             Err(e) => {
                 return Ok(CaseResult {
@@ -174,18 +414,24 @@ pub fn run_case(
                     verdicts: Vec::new(),
                     stderr_tail,
                     skipped: Some(format!("the case's input cannot be read: {e}")),
+                    last_request,
                 })
             }
         }
     } else {
-        verdicts = Clause::for_policy(settings.policy)
-            .into_iter()
-            .filter(|c| c.level() != Level::Protocol)
-            .map(|clause| Verdict {
-                clause,
-                outcome: Outcome::NotJudged("no response".into()),
-            })
-            .collect();
+        verdicts = Clause::judged_in(
+            settings.policy,
+            summary.is_some(),
+            settings.format.has_reasoning(),
+            settings.provider.is_some(),
+        )
+        .into_iter()
+        .filter(|c| c.level() != Level::Protocol)
+        .map(|clause| Verdict {
+            clause,
+            outcome: Outcome::NotJudged("no response".into()),
+        })
+        .collect();
     }
     let mut all: Vec<Verdict> = [
         Clause::ProtocolJson,
@@ -218,59 +464,337 @@ pub fn run_case(
         verdicts: all,
         stderr_tail,
         skipped: None,
+        last_request,
     })
 }
 
-/// Runs every case against the reducer with `settings.jobs` workers and
-/// returns one record per case, in case order. `progress` is called after
-/// each case with the number done.
+/// Runs one case through a session of its own, closed at the end (what
+/// shrinking does with each candidate): unrequested output found at the
+/// close is charged to the case.
 ///
 /// # Errors
 ///
-/// [`RunError`] when the reducer cannot be started.
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
+pub fn run_one(settings: &Settings, case: &RunCase) -> Result<CaseResult, RunError> {
+    let mut session = settings.session();
+    let mut r = run_case(session.as_mut(), settings, case)?;
+    if let Some(late) = session.close() {
+        r.add_protocol_failure(late);
+    }
+    Ok(r)
+}
+
+/// A list of cases to run, made one at a time when asked for (generated
+/// cases need not all be held at once).
+pub trait CaseList: Sync {
+    /// How many cases.
+    fn count(&self) -> usize;
+    /// Case `i` (`i < count()`).
+    fn case(&self, i: usize) -> RunCase;
+}
+
+impl CaseList for [RunCase] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn case(&self, i: usize) -> RunCase {
+        self[i].clone()
+    }
+}
+
+impl CaseList for Vec<RunCase> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn case(&self, i: usize) -> RunCase {
+        self[i].clone()
+    }
+}
+
+/// What a run of many cases keeps ([`run_cases`]).
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The record of every case that finished, in case order (all of them
+    /// unless the run was interrupted).
+    pub records: Records,
+    /// How many cases the run was asked to run.
+    pub planned: usize,
+    /// The failing cases grouped by clause and kind of failure, in
+    /// [`Clause::ALL`] order, then by their examples' [`ExampleKey`].
+    pub failures: Vec<FailureGroup>,
+    /// The reducer restarts of every worker's session.
+    pub restarts: Restarts,
+    /// The signal that stopped the run, if one did (spec §8.7).
+    pub interrupted: Option<i32>,
+}
+
+/// The failing cases of one clause whose failures read alike (the same
+/// [`failure_signature`]), and the one that shows it best: the example
+/// that is shrunk to a counterexample.
+#[derive(Clone, Debug)]
+pub struct FailureGroup {
+    /// The clause that fails.
+    pub clause: Clause,
+    /// The failure detail with ids, numbers and quoted texts blanked out
+    /// ([`failure_signature`]); `*` for the failures of a clause beyond its
+    /// first [`MAX_KINDS`] kinds.
+    pub signature: String,
+    /// How many cases fail this way.
+    pub cases: usize,
+    /// The full result of the best example ([`ExampleKey`]).
+    pub example: Arc<CaseResult>,
+}
+
+/// Most kinds of failure a run tells apart per clause (each holds one full
+/// result); the failures of later kinds are counted together.
+pub const MAX_KINDS: usize = 8;
+
+/// How a failing case ranks as the example of its failure (smallest
+/// first): cases with a valid input first (valid history, pending allowed,
+/// and a budget that can be honoured; spec §6.1), then generated before
+/// hand-written, then fewest messages, then smallest id, then earliest.
+pub type ExampleKey = (bool, bool, usize, String, usize);
+
+/// The [`ExampleKey`] of case `r`, at position `index` of the run.
+pub fn example_key(r: &CaseResult, index: usize) -> ExampleKey {
+    let valid = crate::terms::Budget::read(&r.case.budget, r.case.messages.len()).is_ok()
+        && crate::formats::view_history(Format::Canonical, &r.case.messages).is_ok_and(|views| {
+            crate::validate::validate(
+                &views,
+                crate::validate::Options {
+                    allow_pending: true,
+                },
+            )
+            .is_empty()
+        });
+    (
+        !valid,
+        !r.case.id.starts_with("gen/"),
+        r.case.messages.len(),
+        r.case.id.clone(),
+        index,
+    )
+}
+
+/// What tells one kind of failure from another: the failure `detail` with
+/// every run of digits written `#` and every double-quoted text `"…"`
+/// (message indexes, call ids, counts), so that "output message 3: result
+/// "k2" has no call earlier in the output" and the same with message 0 and
+/// id "x" read alike.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::certify::run::failure_signature;
+/// assert_eq!(
+///     failure_signature(r#"output message 12: result "c\"2" has no call"#),
+///     r#"output message #: result "…" has no call"#
+/// );
+/// ```
+pub fn failure_signature(detail: &str) -> String {
+    let mut out = String::with_capacity(detail.len());
+    let mut chars = detail.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+            out.push('#');
+        } else if c == '"' {
+            while let Some(q) = chars.next() {
+                match q {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => break,
+                    _ => {}
+                }
+            }
+            out.push_str("\"…\"");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One kind of failure while a run goes: its signature, how many cases,
+/// the best example's key and result.
+type Kind = (String, usize, ExampleKey, Arc<CaseResult>);
+
+/// The collector the workers hand their finished cases to.
+struct Collector {
+    records: Records,
+    /// Per clause (index in `Clause::ALL`): its kinds of failure so far,
+    /// each with its count and its best example and key.
+    groups: Vec<Vec<Kind>>,
+    restarts: Restarts,
+}
+
+impl Collector {
+    fn submit(&mut self, index: usize, r: CaseResult) {
+        self.records.put(index, &CaseRecord::of(&r));
+        let failing: Vec<(Clause, String)> = r
+            .failures()
+            .map(|v| match &v.outcome {
+                Outcome::Fail(d) => (v.clause, failure_signature(d)),
+                _ => (v.clause, String::new()),
+            })
+            .collect();
+        if failing.is_empty() {
+            return;
+        }
+        let key = example_key(&r, index);
+        let mut shared: Option<Arc<CaseResult>> = None;
+        let mut r = Some(r);
+        for (clause, mut signature) in failing {
+            let kinds = &mut self.groups[clause_bit(clause).trailing_zeros() as usize];
+            if !kinds.iter().any(|k| k.0 == signature) && kinds.len() >= MAX_KINDS {
+                signature = "*".into();
+            }
+            let mut result = || {
+                shared
+                    .get_or_insert_with(|| Arc::new(r.take().expect("taken once")))
+                    .clone()
+            };
+            match kinds.iter_mut().find(|k| k.0 == signature) {
+                Some(k) => {
+                    k.1 += 1;
+                    if key < k.2 {
+                        k.2 = key.clone();
+                        k.3 = result();
+                    }
+                }
+                None => kinds.push((signature, 1, key.clone(), result())),
+            }
+        }
+    }
+}
+
+/// Runs every case against the reducer with `settings.jobs` workers and
+/// keeps a [`CaseRecord`] of each, in case order, and the failing cases
+/// grouped by clause and kind of failure ([`FailureGroup`]), with the best
+/// example of each. `progress` is called after each case is
+/// recorded with the number done. With one worker the cases run in the
+/// calling thread (no thread hop per case).
+///
+/// In persistent mode each worker calls [`Session::settle`] before each
+/// case and [`Session::close`] at the end, and charges unrequested output
+/// to the case it followed. When the kit is stopped
+/// ([`super::interrupt`]), the cases in flight are dropped and
+/// [`Collected::interrupted`] says so. At the end, the run's processes that
+/// escaped their group are killed ([`process::sweep`]).
+///
+/// # Errors
+///
+/// [`RunError::Start`] when the reducer cannot be started.
 pub fn run_cases(
     settings: &Settings,
-    cases: &[RunCase],
+    cases: &dyn CaseList,
     progress: &(dyn Fn(usize) + Sync),
-) -> Result<Vec<CaseResult>, RunError> {
+) -> Result<Collected, RunError> {
+    let total = cases.count();
+    let workers = settings.jobs.max(1).min(total.max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
-    let fatal: Mutex<Option<RunError>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..settings.jobs.max(1).min(cases.len().max(1)) {
-            s.spawn(|| {
-                let mut session = settings.session();
-                let session = session.as_mut();
-                loop {
-                    if fatal.lock().expect("no worker panics").is_some() {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= cases.len() {
-                        return;
-                    }
-                    match run_case(session, settings, &cases[i]) {
-                        Ok(r) => results.lock().expect("no worker panics")[i] = Some(r),
-                        Err(e) => {
-                            *fatal.lock().expect("no worker panics") = Some(e);
-                            return;
-                        }
-                    }
-                    progress(done.fetch_add(1, Ordering::SeqCst) + 1);
-                }
-            });
-        }
+    let collector = Mutex::new(Collector {
+        records: Records::with_slots(total),
+        groups: vec![Vec::new(); Clause::ALL.len()],
+        restarts: Restarts::default(),
     });
-    if let Some(e) = fatal.into_inner().expect("no worker panics") {
-        return Err(e);
+    let stop: Mutex<Option<RunError>> = Mutex::new(None);
+    let submit = |index: usize, r: CaseResult| {
+        collector.lock().expect("no worker panics").submit(index, r);
+        progress(done.fetch_add(1, Ordering::SeqCst) + 1);
+    };
+    // One worker's loop: cases taken in turn until none is left or the run
+    // stops.
+    let work = || {
+        let mut session = settings.session();
+        let mut held: Option<(usize, CaseResult)> = None;
+        let mut interrupted = false;
+        loop {
+            if stop.lock().expect("no worker panics").is_some() {
+                interrupted = true;
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            if i >= total {
+                break;
+            }
+            let case = cases.case(i);
+            let late = session.settle();
+            if let Some((j, mut r)) = held.take() {
+                if let Some(late) = late {
+                    r.add_protocol_failure(late);
+                }
+                submit(j, r);
+            }
+            match run_case(session.as_mut(), settings, &case) {
+                Ok(r) => held = Some((i, r)),
+                Err(e) => {
+                    let mut stop = stop.lock().expect("no worker panics");
+                    // A start failure outranks an interruption.
+                    if !matches!(*stop, Some(RunError::Start(_))) {
+                        *stop = Some(e);
+                    }
+                    interrupted = true;
+                    break;
+                }
+            }
+        }
+        let late = if interrupted { None } else { session.close() };
+        if let Some((j, mut r)) = held.take() {
+            if let Some(late) = late {
+                r.add_protocol_failure(late);
+            }
+            submit(j, r);
+        }
+        let restarts = session.restarts();
+        drop(session);
+        collector.lock().expect("no worker panics").restarts += restarts;
+    };
+    if workers == 1 {
+        // One worker runs in the calling thread: no thread hop per case.
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
     }
-    Ok(results
-        .into_inner()
-        .expect("no worker panics")
-        .into_iter()
-        .map(|r| r.expect("every case ran"))
-        .collect())
+    process::sweep(&settings.reducer.run_id);
+    let interrupted = match stop.into_inner().expect("no worker panics") {
+        Some(RunError::Interrupted(s)) => Some(s),
+        Some(e) => return Err(e),
+        None => None,
+    };
+    let c = collector.into_inner().expect("no worker panics");
+    Ok(Collected {
+        records: c.records,
+        planned: total,
+        failures: c
+            .groups
+            .into_iter()
+            .zip(Clause::ALL)
+            .flat_map(|(mut kinds, &clause)| {
+                kinds.sort_by(|a, b| a.2.cmp(&b.2));
+                kinds
+                    .into_iter()
+                    .map(move |(signature, cases, _, example)| FailureGroup {
+                        clause,
+                        signature,
+                        cases,
+                        example,
+                    })
+            })
+            .collect(),
+        restarts: c.restarts,
+        interrupted,
+    })
 }
 
 #[cfg(test)]
@@ -286,17 +810,25 @@ mod tests {
         for format in Format::ALL {
             for policy in Policy::ALL {
                 let settings = Settings {
-                    argv: Vec::new(),
+                    reducer: Reducer::new(Vec::new()),
                     format,
                     policy,
                     limits: Limits::default(),
                     persistent: false,
                     jobs: 1,
                     extra_requests: true,
+                    provider: None,
+                    protocol: Protocol::V1,
+                    summaries: false,
                 };
-                let mut session = ReferenceSession { policy, format };
+                let mut session = ReferenceSession {
+                    policy,
+                    format,
+                    provider: None,
+                    protocol: Protocol::V1,
+                };
                 for n in 0..40 {
-                    let case = generated_case(1, n, format);
+                    let case = generated_case(1, n, format, Protocol::V1);
                     let r = run_case(&mut session, &settings, &case).unwrap();
                     let failed: Vec<_> = r.failures().collect();
                     assert!(
@@ -305,8 +837,109 @@ mod tests {
                         case.id
                     );
                     assert!(r.skipped.is_none() || format != Format::Canonical);
+                    let record = CaseRecord::of(&r);
+                    assert!(!record.failed());
+                    if r.skipped.is_none() {
+                        assert_eq!(record.outcome(Clause::Budget), Judged::Pass);
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_late_failure_is_labelled_with_the_request_it_followed() {
+        let mut r = CaseResult {
+            case: RunCase::with_max_messages("a/b".into(), Value::from(2), Vec::new()),
+            wire_messages: Vec::new(),
+            response: None,
+            verdicts: vec![Verdict {
+                clause: Clause::ProtocolJson,
+                outcome: Outcome::Pass,
+            }],
+            stderr_tail: String::new(),
+            skipped: None,
+            last_request: Some(ExtraKind::Smaller),
+        };
+        let late = ProtocolFailure {
+            clause: Clause::ProtocolJson,
+            detail: r#"wrote 1 unrequested byte after its answer: "\n""#.into(),
+            stderr_tail: "tail".into(),
+        };
+        r.add_protocol_failure(late.clone());
+        r.last_request = None;
+        r.add_protocol_failure(late);
+        assert_eq!(
+            r.verdicts,
+            vec![Verdict {
+                clause: Clause::ProtocolJson,
+                outcome: Outcome::Fail(
+                    r#"the request with a smaller budget: wrote 1 unrequested byte after its answer: "\n"; wrote 1 unrequested byte after its answer: "\n""#
+                        .into()
+                ),
+            }]
+        );
+        assert_eq!(r.stderr_tail, "tail");
+    }
+}
+
+#[cfg(test)]
+mod grouping_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn failing(id: &str, messages: Value, detail: &str) -> CaseResult {
+        CaseResult {
+            case: RunCase::with_max_messages(
+                id.into(),
+                json!(1),
+                serde_json::from_value(messages).unwrap(),
+            ),
+            wire_messages: Vec::new(),
+            response: None,
+            verdicts: vec![Verdict {
+                clause: Clause::NoOrphanResult,
+                outcome: Outcome::Fail(detail.into()),
+            }],
+            stderr_tail: String::new(),
+            skipped: None,
+            last_request: None,
+        }
+    }
+
+    /// Valid input before invalid, generated before hand-written, then
+    /// size: the example of a kind is the generated case although a
+    /// smaller hand-written one and an invalid one fail alike; another
+    /// detail is another kind.
+    #[test]
+    fn the_example_of_a_failure_is_valid_and_generated_first() {
+        let call = json!({"role": "assistant", "contents": [{"$type": "functionCall", "callId": "a", "name": "F"}]});
+        let result = json!({"role": "tool", "contents": [{"$type": "functionResult", "callId": "a", "result": "1"}]});
+        let user = json!({"role": "user", "contents": [{"$type": "text", "text": "q"}]});
+        let orphan_input = json!([result.clone()]);
+        let small = json!([call.clone(), result.clone()]);
+        let large = json!([user.clone(), call.clone(), result.clone()]);
+        let mut c = Collector {
+            records: Records::with_slots(5),
+            groups: vec![Vec::new(); Clause::ALL.len()],
+            restarts: Restarts::default(),
+        };
+        let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
+        c.submit(0, failing("spec/rule-orphan", orphan_input, &alike(0, "a")));
+        c.submit(1, failing("seed/small", small, &alike(0, "a")));
+        c.submit(2, failing("gen/1/7", large.clone(), &alike(1, "k2")));
+        c.submit(3, failing("gen/1/9", large, "the output has 2 messages"));
+        let kinds = &c.groups[clause_bit(Clause::NoOrphanResult).trailing_zeros() as usize];
+        let seen: Vec<(&str, usize, &str)> = kinds
+            .iter()
+            .map(|(sig, n, _, r)| (sig.as_str(), *n, r.case.id.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                ("output message #: result \"…\" has no call", 3, "gen/1/7"),
+                ("the output has # messages", 1, "gen/1/9"),
+            ]
+        );
     }
 }

@@ -8,22 +8,37 @@
 //! | [`PersistentSession`] | one long-lived reducer process speaking JSON Lines (§8.3), [`process::Persistent`], restarted after a failure |
 //! | [`ReferenceSession`] | the kit's reference reducer, in process (what `reducer-kit serve` runs) |
 //!
-//! The runner ([`super::run`]) drives any of them the same way; a new kind
-//! of session (a hardened sandbox, a network reducer) is a new
-//! implementation of the trait.
+//! The runner ([`super::run`]) drives any of them the same way, one
+//! exchange at a time: [`Session::settle`] before each exchange and
+//! [`Session::close`] at the end give the unrequested output a persistent
+//! reducer wrote after an answer (spec §8.3), charged to the exchange it
+//! followed. A new kind of session (a hardened sandbox, a network reducer)
+//! is a new implementation of the trait.
 
-use super::process::{self, run_once, Failure, Limits};
+use super::process::{self, run_once, Failure, Limits, Reducer, Unrequested};
 use crate::formats::Format;
-use crate::protocol::{request_from_json, response_from_json, response_json, Response};
-use crate::reduce::respond;
-use crate::terms::{Clause, Policy};
+use crate::protocol::{request_from_json, response_from_json, response_json, Protocol, Response};
+use crate::reduce::{respond_request_with, respond_with};
+use crate::terms::{Clause, Policy, Provider};
 use serde_json::Value;
-use std::ffi::OsString;
 
-/// A fatal problem: the reducer cannot be started at all. The run stops.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot run the reducer: {0}")]
-pub struct RunError(pub String);
+/// Why a run stops before its end.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The reducer cannot be started at all (the operating system's
+    /// message).
+    #[error("cannot run the reducer: {0}")]
+    Start(String),
+    /// The kit was stopped by this signal (SIGINT, SIGTERM; spec §8.7).
+    #[error("interrupted by {}", signal_text(*.0))]
+    Interrupted(i32),
+}
+
+/// `SIGINT`, or `signal 40` for a signal without a name.
+pub fn signal_text(signal: i32) -> String {
+    process::signal_name(signal).map_or_else(|| format!("signal {signal}"), str::to_string)
+}
 
 /// A protocol failure in place of a response (semantics §8.5): the clause
 /// it fails (`protocol-json`, `protocol-timeout`, `protocol-crash` or
@@ -53,6 +68,73 @@ pub trait Session {
     /// runs but misbehaves gives an [`Exchange`] with a
     /// [`ProtocolFailure`].
     fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError>;
+
+    /// Output the reducer wrote after the answer of an earlier exchange
+    /// that no request asked for, found since the last call (without
+    /// waiting): a `protocol-json` failure of the exchange it followed
+    /// (spec §8.3). Call it before each exchange to charge it to the right
+    /// one. Per-case and in-process sessions never have any.
+    fn settle(&mut self) -> Option<ProtocolFailure> {
+        None
+    }
+
+    /// Ends the session (a persistent reducer's stdin is closed and it is
+    /// given a moment to exit); like [`Session::settle`], the unrequested
+    /// output found, which followed the last exchange.
+    fn close(&mut self) -> Option<ProtocolFailure> {
+        None
+    }
+
+    /// How many times the session started its reducer again, and how many
+    /// of those followed a clean exit (spec §8.3).
+    fn restarts(&self) -> Restarts {
+        Restarts::default()
+    }
+}
+
+/// A session's reducer restarts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Restarts {
+    /// New processes started after the first.
+    pub total: usize,
+    /// Of those, the ones after a clean exit (status 0, between requests).
+    pub clean_exits: usize,
+}
+
+impl std::ops::AddAssign for Restarts {
+    fn add_assign(&mut self, other: Restarts) {
+        self.total += other.total;
+        self.clean_exits += other.clean_exits;
+    }
+}
+
+/// Unrequested output as a `protocol-json` failure.
+fn unrequested_failure(u: Unrequested) -> ProtocolFailure {
+    ProtocolFailure {
+        clause: Clause::ProtocolJson,
+        detail: u.to_string(),
+        stderr_tail: String::new(),
+    }
+}
+
+/// How many characters of what a reducer wrote a `protocol-json` failure
+/// shows.
+pub const WRITTEN_SHOWN: usize = 300;
+
+/// What the reducer wrote, for a `protocol-json` failure: the first
+/// [`WRITTEN_SHOWN`] characters (invalid UTF-8 replaced), quoted as a JSON
+/// string, then `... (N bytes)` when it was longer (the report escapes it
+/// for the terminal when printed).
+fn written(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(WRITTEN_SHOWN) {
+        Some((i, _)) => format!(
+            "{}... ({} bytes)",
+            Value::String(text[..i].to_string()),
+            bytes.len()
+        ),
+        None => Value::String(text.into_owned()).to_string(),
+    }
 }
 
 /// Turns a reply into a response or a protocol failure.
@@ -65,7 +147,8 @@ fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError
         }))
     };
     match reply.failure {
-        Some(Failure::Spawn(e)) => return Err(RunError(e)),
+        Some(Failure::Spawn(e)) => return Err(RunError::Start(e)),
+        Some(Failure::Interrupted(s)) => return Err(RunError::Interrupted(s)),
         Some(Failure::Timeout) => {
             return fail(
                 Clause::ProtocolTimeout,
@@ -91,7 +174,10 @@ fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError
         Err(e) => {
             return fail(
                 Clause::ProtocolJson,
-                format!("the response is not UTF-8 ({e})"),
+                format!(
+                    "the response is not UTF-8 ({e}); it wrote {}",
+                    written(&reply.stdout)
+                ),
             )
         }
     };
@@ -103,13 +189,19 @@ fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError
         Err(e) => {
             return fail(
                 Clause::ProtocolJson,
-                format!("the response is not JSON: {e}"),
+                format!(
+                    "the response is not JSON: {e}; it wrote {}",
+                    written(&reply.stdout)
+                ),
             )
         }
     };
     match response_from_json(format, &value) {
         Ok(r) => Ok(Ok(r)),
-        Err(e) => fail(Clause::ProtocolJson, e.to_string()),
+        Err(e) => fail(
+            Clause::ProtocolJson,
+            format!("{e}; it wrote {}", written(&reply.stdout)),
+        ),
     }
 }
 
@@ -117,17 +209,17 @@ fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError
 /// request and a newline to its stdin, closes it, and reads all of stdout.
 #[derive(Clone, Debug)]
 pub struct PerCaseSession<'a> {
-    argv: &'a [OsString],
+    reducer: &'a Reducer,
     format: Format,
     limits: Limits,
 }
 
 impl<'a> PerCaseSession<'a> {
-    /// A session running `argv` (directly, never through a shell) in
+    /// A session running `reducer` (directly, never through a shell) in
     /// `format` within `limits`.
-    pub fn new(argv: &'a [OsString], format: Format, limits: Limits) -> PerCaseSession<'a> {
+    pub fn new(reducer: &'a Reducer, format: Format, limits: Limits) -> PerCaseSession<'a> {
         PerCaseSession {
-            argv,
+            reducer,
             format,
             limits,
         }
@@ -140,7 +232,7 @@ impl Session for PerCaseSession<'_> {
         input.push('\n');
         interpret(
             self.format,
-            run_once(self.argv, input.as_bytes(), &self.limits),
+            run_once(self.reducer, input.as_bytes(), &self.limits),
         )
     }
 }
@@ -150,18 +242,19 @@ impl Session for PerCaseSession<'_> {
 /// failure, see [`process::Persistent`]).
 #[derive(Debug)]
 pub struct PersistentSession<'a> {
-    argv: &'a [OsString],
+    reducer: &'a Reducer,
     format: Format,
     limits: Limits,
     process: Option<process::Persistent>,
 }
 
 impl<'a> PersistentSession<'a> {
-    /// A session that will run `argv` (directly, never through a shell) in
-    /// `format` within `limits`; nothing starts before the first request.
-    pub fn new(argv: &'a [OsString], format: Format, limits: Limits) -> PersistentSession<'a> {
+    /// A session that will run `reducer` (directly, never through a shell)
+    /// in `format` within `limits`; nothing starts before the first
+    /// request.
+    pub fn new(reducer: &'a Reducer, format: Format, limits: Limits) -> PersistentSession<'a> {
         PersistentSession {
-            argv,
+            reducer,
             format,
             limits,
             process: None,
@@ -171,28 +264,50 @@ impl<'a> PersistentSession<'a> {
 
 impl Session for PersistentSession<'_> {
     fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError> {
-        if self.process.is_none() {
-            let p = process::Persistent::start(self.argv, self.limits)
-                .map_err(|e| RunError(e.to_string()))?;
-            self.process = Some(p);
-        }
-        let reply = self
-            .process
-            .as_mut()
-            .expect("started above")
-            .request(request.to_string().as_bytes());
+        let process = match &mut self.process {
+            Some(p) => p,
+            None => self.process.insert(
+                process::Persistent::start(self.reducer, self.limits)
+                    .map_err(|e| RunError::Start(process::start_error(self.reducer, &e)))?,
+            ),
+        };
+        let reply = process.request(request.to_string().as_bytes());
         interpret(self.format, reply)
+    }
+
+    fn settle(&mut self) -> Option<ProtocolFailure> {
+        self.process.as_mut()?.settle().map(unrequested_failure)
+    }
+
+    fn close(&mut self) -> Option<ProtocolFailure> {
+        self.process.as_mut()?.close().map(unrequested_failure)
+    }
+
+    fn restarts(&self) -> Restarts {
+        self.process
+            .as_ref()
+            .map_or_else(Restarts::default, |p| Restarts {
+                total: p.restarts(),
+                clean_exits: p.clean_exits(),
+            })
     }
 }
 
 /// The kit's reference reducer of `policy`, in process, as a session: what
-/// `reducer-kit serve` answers with. It never fails the protocol.
+/// `reducer-kit serve` answers with. It never fails the protocol, and never
+/// summarizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReferenceSession {
     /// The policy it reduces with.
     pub policy: Policy,
     /// The wire format of requests and responses.
     pub format: Format,
+    /// The provider profile it honours (spec v2 §15.4), if any.
+    pub provider: Option<Provider>,
+    /// The runner protocol it reads: protocol 1 reads `maxMessages` only
+    /// (a token budget is then no budget); protocol 2 reads every budget
+    /// member (spec v2 §11.2, §13.1).
+    pub protocol: Protocol,
 }
 
 impl ReferenceSession {
@@ -200,7 +315,22 @@ impl ReferenceSession {
     /// error response (bad budget, unreadable messages, no `messages`).
     pub fn respond(&self, request: &Value) -> Response {
         match request_from_json(self.format, request) {
-            Ok(r) => respond(self.policy, self.format, &r.max_messages, &r.messages),
+            Ok(r) => match self.protocol {
+                Protocol::V1 => respond_with(
+                    self.policy,
+                    self.format,
+                    &r.max_messages,
+                    &r.messages,
+                    self.provider,
+                ),
+                Protocol::V2 => respond_request_with(
+                    self.policy,
+                    self.format,
+                    &r.budget,
+                    &r.messages,
+                    self.provider,
+                ),
+            },
             Err(e) => Response::Error(e.to_string()),
         }
     }

@@ -6,12 +6,15 @@
 //! [`Extras::reference`](super::Extras::reference): the checker never
 //! reduces).
 
-use super::mapping::embeds;
-use super::{describe_difference, fail, not_judged, preview, Judge, Outcome, OutputState};
-use crate::formats::view_history;
-use crate::json::{first_difference, json_eq};
+use super::mapping::{map_output, EmbedIndex};
+use super::{
+    answer_of, describe_answers, describe_difference, fail, not_judged, preview, Judge, Outcome,
+    OutputState,
+};
+use crate::formats::read_history_lenient;
+use crate::json::{first_difference_in, json_eq};
 use crate::protocol::Response;
-use serde_json::Value;
+use crate::terms::{Budget, Policy};
 
 impl Judge<'_> {
     pub(super) fn deterministic(&self) -> Outcome {
@@ -25,7 +28,32 @@ impl Judge<'_> {
         }
     }
 
+    /// With a summary (spec v2 §12.4): the answer without it against the
+    /// reference for the budget less the summary's cost.
     pub(super) fn matches_reference(&self) -> Outcome {
+        if let Some((out, k)) = self
+            .out
+            .as_ref()
+            .and_then(|o| o.summary.map(|k| (o, k)))
+            .filter(|_| self.budget.is_ok())
+        {
+            let Some(reference) = &self.extras.reference_less_summary else {
+                return not_judged(
+                    "needs the reference reducer's answer for the budget less the summary's cost",
+                );
+            };
+            let mut rest = out.messages.to_vec();
+            rest.remove(k);
+            let without = Response::Messages(rest);
+            return if reference.same_as(&without) {
+                Outcome::Pass
+            } else {
+                fail(format!(
+                    "without its summary (output message {k}), differs from the reference for the budget less the summary's cost: {}",
+                    describe_difference(reference, &without)
+                ))
+            };
+        }
         let Some(reference) = &self.extras.reference else {
             return not_judged("needs the reference reducer's answer");
         };
@@ -39,15 +67,12 @@ impl Judge<'_> {
         }
     }
 
-    pub(super) fn identity_when_fits(&self, out: &OutputState, budget: usize) -> Outcome {
-        if self.rest.len() > budget {
+    /// Judged when cost(M) ≤ B (the budget not reduced by a summary).
+    pub(super) fn identity_when_fits(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
+        if self.cost_of_m(b) > room {
             return not_judged("the input does not fit the budget");
         }
-        let (a, b) = (
-            Value::Array(self.req.messages.to_vec()),
-            Value::Array(out.messages.clone()),
-        );
-        match first_difference(&a, &b) {
+        match first_difference_in(self.req.messages, out.messages) {
             None => Outcome::Pass,
             Some(path) => fail(format!("the input fits but the output differs at {path}")),
         }
@@ -58,39 +83,129 @@ impl Judge<'_> {
             None => not_judged("needs the response to the output reduced again"),
             Some(Response::Messages(m))
                 if m.len() == out.messages.len()
-                    && m.iter().zip(&out.messages).all(|(x, y)| json_eq(x, y)) =>
+                    && m.iter().zip(out.messages).all(|(x, y)| json_eq(x, y)) =>
             {
                 Outcome::Pass
             }
             Some(r) => fail(format!(
                 "reducing the output again changed it: {}",
-                describe_difference(&Response::Messages(out.messages.clone()), r)
+                describe_answers(Ok(out.messages), answer_of(r))
             )),
         }
     }
 
+    /// Policy `turns` under a token budget is not monotone where the
+    /// newest turn's question stops fitting (spec v2 §11.6, **Decided**):
+    /// in the overflow case at N the question is kept with the newest
+    /// messages that fit beside it, at the smaller limit the question alone
+    /// is over B and step 4 keeps the longest run of newest messages
+    /// instead, which may hold messages the first answer had no room for.
+    /// `budget-monotone` is not judged there. Never with unit costs (a
+    /// question costs 1, and B ≥ 1).
+    fn question_left_out(&self, smaller: u64) -> Option<String> {
+        if self.req.policy != Policy::Turns {
+            return None;
+        }
+        let budget = self.budget.as_ref().ok()?;
+        let b = &budget.budget;
+        if !b.is_tokens() {
+            return None;
+        }
+        let newest = *self.turns().last()?;
+        if !newest.has_question {
+            return None;
+        }
+        let q = b.cost(newest.start);
+        let room = budget.room;
+        let small_room = smaller.checked_sub(b.pinned_cost(self.pinned))?;
+        let pinned = self.pinned;
+        let newest_cost = b.cost_of((newest.start..newest.end).filter(|&j| Some(j) != pinned));
+        (newest_cost > room && q <= room && q > small_room).then(|| {
+            format!(
+                "the newest turn's question (input message {}, cost {q}) fits B = {room} but not the smaller budget's B = {small_room}, where the policy keeps the newest messages instead (not monotone by design)",
+                newest.start
+            )
+        })
+    }
+
+    /// With a summary in the answer, a smaller limit that leaves no room for
+    /// a summary (B' < S) is not compared (spec v2 §12.4, **Decided**): the
+    /// answer there has no summary and may keep what the summary stood
+    /// for.
+    fn summary_left_out(&self, out: &OutputState, smaller: u64) -> Option<String> {
+        let k = out.summary?;
+        let budget = self.budget.as_ref().ok()?;
+        let s = self.summary_cost();
+        let small_room = smaller.saturating_sub(budget.budget.pinned_cost(self.pinned));
+        (small_room < s).then(|| {
+            format!(
+                "the smaller budget's B = {small_room} leaves no room for a summary (output message {k}, cost {s})"
+            )
+        })
+    }
+
+    /// The smaller answer's kept messages are a subsequence of this
+    /// answer's; with summaries allowed, each answer's summary is left out
+    /// (spec v2 §12.4).
     pub(super) fn budget_monotone(&self, out: &OutputState) -> Outcome {
         let Some((smaller, response)) = &self.extras.smaller else {
             return not_judged("needs the response for a smaller budget");
         };
+        if self.provider.is_some() && self.smaller_is_profile_fallback(response) {
+            return not_judged(
+                "the output for the smaller budget is the provider profile's fallback (spec v2 §15.4)",
+            );
+        }
         let Response::Messages(small) = response else {
             return fail(format!(
                 "budget {smaller} was rejected: {}",
                 describe_difference(self.response, response)
             ));
         };
-        let Ok(big_views) = view_history(self.req.format, &out.messages) else {
+        if let Some(why) = self.question_left_out(*smaller) {
+            return not_judged(why);
+        }
+        if let Some(why) = self.summary_left_out(out, *smaller) {
+            return not_judged(why);
+        }
+        if (0..out.h.len()).any(|k| out.h.view(k).is_unreadable()) {
             return not_judged("the output cannot be read");
+        }
+        let small_h = read_history_lenient(self.req.format, small);
+        // The smaller answer's summary: its first message that maps to no
+        // input message.
+        let small_summary = self.req.summary.and_then(|_| {
+            map_output(
+                self.req.format,
+                self.req.messages,
+                &self.in_h,
+                small,
+                &small_h,
+            )
+            .map
+            .iter()
+            .position(Option::is_none)
+        });
+        let this = match &self.req.budget.max_messages {
+            Some(m) if self.req.budget.max_tokens.is_none() => m.to_string(),
+            _ => self
+                .budget
+                .as_ref()
+                .map_or_else(|_| "?".into(), |b| b.budget.limit().to_string()),
         };
-        // Latest embedding of the smaller output into the larger one.
+        // Latest embedding of the smaller output into the larger one (the
+        // larger one's summary left out).
+        let mut index = EmbedIndex::new(self.req.format, out.messages, &out.h, out.summary);
         let mut bound = out.messages.len();
         for (k, m) in small.iter().enumerate().rev() {
-            match (0..bound).rev().find(|&j| embeds(self.req.format, m, &out.messages[j], &big_views[j]).is_some()) {
-                Some(j) => bound = j,
+            if Some(k) == small_summary {
+                continue;
+            }
+            match index.latest_before(m, &small_h, k, bound) {
+                Some((j, _)) => bound = j,
                 None => {
                     return fail(format!(
-                        "message {k} of the output for budget {smaller} is not in the output for budget {}: {}",
-                        self.req.max_messages,
+                        "message {k} of the output for budget {smaller} is not in the output for budget {this}: {}",
                         preview(m)
                     ))
                 }

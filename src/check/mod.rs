@@ -16,6 +16,7 @@
 //! | `safety.rs` | the safety level (§6.3) |
 //! | `turns.rs` | the policy level of `turns` (§6.4) |
 //! | `suffix.rs` | the policy level of `suffix` (§6.5) |
+//! | `provider.rs` | `reasoning-attached` and `provider-accepts` (spec v2 §14.6, §15.5), cuts under a profile |
 //! | `metamorphic.rs` | clauses judged against other responses: `identity-when-fits`, `deterministic`, `idempotent`, `budget-monotone`, `matches-reference` (§6.3–§6.6) |
 //!
 //! **Matching output to input.** Output messages are first mapped to the
@@ -33,20 +34,24 @@
 
 mod mapping;
 mod metamorphic;
+mod provider;
 mod safety;
 mod suffix;
 mod turns;
 
-use crate::formats::{view_history, view_message, Format};
-use crate::json::first_difference;
+use crate::formats::{read_history, read_history_lenient, view_history, Format};
+use crate::json::first_difference_in;
 use crate::protocol::Response;
+use crate::terms::provider::provider_violations;
 use crate::terms::{
-    pair, pinned_index, Budget, BudgetError, Clause, ItemKind, Level, MessageView, Policy, Role,
-    ShapeError,
+    Budget, BudgetError, BudgetFields, Clause, History, ItemKind, Level, MessageView, Pairing,
+    Policy, Provider, ShapeError, TurnSpan,
 };
-use crate::validate::{validate, Options};
+use crate::validate::{validate_history, Options};
 use mapping::{map_output, Mapping};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::cell::OnceCell;
 
 /// One request as the checker sees it.
 #[derive(Clone, Copy, Debug)]
@@ -55,10 +60,19 @@ pub struct Request<'a> {
     pub format: Format,
     /// The policy whose clauses are judged.
     pub policy: Policy,
-    /// `maxMessages` as sent (possibly invalid on purpose).
-    pub max_messages: &'a Value,
-    /// The input history.
+    /// The budget members as sent (possibly invalid on purpose):
+    /// `maxMessages` alone in protocol 1; protocol 2 may send `maxTokens`
+    /// with `tokens` (covering `messages`) and `countPinned` instead (spec
+    /// v2 §11).
+    pub budget: &'a BudgetFields,
+    /// The input history (the kit's list: an Anthropic top-level `system`
+    /// is its first message).
     pub messages: &'a [Value],
+    /// Whether the request allows a summary, and what one costs (S;
+    /// `summaryTokens`, 1 under a message budget): spec v2 §12. `None`:
+    /// no summary is allowed, and a message that is no input message is a
+    /// fabrication.
+    pub summary: Option<u64>,
 }
 
 /// The other responses some clauses are judged against: the answers to
@@ -71,25 +85,37 @@ pub struct Extras {
     /// The response to the output, reduced again with the same budget
     /// (`idempotent`).
     pub again: Option<Response>,
-    /// The budget one smaller (a number of messages) and the response to
-    /// the input with it (`budget-monotone`).
-    pub smaller: Option<(usize, Response)>,
+    /// The smaller budget's limit (maxMessages − 1, or the token budget of
+    /// spec v2 §11.6) and the response to the input with it
+    /// (`budget-monotone`).
+    pub smaller: Option<(u64, Response)>,
     /// The reference reducer's answer to the request, for the same policy
-    /// and format (`matches-reference`); the reference reducer's `respond`
-    /// gives it.
+    /// and format (`matches-reference`); the reference reducer's
+    /// `respond_request` gives it.
     pub reference: Option<Response>,
+    /// With summaries allowed: the reference reducer's answer for the
+    /// budget less the summary's cost ([`Budget::less`]), what an answer
+    /// with a summary is compared with, without its summary (spec v2
+    /// §12.4); the reference reducer's `respond_budget` gives it.
+    pub reference_less_summary: Option<Response>,
 }
 
 impl Extras {
     /// Files `response`, the answer to the extra request `extra`, where
     /// its clause looks for it.
-    pub fn record(&mut self, extra: &ExtraRequest, response: Response) {
+    pub fn record(&mut self, extra: &ExtraRequest<'_>, response: Response) {
         match extra.kind {
             ExtraKind::Repeat => self.repeat = Some(response),
             ExtraKind::Again => self.again = Some(response),
             ExtraKind::Smaller => {
-                let smaller = Budget::parse(&extra.max_messages).map_or(0, Budget::max_messages);
-                self.smaller = Some((smaller, response));
+                let limit = extra
+                    .budget
+                    .max_tokens
+                    .as_ref()
+                    .or(extra.budget.max_messages.as_ref())
+                    .and_then(|v| Budget::parse(v).ok())
+                    .map_or(0, |b| b.limit());
+                self.smaller = Some((limit, response));
             }
         }
     }
@@ -102,44 +128,99 @@ pub enum ExtraKind {
     Repeat,
     /// The output, reduced again with the same budget.
     Again,
-    /// The input with the budget one smaller.
+    /// The input with the smaller budget.
     Smaller,
 }
 
-/// An extra request to send to the reducer under test.
+/// An extra request to send to the reducer under test (with the first
+/// request's format and summary member).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ExtraRequest {
+pub struct ExtraRequest<'a> {
     /// What it is for.
     pub kind: ExtraKind,
-    /// Its `maxMessages`.
-    pub max_messages: Value,
-    /// Its messages.
-    pub messages: Vec<Value>,
+    /// Its budget members: the first request's, or with the output's costs
+    /// (`Again` under a token budget), or a smaller limit (`Smaller`).
+    pub budget: BudgetFields,
+    /// Its messages: the request's or the first response's, borrowed.
+    pub messages: Cow<'a, [Value]>,
 }
 
 /// The extra requests that the clauses `deterministic`, `idempotent` and
-/// `budget-monotone` need, given the first response. `Again` and `Smaller`
-/// are only asked for a valid budget answered with messages; `Smaller` only
-/// when the budget is at least 2.
-pub fn extra_requests(req: &Request, first: &Response) -> Vec<ExtraRequest> {
+/// `budget-monotone` need, given the first response (spec v1 §8.4, spec v2
+/// §13.3). `Again` and `Smaller` are only asked for a valid budget answered
+/// with messages. `Again` under a token budget gives each output message
+/// its cost through the matching of §7 (a summary costs S), and is not
+/// asked when an output message matches nothing and is not the summary.
+/// `Smaller` is maxMessages − 1 when that is at least 1; under a token
+/// budget min(N, used) − 1, where used is the answer's counted cost, when
+/// that is at least 1 and (with `countPinned`) at least the pinned
+/// message's cost.
+pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRequest<'a>> {
     let mut out = vec![ExtraRequest {
         kind: ExtraKind::Repeat,
-        max_messages: req.max_messages.clone(),
-        messages: req.messages.to_vec(),
+        budget: req.budget.clone(),
+        messages: Cow::Borrowed(req.messages),
     }];
-    if let (Ok(budget), Response::Messages(m)) = (Budget::parse(req.max_messages), first) {
+    let Response::Messages(m) = first else {
+        return out;
+    };
+    let Ok(b) = Budget::read(req.budget, req.messages.len()) else {
+        return out;
+    };
+    if !b.is_tokens() {
         out.push(ExtraRequest {
             kind: ExtraKind::Again,
-            max_messages: req.max_messages.clone(),
-            messages: m.clone(),
+            budget: req.budget.clone(),
+            messages: Cow::Borrowed(m),
         });
-        if let Some(smaller) = budget.one_smaller() {
+        if let Some(smaller) = b.one_smaller() {
             out.push(ExtraRequest {
                 kind: ExtraKind::Smaller,
-                max_messages: smaller.to_json(),
-                messages: req.messages.to_vec(),
+                budget: BudgetFields::messages(smaller.to_json()),
+                messages: Cow::Borrowed(req.messages),
             });
         }
+        return out;
+    }
+    let Ok(in_h) = read_history(req.format, req.messages) else {
+        return out;
+    };
+    let pinned = in_h.pinned();
+    if b.available(pinned).is_err() {
+        return out;
+    }
+    let out_state = OutputState::new(req, &in_h, m);
+    let summary = out_state.summary;
+    let s = req.summary.unwrap_or(1);
+    let costs: Option<Vec<u64>> = out_state
+        .mapping
+        .map
+        .iter()
+        .enumerate()
+        .map(|(k, mapped)| match mapped {
+            Some(j) => Some(b.cost(*j)),
+            None if Some(k) == summary => Some(s),
+            None => None,
+        })
+        .collect();
+    if let Some(costs) = costs {
+        let again = Budget::of_tokens(b.limit(), costs, b.count_pinned())
+            .expect("a token budget read from a request has a limit of at least 1");
+        out.push(ExtraRequest {
+            kind: ExtraKind::Again,
+            budget: again.to_fields(),
+            messages: Cow::Borrowed(m),
+        });
+    }
+    let used = out_state.counted_cost(&b, pinned, s);
+    let smaller = used.min(b.limit()).saturating_sub(1);
+    if smaller >= 1 && smaller >= b.pinned_cost(pinned) {
+        let budget = b.with_limit(smaller).expect("at least 1");
+        out.push(ExtraRequest {
+            kind: ExtraKind::Smaller,
+            budget: budget.to_fields(),
+            messages: Cow::Borrowed(req.messages),
+        });
     }
     out
 }
@@ -174,7 +255,8 @@ impl Verdict {
 }
 
 /// Judges `response` to `req` against every non-protocol clause of
-/// `req.policy` (see [`Clause::for_policy`]), in report order.
+/// `req.policy` (see [`Clause::for_run`]: the summary clauses too when
+/// `req.summary` allows one), in report order.
 ///
 /// # Errors
 ///
@@ -185,9 +267,43 @@ pub fn check(
     response: &Response,
     extras: &Extras,
 ) -> Result<Vec<Verdict>, ShapeError> {
-    let in_views = view_history(req.format, req.messages)?;
-    let judge = Judge::new(req, &in_views, response, extras);
-    Ok(Clause::for_policy(req.policy)
+    check_with(req, response, extras, None)
+}
+
+/// [`check`] under a provider profile (spec v2 §15.5): judges the clauses
+/// of [`Clause::for_run`] — `reasoning-attached` in formats with reasoning
+/// items, `provider-accepts` when `provider` is given — and, with a
+/// provider whose rules the input passes, lets the profile excuse what it
+/// moved (`maximal`, `maximal-suffix` and `overflow-question` count only
+/// cuts the profile accepts; the profile's fallback, the newest turn start
+/// alone, is not judged by `whole-turns`, `contiguous-suffix` and
+/// `budget-monotone`; an error answer is allowed when M has no turn start).
+/// Without a provider and outside Responses, exactly [`check`].
+///
+/// # Errors
+///
+/// As [`check`].
+pub fn check_with(
+    req: &Request,
+    response: &Response,
+    extras: &Extras,
+    provider: Option<Provider>,
+) -> Result<Vec<Verdict>, ShapeError> {
+    let in_h = read_history(req.format, req.messages)?;
+    let mut judge = Judge::new(req, in_h, response, extras);
+    if let Some(p) = provider {
+        let views = view_history(req.format, req.messages)?;
+        judge.provider = provider_violations(p, &views).is_empty().then_some(p);
+        judge.provider_given = Some(p);
+        judge.in_views = views;
+    }
+    let judged = Clause::judged_in(
+        req.policy,
+        req.summary.is_some(),
+        req.format.has_reasoning(),
+        provider.is_some(),
+    );
+    Ok(judged
         .into_iter()
         .filter(|c| c.level() != Level::Protocol)
         .map(|clause| Verdict {
@@ -205,83 +321,185 @@ fn not_judged(text: impl Into<String>) -> Outcome {
     Outcome::NotJudged(text.into())
 }
 
-struct Judge<'a> {
-    req: &'a Request<'a>,
-    in_views: &'a [MessageView],
-    response: &'a Response,
-    extras: &'a Extras,
-    budget: Result<usize, BudgetError>,
-    pinned: Option<usize>,
-    /// Non-pinned input indices, in order.
-    rest: Vec<usize>,
-    input_valid_strict: bool,
-    input_valid_pending: bool,
-    first_input_violation: Option<String>,
-    /// Input pairing over the whole history.
-    partner: Vec<Vec<Option<(usize, usize)>>>,
-    out: Option<OutputState>,
+/// A budget that can be honoured, and B, what M may cost (spec v2 §11.1).
+struct Room {
+    budget: Budget,
+    /// B.
+    room: u64,
 }
 
-struct OutputState {
-    messages: Vec<Value>,
-    views: Vec<Option<MessageView>>,
+struct Judge<'a> {
+    req: &'a Request<'a>,
+    /// The input, classified once.
+    in_h: History,
+    response: &'a Response,
+    extras: &'a Extras,
+    budget: Result<Room, BudgetError>,
+    pinned: Option<usize>,
+    /// Computed on first use (a clause that is not judged needs none).
+    lazy: Lazy,
+    out: Option<OutputState<'a>>,
+    /// The provider profile, when one was given and the input passes it
+    /// (spec v2 §15.5).
+    provider: Option<Provider>,
+    /// The provider profile as given.
+    provider_given: Option<Provider>,
+    /// The input's message views (read only with a provider profile).
+    in_views: Vec<MessageView>,
+}
+
+/// What some clauses need, computed once on first use.
+#[derive(Default)]
+struct Lazy {
+    rest: OnceCell<Vec<usize>>,
+    turns: OnceCell<Vec<TurnSpan>>,
+    partner: OnceCell<Pairing>,
+    /// Strictly valid; valid with pending calls allowed; the first
+    /// violation with pending allowed.
+    validity: OnceCell<(bool, bool, Option<String>)>,
+}
+
+struct OutputState<'a> {
+    messages: &'a [Value],
+    /// The output, classified leniently (unreadable messages flagged).
+    h: History,
+    /// Pairing over the whole output.
+    pairing: Pairing,
     mapping: Mapping,
+    /// The summary (spec v2 §12.1): with summaries allowed, the first output
+    /// message that maps to no input message.
+    summary: Option<usize>,
+}
+
+impl<'a> OutputState<'a> {
+    fn new(req: &Request, in_h: &History, m: &'a [Value]) -> OutputState<'a> {
+        let h = read_history_lenient(req.format, m);
+        let mapping = map_output(req.format, req.messages, in_h, m, &h);
+        let summary = req
+            .summary
+            .and_then(|_| mapping.map.iter().position(Option::is_none));
+        OutputState {
+            messages: m,
+            pairing: h.pairing(),
+            h,
+            mapping,
+            summary,
+        }
+    }
+
+    /// The output's counted cost (spec v2 §11.6, `budget`): each output
+    /// message mapped to a message of M at its input's cost, the pinned
+    /// message at its counted cost, the summary at `s`; a message mapped to
+    /// nothing counts 0 (under a message budget every message but the
+    /// pinned one counts 1: see `budget_clause`).
+    fn counted_cost(&self, budget: &Budget, pinned: Option<usize>, s: u64) -> u64 {
+        let mut total = 0u64;
+        for (k, mapped) in self.mapping.map.iter().enumerate() {
+            let c = match mapped {
+                Some(j) if Some(*j) == pinned => budget.pinned_cost(pinned),
+                Some(j) => budget.cost(*j),
+                None if Some(k) == self.summary => s,
+                None => 0,
+            };
+            total = total.saturating_add(c);
+        }
+        total
+    }
 }
 
 impl<'a> Judge<'a> {
     fn new(
         req: &'a Request<'a>,
-        in_views: &'a [MessageView],
+        in_h: History,
         response: &'a Response,
         extras: &'a Extras,
     ) -> Judge<'a> {
-        let pinned = pinned_index(in_views);
-        let rest = (0..in_views.len()).filter(|&i| Some(i) != pinned).collect();
-        let strict = validate(
-            in_views,
-            Options {
-                allow_pending: false,
-            },
-        );
-        let pending = validate(
-            in_views,
-            Options {
-                allow_pending: true,
-            },
-        );
-        let everything: Vec<usize> = (0..in_views.len()).collect();
+        let budget = Budget::read(req.budget, req.messages.len()).and_then(|budget| {
+            Ok(Room {
+                room: budget.available(in_h.pinned())?,
+                budget,
+            })
+        });
         let out = match response {
-            Response::Messages(m) => {
-                let views: Vec<Option<MessageView>> = m
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| view_message(req.format, v, i).ok())
-                    .collect();
-                let roles: Vec<Option<Role>> =
-                    views.iter().map(|v| v.as_ref().map(|v| v.role)).collect();
-                let mapping = map_output(req.format, req.messages, in_views, m, &roles);
-                Some(OutputState {
-                    messages: m.clone(),
-                    views,
-                    mapping,
-                })
-            }
-            Response::Error(_) => None,
+            // With a budget that cannot be honoured only the response's
+            // kind is judged.
+            Response::Messages(m) if budget.is_ok() => Some(OutputState::new(req, &in_h, m)),
+            _ => None,
         };
         Judge {
             req,
-            in_views,
             response,
             extras,
-            budget: Budget::parse(req.max_messages).map(Budget::max_messages),
-            pinned,
-            rest,
-            input_valid_strict: strict.is_empty(),
-            input_valid_pending: pending.is_empty(),
-            first_input_violation: pending.first().map(|v| v.to_string()),
-            partner: pair(in_views, &everything),
+            budget,
+            pinned: in_h.pinned(),
+            in_h,
+            lazy: Lazy::default(),
             out,
+            provider: None,
+            provider_given: None,
+            in_views: Vec::new(),
         }
+    }
+
+    /// The summary's cost S.
+    fn summary_cost(&self) -> u64 {
+        self.req.summary.unwrap_or(1)
+    }
+
+    /// Non-pinned input indices, in order.
+    fn rest(&self) -> &[usize] {
+        self.lazy.rest.get_or_init(|| {
+            (0..self.in_h.len())
+                .filter(|&i| Some(i) != self.pinned)
+                .collect()
+        })
+    }
+
+    /// The turns of the input.
+    fn turns(&self) -> &[TurnSpan] {
+        self.lazy.turns.get_or_init(|| self.in_h.turn_spans())
+    }
+
+    /// Input pairing over the whole history.
+    fn partner(&self) -> &Pairing {
+        self.lazy.partner.get_or_init(|| self.in_h.pairing())
+    }
+
+    fn validity(&self) -> &(bool, bool, Option<String>) {
+        self.lazy.validity.get_or_init(|| {
+            let strict = validate_history(
+                &self.in_h,
+                Options {
+                    allow_pending: false,
+                },
+            );
+            if strict.is_empty() {
+                return (true, true, None);
+            }
+            let pending = validate_history(
+                &self.in_h,
+                Options {
+                    allow_pending: true,
+                },
+            );
+            (
+                false,
+                pending.is_empty(),
+                pending.first().map(|v| v.to_string()),
+            )
+        })
+    }
+
+    fn input_valid_strict(&self) -> bool {
+        self.validity().0
+    }
+
+    fn input_valid_pending(&self) -> bool {
+        self.validity().1
+    }
+
+    fn first_input_violation(&self) -> Option<&str> {
+        self.validity().2.as_deref()
     }
 
     fn judge(&self, clause: Clause) -> Outcome {
@@ -293,30 +511,58 @@ impl<'a> Judge<'a> {
             _ => {}
         }
         let budget = match &self.budget {
-            Ok(b) => *b,
+            Ok(b) => b,
             Err(_) => return not_judged("the budget is invalid; only rejects-bad-budget applies"),
         };
         let Some(out) = &self.out else {
             return match clause {
-                Clause::ValidOutput if self.input_valid_pending => {
+                Clause::ValidOutput if self.input_valid_pending() => {
                     let Response::Error(e) = self.response else {
                         unreachable!("no output means an error response")
                     };
+                    if self.provider.is_some() && !self.has_turn_start() {
+                        return not_judged(
+                            "with the provider profile, an error is allowed when the history has no user message (spec v2 §15.4)",
+                        );
+                    }
                     fail(format!("a valid request was rejected: {e:?}"))
                 }
                 _ => not_judged("the reducer answered with an error"),
             };
         };
-        if clause.level() == Level::Policy && !self.input_valid_pending {
+        if clause.level() == Level::Policy && !self.input_valid_pending() {
             return not_judged(format!(
                 "the input is not valid ({}); policy clauses apply to valid inputs",
-                self.first_input_violation.as_deref().unwrap_or("?")
+                self.first_input_violation().unwrap_or("?")
             ));
         }
+        // Policy clauses judge the kept messages of M with B less the
+        // summary's cost (spec v2 §12.4); identity-when-fits, idempotent and
+        // budget-monotone look at the whole answer.
+        let room = match out.summary {
+            Some(_)
+                if clause.level() == Level::Policy
+                    && !matches!(
+                        clause,
+                        Clause::IdentityWhenFits | Clause::Idempotent | Clause::BudgetMonotone
+                    ) =>
+            {
+                match budget.room.checked_sub(self.summary_cost()) {
+                    Some(r) => r,
+                    None => {
+                        return not_judged(
+                            "the summary alone costs more than the budget (budget fails)",
+                        )
+                    }
+                }
+            }
+            _ => budget.room,
+        };
+        let b = &budget.budget;
         match clause {
-            Clause::Budget => self.budget_clause(out, budget),
+            Clause::Budget => self.budget_clause(out, b),
             Clause::SystemPinned => self.system_pinned(out),
-            Clause::NoFabrication => self.no_fabrication(out),
+            Clause::NoFabrication => self.no_fabrication(out, b),
             Clause::NoOrphanResult => self.no_orphan(out, ItemKind::Result, "result", "call"),
             Clause::NoOrphanApproval => self.no_orphan(
                 out,
@@ -326,13 +572,17 @@ impl<'a> Judge<'a> {
             ),
             Clause::CallsKeepResults => self.calls_keep_results(out),
             Clause::ValidOutput => self.valid_output(out),
-            Clause::WholeTurns => self.whole_turns(out, budget),
+            Clause::SummaryShape => self.summary_shape(out),
+            Clause::SummaryReplacesPrefix => self.summary_replaces_prefix(out),
+            Clause::WholeTurns => self.whole_turns(out, b, room),
             Clause::NewestFirst => self.newest_first(out),
-            Clause::Maximal => self.maximal(out, budget),
-            Clause::OverflowQuestion => self.overflow_question(out, budget),
+            Clause::Maximal => self.maximal(out, b, room),
+            Clause::OverflowQuestion => self.overflow_question(out, b, room),
             Clause::ContiguousSuffix => self.contiguous_suffix(out),
-            Clause::MaximalSuffix => self.maximal_suffix(out, budget),
-            Clause::IdentityWhenFits => self.identity_when_fits(out, budget),
+            Clause::MaximalSuffix => self.maximal_suffix(out, b, room),
+            Clause::IdentityWhenFits => self.identity_when_fits(out, b, room),
+            Clause::ReasoningAttached => self.reasoning_attached(out),
+            Clause::ProviderAccepts => self.provider_accepts(out),
             Clause::Idempotent => self.idempotent(out),
             Clause::BudgetMonotone => self.budget_monotone(out),
             Clause::ProtocolJson
@@ -356,32 +606,48 @@ fn preview(v: &Value) -> String {
 }
 
 fn describe_difference(want: &Response, got: &Response) -> String {
+    describe_answers(answer_of(want), answer_of(got))
+}
+
+/// A response as borrowed parts: its messages, or its error text.
+fn answer_of(r: &Response) -> Result<&[Value], &str> {
+    match r {
+        Response::Messages(m) => Ok(m),
+        Response::Error(e) => Err(e),
+    }
+}
+
+/// [`describe_difference`] of answers given as borrowed parts (messages or
+/// an error text), so that no history is copied to describe it.
+fn describe_answers(want: Result<&[Value], &str>, got: Result<&[Value], &str>) -> String {
     match (want, got) {
-        (Response::Messages(a), Response::Messages(b)) => {
-            let path = first_difference(&Value::Array(a.clone()), &Value::Array(b.clone()));
+        (Ok(a), Ok(b)) => {
+            let path = first_difference_in(a, b);
             format!(
-                "{} vs {} messages, first difference at {}",
+                "expected {}, got {} messages, first difference at {}",
                 a.len(),
                 b.len(),
                 path.unwrap_or_else(|| "$".into())
             )
         }
-        (Response::Error(e), Response::Messages(b)) => {
+        (Err(e), Ok(b)) => {
             format!("expected an error ({e:?}), got {} messages", b.len())
         }
-        (Response::Messages(a), Response::Error(e)) => {
+        (Ok(a), Err(e)) => {
             format!("expected {} messages, got an error ({e:?})", a.len())
         }
-        (Response::Error(_), Response::Error(_)) => "both are errors".into(),
+        (Err(_), Err(_)) => "both are errors".into(),
     }
 }
 
-/// Judges an in-process reducer: calls `reducer(maxMessages, messages)` for
-/// the request and for every [`extra_requests`] it needs, then [`check`]s,
-/// with `reference` (the reference reducer's answer; the reference
-/// reducer's `respond` gives it) for `matches-reference`. Used by the
-/// tests and fuzz targets to judge the reference reducers, and by anyone
-/// embedding the kit.
+/// Judges an in-process reducer: calls `reducer(budget members, messages)`
+/// for the request and for every [`extra_requests`] it needs, then
+/// [`check`]s, with `reference` (the reference reducer's answer; the
+/// reference reducer's `respond_request` gives it) for `matches-reference`.
+/// Used by the tests and fuzz targets to judge the reference reducers, and
+/// by anyone embedding the kit. (With summaries allowed, the answer a
+/// summary is compared with is not supplied here: set
+/// [`Extras::reference_less_summary`] and call [`check`].)
 ///
 /// # Errors
 ///
@@ -391,28 +657,42 @@ fn describe_difference(want: &Response, got: &Response) -> String {
 ///
 /// ```
 /// use reducer_kit::check::{check_reducer, Request};
-/// use reducer_kit::{formats::Format, protocol::Response, terms::Policy};
+/// use reducer_kit::{formats::Format, protocol::Response, terms::{BudgetFields, Policy}};
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[{"role":"user","contents":[]}]"#).unwrap();
-/// let max = serde_json::json!(1);
-/// let req = Request { format: Format::Canonical, policy: Policy::Turns, max_messages: &max, messages: &h };
+/// let budget = BudgetFields::messages(serde_json::json!(1));
+/// let req = Request { format: Format::Canonical, policy: Policy::Turns, budget: &budget, messages: &h, summary: None };
 /// // A reducer that keeps everything, on a history that fits.
-/// let keep_all = |_: &serde_json::Value, m: &[serde_json::Value]| Response::Messages(m.to_vec());
+/// let keep_all = |_: &BudgetFields, m: &[serde_json::Value]| Response::Messages(m.to_vec());
 /// let verdicts = check_reducer(&req, keep_all, Some(Response::Messages(h.clone()))).unwrap();
 /// assert!(verdicts.iter().all(|v| !v.failed()));
 /// ```
 pub fn check_reducer(
     req: &Request,
-    mut reducer: impl FnMut(&Value, &[Value]) -> Response,
+    reducer: impl FnMut(&BudgetFields, &[Value]) -> Response,
     reference: Option<Response>,
 ) -> Result<Vec<Verdict>, ShapeError> {
-    let first = reducer(req.max_messages, req.messages);
+    check_reducer_with(req, reducer, reference, None)
+}
+
+/// [`check_reducer`] under a provider profile ([`check_with`]).
+///
+/// # Errors
+///
+/// As [`check`].
+pub fn check_reducer_with(
+    req: &Request,
+    mut reducer: impl FnMut(&BudgetFields, &[Value]) -> Response,
+    reference: Option<Response>,
+    provider: Option<Provider>,
+) -> Result<Vec<Verdict>, ShapeError> {
+    let first = reducer(req.budget, req.messages);
     let mut extras = Extras {
         reference,
         ..Extras::default()
     };
     for extra in extra_requests(req, &first) {
-        let r = reducer(&extra.max_messages, &extra.messages);
+        let r = reducer(&extra.budget, &extra.messages);
         extras.record(&extra, r);
     }
-    check(req, &first, &extras)
+    check_with(req, &first, &extras, provider)
 }

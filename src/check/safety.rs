@@ -1,23 +1,29 @@
 //! Safety-level clauses (semantics §6.3), the same for every policy:
 //! `budget`, `system-pinned`, `no-fabrication`, `no-orphan-result`,
 //! `no-orphan-approval`, `calls-keep-results`, `valid-output` and
-//! `rejects-bad-budget` (`deterministic` is judged with the other
-//! comparisons of responses, in [`super::metamorphic`]).
+//! `rejects-bad-budget`, read with costs (spec v2 §11.6), and in summaries
+//! runs `summary-shape` and `summary-replaces-prefix` (spec v2 §12.2,
+//! §12.3). `deterministic` is judged with the other comparisons of
+//! responses, in [`super::metamorphic`].
 
+use super::mapping::embeds;
 use super::{fail, not_judged, preview, Judge, Outcome, OutputState};
 use crate::json::first_difference;
 use crate::protocol::Response;
-use crate::terms::{pair, ItemKind, MessageView, Role};
-use crate::validate::{validate, Options};
+use crate::terms::{Budget, BudgetError, ItemKind, Role};
+use crate::validate::{validate_history, Options};
 
 impl Judge<'_> {
     pub(super) fn rejects_bad_budget(&self) -> Outcome {
         match (&self.budget, self.response) {
             (Ok(_), _) => not_judged("the budget is valid"),
             (Err(_), Response::Error(_)) => Outcome::Pass,
-            (Err(_), Response::Messages(m)) => fail(format!(
-                "maxMessages {} was answered with {} messages instead of an error",
-                self.req.max_messages,
+            (Err(BudgetError::MaxMessages { got }), Response::Messages(m)) => fail(format!(
+                "maxMessages {got} was answered with {} messages instead of an error",
+                m.len()
+            )),
+            (Err(e), Response::Messages(m)) => fail(format!(
+                "the budget cannot be honoured ({e}) but was answered with {} messages instead of an error",
                 m.len()
             )),
         }
@@ -27,15 +33,49 @@ impl Judge<'_> {
         out.messages.len() - usize::from(out.mapping.out_pinned.is_some())
     }
 
-    pub(super) fn budget_clause(&self, out: &OutputState, budget: usize) -> Outcome {
-        let n = self.kept_non_pinned(out);
-        if n <= budget {
-            Outcome::Pass
-        } else {
-            fail(format!(
-                "{n} messages besides the pinned system message, budget {budget}"
-            ))
+    /// Message budgets (as in version 1): every output message but the
+    /// pinned one counts 1. Token budgets: the counted cost (spec v2 §11.6).
+    pub(super) fn budget_clause(&self, out: &OutputState, b: &Budget) -> Outcome {
+        if !b.is_tokens() {
+            let n = self.kept_non_pinned(out) as u64;
+            let budget = b.limit();
+            return if n <= budget {
+                Outcome::Pass
+            } else {
+                fail(format!(
+                    "{n} messages besides the pinned system message, budget {budget}"
+                ))
+            };
         }
+        let s = self.summary_cost();
+        let counted = out.counted_cost(b, self.pinned, s);
+        if counted <= b.limit() {
+            return Outcome::Pass;
+        }
+        let pinned = match out.mapping.out_pinned {
+            Some(_) if b.count_pinned() => {
+                format!(", the pinned system message {}", b.pinned_cost(self.pinned))
+            }
+            Some(_) => ", the pinned system message not counted".into(),
+            None => String::new(),
+        };
+        let summary = match out.summary {
+            Some(k) => format!(", the summary (output message {k}) {s}"),
+            None => String::new(),
+        };
+        let kept = out
+            .mapping
+            .map
+            .iter()
+            .flatten()
+            .filter(|&&j| Some(j) != self.pinned);
+        let (n, cost) = kept.fold((0usize, 0u64), |(n, c), j| {
+            (n + 1, c.saturating_add(b.cost(*j)))
+        });
+        fail(format!(
+            "counted cost {counted}, maxTokens {}: {n} kept messages of M cost {cost}{pinned}{summary}",
+            b.limit()
+        ))
     }
 
     pub(super) fn system_pinned(&self, out: &OutputState) -> Outcome {
@@ -45,7 +85,7 @@ impl Judge<'_> {
         if out.mapping.out_pinned.is_some() {
             return Outcome::Pass;
         }
-        match out.views.iter().position(|v| v.as_ref().is_some_and(|v| v.role == Role::System)) {
+        match (0..out.h.len()).find(|&k| out.h.role(k) == Role::System) {
             None => fail(format!("the pinned system message (input message {p}) is missing")),
             Some(k) => fail(format!(
                 "the output's first system message (output message {k}) is not the pinned one (input message {p}): differs at {}",
@@ -54,12 +94,112 @@ impl Judge<'_> {
         }
     }
 
-    pub(super) fn no_fabrication(&self, out: &OutputState) -> Outcome {
-        match out.mapping.map.iter().position(Option::is_none) {
+    /// Every output message maps to an input message, except the summary
+    /// (spec v2 §12.1).
+    pub(super) fn no_fabrication(&self, out: &OutputState, b: &Budget) -> Outcome {
+        let unmapped = out
+            .mapping
+            .map
+            .iter()
+            .enumerate()
+            .position(|(k, m)| m.is_none() && Some(k) != out.summary);
+        match unmapped {
             None => Outcome::Pass,
             Some(k) => fail(format!(
-                "output message {k} is not an input message (or is out of order, or repeated): {}",
+                "output message {k} is not an input message (or is out of order, or repeated){}: {}",
+                match (out.summary, b.is_tokens()) {
+                    (Some(s), _) => format!(
+                        " and not the summary (output message {s}; only one is allowed)"
+                    ),
+                    (None, true) => " (it has no known cost: budget counts it 0)".into(),
+                    (None, false) => String::new(),
+                },
                 preview(&out.messages[k])
+            )),
+        }
+    }
+
+    /// `summary-shape` (spec v2 §12.2).
+    pub(super) fn summary_shape(&self, out: &OutputState) -> Outcome {
+        let Some(k) = out.summary else {
+            return not_judged("the output has no summary");
+        };
+        if out.h.view(k).is_unreadable() {
+            return fail(format!(
+                "the summary (output message {k}) cannot be read as a {} message",
+                self.req.format
+            ));
+        }
+        let items = out.h.items(k);
+        if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
+            let what = match item.kind {
+                ItemKind::Call => "a call",
+                ItemKind::Result => "a result",
+                ItemKind::ApprovalRequest => "an approval request",
+                ItemKind::ApprovalResponse => "an approval response",
+                _ => "an item that is not text",
+            };
+            let id = out.h.id(item.id);
+            return fail(format!(
+                "the summary (output message {k}) holds {what}{}",
+                if id.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {id:?}")
+                }
+            ));
+        }
+        if items.is_empty() {
+            return fail(format!("the summary (output message {k}) holds no text"));
+        }
+        if out.h.role(k) == Role::Tool {
+            return fail(format!(
+                "the summary (output message {k}) is a tool message (role {:?})",
+                out.h.message_view(k).role_text
+            ));
+        }
+        if let Some(j) = (0..self.req.messages.len()).find(|&j| {
+            embeds(
+                self.req.format,
+                &out.messages[k],
+                &self.req.messages[j],
+                &self.in_h,
+                j,
+            )
+            .is_some()
+        }) {
+            return fail(format!(
+                "the summary (output message {k}) is input message {j} (a copy, not a summary: the output holds it twice or out of order)"
+            ));
+        }
+        match (0..k).find(|&j| Some(j) != out.mapping.out_pinned) {
+            Some(j) => fail(format!(
+                "output message {j} comes before the summary (output message {k}); only the pinned system message may"
+            )),
+            None => Outcome::Pass,
+        }
+    }
+
+    /// `summary-replaces-prefix` (spec v2 §12.3): the kept messages of M
+    /// follow every dropped one (drops that orphan removal explains are
+    /// allowed gaps).
+    pub(super) fn summary_replaces_prefix(&self, out: &OutputState) -> Outcome {
+        let Some(k) = out.summary else {
+            return not_judged("the output has no summary");
+        };
+        let rest = self.rest();
+        let Some(s) = rest.iter().position(|&j| out.mapping.kept[j]) else {
+            return Outcome::Pass;
+        };
+        match rest[s..]
+            .iter()
+            .copied()
+            .find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
+        {
+            None => Outcome::Pass,
+            Some(j) => fail(format!(
+                "input message {j} is dropped while the older input message {} is kept: the summary (output message {k}) does not stand for a prefix of the history",
+                rest[s]
             )),
         }
     }
@@ -71,25 +211,12 @@ impl Judge<'_> {
         what: &str,
         partner: &str,
     ) -> Outcome {
-        let views: Vec<MessageView> = out
-            .views
-            .iter()
-            .map(|v| {
-                v.clone().unwrap_or(MessageView {
-                    role: Role::Other,
-                    role_text: String::new(),
-                    items: Vec::new(),
-                })
-            })
-            .collect();
-        let all: Vec<usize> = (0..views.len()).collect();
-        let paired = pair(&views, &all);
-        for (k, v) in views.iter().enumerate() {
-            for (t, item) in v.items.iter().enumerate() {
-                if item.kind == kind && paired[k][t].is_none() {
+        for k in 0..out.h.len() {
+            for (t, item) in out.h.items(k).iter().enumerate() {
+                if item.kind == kind && out.pairing.partner(&out.h, k, t).is_none() {
                     return fail(format!(
                         "output message {k}: {what} {:?} has no {partner} earlier in the output",
-                        item.id
+                        out.h.id(item.id)
                     ));
                 }
             }
@@ -99,13 +226,13 @@ impl Judge<'_> {
 
     pub(super) fn calls_keep_results(&self, out: &OutputState) -> Outcome {
         for (k, m) in out.mapping.map.iter().enumerate() {
-            let Some((j, _)) = m else { continue };
-            for (t, item) in self.in_views[*j].items.iter().enumerate() {
+            let Some(j) = *m else { continue };
+            for (t, item) in self.in_h.items(j).iter().enumerate() {
                 if !matches!(item.kind, ItemKind::Call | ItemKind::ApprovalRequest) {
                     continue;
                 }
-                if let Some((pm, pt)) = self.partner[*j][t] {
-                    if !out.mapping.kept[pm] || out.mapping.removed[pm].contains(&pt) {
+                if let Some((pm, pt)) = self.partner().partner(&self.in_h, j, t) {
+                    if !out.mapping.kept[pm] || out.mapping.removed(pm).contains(&pt) {
                         let (what, answer) = if item.kind == ItemKind::Call {
                             ("call", "result")
                         } else {
@@ -113,7 +240,7 @@ impl Judge<'_> {
                         };
                         return fail(format!(
                             "output message {k} keeps {what} {:?} but its {answer} (input message {pm}) was dropped",
-                            item.id
+                            self.in_h.id(item.id)
                         ));
                     }
                 }
@@ -123,29 +250,23 @@ impl Judge<'_> {
     }
 
     pub(super) fn valid_output(&self, out: &OutputState) -> Outcome {
-        let allow_pending = if self.input_valid_strict {
+        let allow_pending = if self.input_valid_strict() {
             false
-        } else if self.input_valid_pending {
+        } else if self.input_valid_pending() {
             true
         } else {
             return not_judged(format!(
                 "the input is not valid ({})",
-                self.first_input_violation.as_deref().unwrap_or("?")
+                self.first_input_violation().unwrap_or("?")
             ));
         };
-        let mut views = Vec::with_capacity(out.views.len());
-        for (k, v) in out.views.iter().enumerate() {
-            match v {
-                Some(v) => views.push(v.clone()),
-                None => {
-                    return fail(format!(
-                        "output message {k} cannot be read as a {} message",
-                        self.req.format
-                    ))
-                }
-            }
+        if let Some(k) = (0..out.h.len()).find(|&k| out.h.view(k).is_unreadable()) {
+            return fail(format!(
+                "output message {k} cannot be read as a {} message",
+                self.req.format
+            ));
         }
-        match validate(&views, Options { allow_pending }).first() {
+        match validate_history(&out.h, Options { allow_pending }).first() {
             None => Outcome::Pass,
             Some(v) => fail(format!("the output breaks {v}")),
         }
@@ -155,11 +276,18 @@ impl Judge<'_> {
     /// items, all results / approval responses, none of whose partners is
     /// kept in the output.
     pub(super) fn explainable_drop(&self, out: &OutputState, j: usize) -> bool {
-        let v = &self.in_views[j];
-        !v.items.is_empty()
-            && v.items.iter().enumerate().all(|(t, item)| {
+        // An attached reasoning item goes with its item (spec v2 §14.6).
+        if crate::terms::links::attached_reasoning(&self.in_h, j) && !out.mapping.kept[j + 1] {
+            return true;
+        }
+        let items = self.in_h.items(j);
+        !items.is_empty()
+            && items.iter().enumerate().all(|(t, item)| {
                 item.kind.is_removable()
-                    && self.partner[j][t].is_none_or(|(pm, _)| !out.mapping.kept[pm])
+                    && self
+                        .partner()
+                        .partner_message(&self.in_h, j, t)
+                        .is_none_or(|pm| !out.mapping.kept[pm])
             })
     }
 }

@@ -1,15 +1,22 @@
-//! Policy-level clauses of policy `suffix` (semantics §6.5):
+//! Policy-level clauses of policy `suffix` (semantics §6.5, with costs spec
+//! v2 §11.6):
 //! `contiguous-suffix` and `maximal-suffix`.
 
 use super::{fail, Judge, Outcome, OutputState};
-use crate::terms::Role;
+use crate::terms::links::linked_to_previous;
+use crate::terms::{Budget, Role};
 
 impl Judge<'_> {
     pub(super) fn contiguous_suffix(&self, out: &OutputState) -> Outcome {
-        let Some(s) = self.rest.iter().position(|&j| out.mapping.kept[j]) else {
+        if self.is_profile_fallback(out) {
+            return super::not_judged(
+                "the output is the provider profile's fallback, the newest user message alone (spec v2 §15.4)",
+            );
+        }
+        let Some(s) = self.rest().iter().position(|&j| out.mapping.kept[j]) else {
             return Outcome::Pass;
         };
-        match self.rest[s..]
+        match self.rest()[s..]
             .iter()
             .copied()
             .find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
@@ -17,37 +24,56 @@ impl Judge<'_> {
             None => Outcome::Pass,
             Some(j) => fail(format!(
                 "input message {j} is missing inside the kept run that starts at input message {}",
-                self.rest[s]
+                self.rest()[s]
             )),
         }
     }
 
     /// A legal suffix start (semantics §4): not a tool message, not
     /// approval-only, carrying no result / approval response whose partner
-    /// lies before it.
+    /// lies before it, not continuing a call group, not right after an
+    /// attached reasoning item (spec v2 §14.5–§14.6).
     pub(super) fn legal_start(&self, j: usize) -> bool {
-        let v = &self.in_views[j];
+        let v = self.in_h.view(j);
         v.role != Role::Tool
             && !v.is_approval_only()
-            && !v.items.iter().enumerate().any(|(t, item)| {
-                item.kind.is_removable() && self.partner[j][t].is_some_and(|(pm, _)| pm < j)
+            && !linked_to_previous(&self.in_h, j)
+            && !self.in_h.items(j).iter().enumerate().any(|(t, item)| {
+                item.kind.is_removable()
+                    && self
+                        .partner()
+                        .partner_message(&self.in_h, j, t)
+                        .is_some_and(|pm| pm < j)
             })
     }
 
-    pub(super) fn maximal_suffix(&self, out: &OutputState, budget: usize) -> Outcome {
-        let n = self.rest.len();
-        let start = self
-            .rest
-            .iter()
-            .position(|&j| out.mapping.kept[j])
-            .unwrap_or(n);
-        for pos in n.saturating_sub(budget)..start {
-            if self.legal_start(self.rest[pos]) {
+    /// No position from s0, the smallest whose run costs at most B (spec
+    /// v2 §11.5), up to the actual start is a legal start.
+    pub(super) fn maximal_suffix(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
+        let rest = self.rest();
+        let n = rest.len();
+        let start = rest.iter().position(|&j| out.mapping.kept[j]).unwrap_or(n);
+        let s0 = if b.is_tokens() {
+            b.fitting_start(rest, room)
+        } else {
+            n.saturating_sub(usize::try_from(room).unwrap_or(usize::MAX))
+        };
+        for pos in s0..start {
+            if self.legal_start(rest[pos]) && self.profile_accepts_cut(&rest[pos..]) {
+                let how = if b.is_tokens() {
+                    format!(
+                        "{} messages costing {}, B = {room}",
+                        n - pos,
+                        b.cost_of(rest[pos..].iter().copied())
+                    )
+                } else {
+                    format!("{} messages, budget {room}", n - pos)
+                };
                 return fail(format!(
-                    "the run could start at input message {} ({} messages, budget {budget}) but starts at {}",
-                    self.rest[pos],
-                    n - pos,
-                    self.rest.get(start).map_or("the end".to_string(), |j| format!("input message {j}"))
+                    "the run could start at input message {} ({how}) but starts at {}",
+                    rest[pos],
+                    rest.get(start)
+                        .map_or("the end".to_string(), |j| format!("input message {j}"))
                 ));
             }
         }

@@ -1,41 +1,74 @@
-//! Policy-level clauses of policy `turns` (semantics §6.4):
-//! `whole-turns`, `newest-first`, `maximal` and `overflow-question`, judged
-//! on the turns of the input ([`crate::terms::turns`]).
+//! Policy-level clauses of policy `turns` (semantics §6.4, with costs spec
+//! v2 §11.6): `whole-turns`, `newest-first`, `maximal` and
+//! `overflow-question`, judged on the turns of the input
+//! ([`crate::terms::History::turn_spans`]), each in one pass. `room` is B,
+//! what M may cost (less the summary's cost when the output has one); with
+//! unit costs every cost is a count, as in version 1.
 
 use super::{fail, not_judged, Judge, Outcome, OutputState};
-use crate::terms::{turns, Turn};
+use crate::terms::links::linked_to_previous;
+use crate::terms::{Budget, TurnSpan};
 
 impl Judge<'_> {
-    pub(super) fn overflow(&self, budget: usize) -> Option<Turn> {
-        let all = turns(self.in_views);
-        let newest = all.last()?;
-        (self.rest.len() > budget && newest.messages.len() > budget).then(|| newest.clone())
+    /// The messages of M in a turn, in order (the pinned one skipped).
+    fn members(&self, t: &TurnSpan) -> impl Iterator<Item = usize> + '_ {
+        let pinned = self.pinned;
+        (t.start..t.end).filter(move |&j| Some(j) != pinned)
     }
 
-    pub(super) fn whole_turns(&self, out: &OutputState, budget: usize) -> Outcome {
-        if self.overflow(budget).is_some() {
+    fn size(&self, t: &TurnSpan) -> usize {
+        self.in_h.count_in(t.start, t.end)
+    }
+
+    /// What the messages of M in a turn cost together.
+    fn cost(&self, t: &TurnSpan, b: &Budget) -> u64 {
+        if b.is_tokens() {
+            b.cost_of(self.members(t))
+        } else {
+            self.size(t) as u64
+        }
+    }
+
+    /// What M costs.
+    pub(super) fn cost_of_m(&self, b: &Budget) -> u64 {
+        if b.is_tokens() {
+            b.cost_of(self.rest().iter().copied())
+        } else {
+            self.rest().len() as u64
+        }
+    }
+
+    /// The newest turn, in the overflow case: cost(M) > B and cost(newest
+    /// turn) > B.
+    pub(super) fn overflow(&self, b: &Budget, room: u64) -> Option<TurnSpan> {
+        let newest = *self.turns().last()?;
+        (self.cost_of_m(b) > room && self.cost(&newest, b) > room).then_some(newest)
+    }
+
+    pub(super) fn whole_turns(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
+        if self.overflow(b, room).is_some() {
             return not_judged(
                 "the newest turn alone is over the budget (overflow-question applies)",
             );
         }
-        for turn in turns(self.in_views) {
-            let kept = turn
-                .messages
-                .iter()
-                .filter(|&&j| out.mapping.kept[j])
-                .count();
+        if self.is_profile_fallback(out) {
+            return not_judged(
+                "the output is the provider profile's fallback, the newest user message alone (spec v2 §15.4)",
+            );
+        }
+        for turn in self.turns() {
+            let kept = self.members(turn).filter(|&j| out.mapping.kept[j]).count();
             if kept == 0 {
                 continue;
             }
-            if let Some(&j) = turn
-                .messages
-                .iter()
-                .find(|&&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
+            if let Some(j) = self
+                .members(turn)
+                .find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
             {
                 return fail(format!(
                     "the turn starting at input message {} is kept in part ({kept} of {} messages; input message {j} dropped)",
-                    turn.messages[0],
-                    turn.messages.len()
+                    turn.start,
+                    self.size(turn)
                 ));
             }
         }
@@ -43,75 +76,139 @@ impl Judge<'_> {
     }
 
     pub(super) fn newest_first(&self, out: &OutputState) -> Outcome {
-        let all = turns(self.in_views);
+        if self.is_profile_fallback(out) {
+            return not_judged(
+                "the output is the provider profile's fallback, the newest user message that fits alone (spec v2 §15.4)",
+            );
+        }
+        let all = self.turns();
         let touched: Vec<bool> = all
             .iter()
-            .map(|t| t.messages.iter().any(|&j| out.mapping.kept[j]))
+            .map(|t| self.members(t).any(|j| out.mapping.kept[j]))
             .collect();
         if let Some(old) = touched.iter().position(|&t| t) {
             if let Some(newer) = (old + 1..all.len()).find(|&t| !touched[t]) {
                 return fail(format!(
                     "the turn starting at input message {} is kept while the newer turn starting at input message {} is dropped",
-                    all[old].messages[0], all[newer].messages[0]
+                    all[old].start, all[newer].start
                 ));
             }
         }
         Outcome::Pass
     }
 
-    pub(super) fn maximal(&self, out: &OutputState, budget: usize) -> Outcome {
-        if self.overflow(budget).is_some() {
+    pub(super) fn maximal(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
+        if self.overflow(b, room).is_some() {
             return not_judged(
                 "the newest turn alone is over the budget (overflow-question applies)",
             );
         }
-        let all = turns(self.in_views);
+        let all = self.turns();
         let oldest = all
             .iter()
-            .position(|t| t.messages.iter().any(|&j| out.mapping.kept[j]))
+            .position(|t| self.members(t).any(|j| out.mapping.kept[j]))
             .unwrap_or(all.len());
         if oldest == 0 {
             return Outcome::Pass;
         }
-        let used: usize = all[oldest..].iter().map(|t| t.messages.len()).sum();
+        let used = all[oldest..]
+            .iter()
+            .fold(0u64, |u, t| u.saturating_add(self.cost(t, b)));
         let next = &all[oldest - 1];
-        if used + next.messages.len() <= budget {
+        let next_size = self.size(next);
+        let with_next: Vec<usize> = (next.start..self.in_h.len())
+            .filter(|&j| Some(j) != self.pinned)
+            .collect();
+        let next_cost = self.cost(next, b);
+        if used.saturating_add(next_cost) > room || !self.profile_accepts_cut(&with_next) {
+            Outcome::Pass
+        } else if b.is_tokens() {
             fail(format!(
-                "the turn starting at input message {} ({} messages) would have fit: {used} used of budget {budget}",
-                next.messages[0],
-                next.messages.len()
+                "the turn starting at input message {} ({next_size} messages costing {next_cost}) would have fit: {used} used of B = {room}",
+                next.start,
             ))
         } else {
-            Outcome::Pass
+            fail(format!(
+                "the turn starting at input message {} ({next_size} messages) would have fit: {used} used of budget {room}",
+                next.start,
+            ))
         }
     }
 
-    pub(super) fn overflow_question(&self, out: &OutputState, budget: usize) -> Outcome {
-        let Some(newest) = self.overflow(budget) else {
+    pub(super) fn overflow_question(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
+        let Some(newest) = self.overflow(b, room) else {
             return not_judged("the newest turn fits the budget");
         };
-        let m = &newest.messages;
-        let mut expected: Vec<usize> = Vec::new();
-        if newest.has_question {
-            expected.push(m[0]);
-            expected.extend_from_slice(&m[m.len() - (budget - 1)..]);
+        // The expected messages (spec v2 §11.4): the question when the turn
+        // has one and it fits, and the longest run of the turn's newest
+        // messages that fits beside it, which begins at `tail_start`.
+        let question_cost = b.cost(newest.start);
+        let keeps_question = newest.has_question && question_cost <= room;
+        let question = keeps_question.then_some(newest.start);
+        let (lo, mut left) = if keeps_question {
+            (newest.start + 1, room - question_cost)
         } else {
-            expected.extend_from_slice(&m[m.len() - budget..]);
+            (newest.start, room)
+        };
+        // Walk back from the newest message, stopping at the first that
+        // does not fit.
+        let mut tail_start = newest.end;
+        let mut tail = 0usize;
+        for j in (lo..newest.end).rev() {
+            if Some(j) == self.pinned {
+                continue;
+            }
+            let c = b.cost(j);
+            if c > left {
+                break;
+            }
+            left -= c;
+            tail_start = j;
+            tail += 1;
+        }
+        // The tail never begins inside a call group or right after an
+        // attached reasoning item (spec v2 §14.5–§14.6).
+        while tail_start < newest.end
+            && (Some(tail_start) == self.pinned || linked_to_previous(&self.in_h, tail_start))
+        {
+            tail_start += 1;
+            tail = tail.saturating_sub(1);
+        }
+        let expected = |j: usize| Some(j) == question || j >= tail_start;
+        if self.provider.is_some() {
+            let cut: Vec<usize> = self
+                .rest()
+                .iter()
+                .copied()
+                .filter(|&j| expected(j))
+                .collect();
+            if !self.profile_accepts_cut(&cut) {
+                return not_judged(
+                    "the provider profile rejects the overflow cut (provider-accepts judges the output)",
+                );
+            }
         }
         if let Some(j) = self
-            .rest
+            .rest()
             .iter()
             .copied()
-            .find(|&j| out.mapping.kept[j] && !expected.contains(&j))
+            .find(|&j| out.mapping.kept[j] && !expected(j))
         {
-            return fail(format!(
-                "input message {j} is kept, but only the newest turn's question and its last {} messages may be",
-                if newest.has_question { budget - 1 } else { budget }
-            ));
+            return fail(if newest.has_question && !keeps_question {
+                format!(
+                    "input message {j} is kept, but only the newest turn's last {tail} messages may be (its question alone does not fit)"
+                )
+            } else {
+                format!(
+                    "input message {j} is kept, but only the newest turn's question and its last {tail} messages may be"
+                )
+            });
         }
-        if let Some(&j) = expected
-            .iter()
-            .find(|&&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
+        let mut expected_messages = question
+            .into_iter()
+            .chain(self.members(&newest).filter(|&j| j >= tail_start));
+        if let Some(j) =
+            expected_messages.find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
         {
             return fail(format!("input message {j} (the newest turn's question or one of its most recent messages) is dropped"));
         }

@@ -1,23 +1,35 @@
 //! `reducer-kit certify`: run the corpus and generated cases against an
 //! external reducer, shrink failures, and grade it (semantics §6, §8, §9);
 //! the work is [`reducer_kit::certify`]'s.
+//!
+//! SIGINT and SIGTERM stop the run (spec §8.7): every reducer in flight is
+//! killed with its group, the cases that finished are summed up (marked
+//! interrupted, no certificate), no report file is written, and the exit
+//! code is 130 (SIGINT) or 143 (SIGTERM).
 
-use super::{FormatArg, PolicyArg};
-use reducer_kit::certify::counterexample::counterexamples;
-use reducer_kit::certify::grade::grade;
-use reducer_kit::certify::known_failures::{compare_known_failures, parse_known_failures};
-use reducer_kit::certify::process::Limits;
+use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
+use reducer_kit::certify::counterexample::{
+    counterexamples, save_all, shown, Counterexample, ShrinkLimits, ShrinkProgress,
+};
+use reducer_kit::certify::grade::grade_clauses;
+use reducer_kit::certify::interrupt;
+use reducer_kit::certify::known_failures::{compare_known_failures, read_known_failures};
+use reducer_kit::certify::process::{Limits, Reducer, RUN_ENV};
 use reducer_kit::certify::report::text::{self, TextOptions};
-use reducer_kit::certify::report::{json, junit, Run};
-use reducer_kit::certify::run::{run_cases, Settings};
+use reducer_kit::certify::report::{json, junit, Interruption, Run};
+use reducer_kit::certify::run::{run_cases, CaseList, FailureGroup, Settings};
+use reducer_kit::certify::session::RunError;
 use reducer_kit::certify::{Shard, Sources};
 use reducer_kit::formats::Format;
+use reducer_kit::generate::knob::parse_knobs;
+use reducer_kit::protocol::Protocol;
+use reducer_kit::terminal::show_path;
 use reducer_kit::terms::Policy;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -27,17 +39,34 @@ pub struct Args {
     /// The wire format the reducer speaks.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
+    /// The provider profile the reducer claims to honour (spec v2 §15):
+    /// judges `provider-accepts`, and the reference honours it.
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The runner protocol the reducer speaks: 1, or 2 (token budgets; spec v2 §13).
+    /// Under 1, cases that need 2 are skipped.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
+    pub protocol: ProtocolArg,
+    /// Allow summaries (protocol 2): requests carry "summary": true and the summary clauses are judged.
+    #[arg(long)]
+    pub summaries: bool,
     /// Time limit per request, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS,
+          value_parser = positive_u64)]
     pub timeout: u64,
+    /// Persistent mode: extra time for the first request after a reducer
+    /// (re)starts, for its start-up, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_TIMEOUT_MS)]
+    pub startup_timeout: u64,
     /// Largest accepted response, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT,
+          value_parser = positive_usize)]
     pub max_output: usize,
     /// One long-lived reducer process per worker, JSON Lines (protocol v1 persistent mode).
     #[arg(long)]
     pub persistent: bool,
     /// Parallel workers [default: the number of cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = positive_usize)]
     pub jobs: Option<usize>,
     /// Case directory (repeatable) [default: the kit's own corpus/].
     #[arg(long, value_name = "DIR")]
@@ -72,30 +101,276 @@ pub struct Args {
     /// Fail the run when a listed known failure now passes.
     #[arg(long)]
     pub strict_expectations: bool,
+    /// Skip the shapes the reducer cannot represent: generator knobs,
+    /// comma-separated, of leading-segment, pinned-system, pinned-not-first,
+    /// later-system, developer-role, role-case, tool-calls, multi-step,
+    /// batched-results, shuffled-results, text-beside-calls, approvals,
+    /// legacy-approvals, pending, reuse-call-ids, opaque-contents,
+    /// extra-fields, system-extra-fields, result-extra-fields, empty-text,
+    /// non-ascii-text, large-payloads, non-string-results. Generated cases
+    /// come from a config without them; any case that still shows one is
+    /// skipped and counted; the certificate names them.
+    #[arg(long, value_name = "KNOBS")]
+    pub without: Option<String>,
     /// Most candidate runs when shrinking one failure.
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub shrink_tries: usize,
+    /// Time budget for all the shrinking of a run, in seconds; each failure
+    /// keeps the smallest case found when it runs out.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub shrink_time: u64,
     /// The reducer command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
 }
 
-fn usage(text: impl std::fmt::Display) -> ExitCode {
-    eprintln!("reducer-kit: error: {text}");
-    ExitCode::from(2)
+/// Shrinking's progress on a terminal: one line per failure shrunk
+/// (clause, tries, current size); nothing otherwise.
+struct ShrinkBars {
+    bars: Vec<(usize, indicatif::ProgressBar)>,
+    multi: Option<indicatif::MultiProgress>,
 }
+
+impl ShrinkBars {
+    fn new(terminal: bool, failures: &[FailureGroup]) -> ShrinkBars {
+        if !terminal {
+            return ShrinkBars {
+                bars: Vec::new(),
+                multi: None,
+            };
+        }
+        let multi = indicatif::MultiProgress::new();
+        let style = indicatif::ProgressStyle::with_template("shrinking {prefix:<22} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+        let bars = shown(failures)
+            .into_iter()
+            .map(|i| {
+                let b = multi.add(indicatif::ProgressBar::new_spinner());
+                b.set_style(style.clone());
+                b.set_prefix(failures[i].clause.id());
+                b.set_message(format!(
+                    "waiting ({} messages)",
+                    failures[i].example.case.messages.len()
+                ));
+                (i, b)
+            })
+            .collect();
+        ShrinkBars {
+            bars,
+            multi: Some(multi),
+        }
+    }
+
+    fn update(&self, index: usize, p: &ShrinkProgress) {
+        if let Some((_, b)) = self.bars.iter().find(|(i, _)| *i == index) {
+            b.set_message(format!(
+                "{} tries, {} messages{}",
+                p.tries,
+                p.messages,
+                if p.done { ", done" } else { "" }
+            ));
+        }
+    }
+
+    fn finish(&self) {
+        for (_, b) in &self.bars {
+            b.finish_and_clear();
+        }
+        if let Some(m) = &self.multi {
+            let _ = m.clear();
+        }
+    }
+}
+
+/// The options besides policy, format, persistent, corpus, replay and
+/// without that a rerun of one case must keep: the limits when they are
+/// not the defaults.
+fn rerun_flags(args: &Args) -> Vec<String> {
+    let mut out = Vec::new();
+    let defaults = [
+        ("--timeout", args.timeout, DEFAULT_TIMEOUT_MS),
+        (
+            "--startup-timeout",
+            args.startup_timeout,
+            DEFAULT_STARTUP_TIMEOUT_MS,
+        ),
+        (
+            "--max-output",
+            args.max_output as u64,
+            DEFAULT_MAX_OUTPUT as u64,
+        ),
+    ];
+    for (flag, value, default) in defaults {
+        if value != default {
+            out.push(flag.to_string());
+            out.push(value.to_string());
+        }
+    }
+    out
+}
+
+/// `--timeout`'s default, in milliseconds.
+const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// `--startup-timeout`'s default, in milliseconds.
+const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 60_000;
+/// `--max-output`'s default, in bytes.
+const DEFAULT_MAX_OUTPUT: usize = 16 * 1024 * 1024;
+
+/// The one line that sums up the shrinking of a run.
+fn shrink_summary(cxs: &[Counterexample], took: Duration) -> String {
+    let tries: usize = cxs.iter().map(|c| c.tries).sum();
+    let out_of_time = cxs.iter().filter(|c| c.out_of_time).count();
+    format!(
+        "shrunk {} failure{} in {:.1} s ({tries} tries){}",
+        cxs.len(),
+        if cxs.len() == 1 { "" } else { "s" },
+        took.as_secs_f64(),
+        if out_of_time > 0 {
+            format!(", {out_of_time} stopped by --shrink-time")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// A whole number ≥ 1 (`--timeout`).
+fn positive_u64(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A whole number ≥ 1 (`--max-output`, `--jobs`).
+fn positive_usize(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// What an I/O error says, without the path it names (an atomic write's
+/// temporary file): `No such file or directory (os error 2)`.
+fn io_reason(e: &std::io::Error) -> String {
+    if let Some(code) = e.raw_os_error() {
+        return std::io::Error::from_raw_os_error(code).to_string();
+    }
+    let inner = e
+        .get_ref()
+        .and_then(|i| i.source())
+        .and_then(|s| s.downcast_ref::<std::io::Error>());
+    match inner {
+        Some(i) => io_reason(i),
+        None => e.kind().to_string(),
+    }
+}
+
+/// Whether the process may create files in `dir`.
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+}
+
+/// The folder a file `p` goes in (`.` for a bare name).
+fn folder_of(p: &Path) -> &Path {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Checks the output paths before the first case runs (issue 8): a report
+/// file must not be a folder and its folder must exist and be writable;
+/// the `--save-failures` folder must not be a file, and it (or the nearest
+/// folder above it that exists, where it will be made) must be writable.
+fn check_outputs(args: &Args) -> Result<(), String> {
+    for (flag, file) in [
+        ("--report-json", &args.report_json),
+        ("--report-junit", &args.report_junit),
+    ] {
+        let Some(p) = file else { continue };
+        let shown = show_path(p);
+        if p.is_dir() {
+            return Err(format!("{flag} {shown}: is a folder, not a file"));
+        }
+        let dir = folder_of(p);
+        if !dir.is_dir() {
+            return Err(format!("{flag} {shown}: no folder {}", show_path(dir)));
+        }
+        if !writable(dir) {
+            return Err(format!(
+                "{flag} {shown}: cannot write in {}",
+                show_path(dir)
+            ));
+        }
+    }
+    if let Some(d) = &args.save_failures {
+        let shown = show_path(d);
+        if d.exists() && !d.is_dir() {
+            return Err(format!(
+                "--save-failures {shown}: exists and is not a folder"
+            ));
+        }
+        let mut existing: &Path = d;
+        while !existing.exists() {
+            existing = folder_of(existing);
+        }
+        if !existing.is_dir() {
+            return Err(format!(
+                "--save-failures {shown}: {} is not a folder",
+                show_path(existing)
+            ));
+        }
+        if !writable(existing) {
+            return Err(format!(
+                "--save-failures {shown}: cannot write in {}",
+                show_path(existing)
+            ));
+        }
+    }
+    Ok(())
+}
+
+use super::usage;
+
+/// [`super::EXIT_CODES`] for `certify`: the same rule, and the codes of a
+/// run stopped by a signal.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  pass: every judged clause passed (known failures as expected)
+  1  a judged failure: the reducer failed a clause
+  2  usage or unreadable input: a bad option, an unreadable case file or
+     --expect-fail list, an output path that cannot be written
+  130, 143  stopped by SIGINT, SIGTERM (the summary of what finished)";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (policy, format) = (Policy::from(args.policy), Format::from(args.format));
-    let known = match &args.expect_fail {
-        None => Vec::new(),
-        Some(p) => match std::fs::read_to_string(p) {
-            Err(e) => return Ok(usage(format!("{}: {e}", p.display()))),
-            Ok(text) => match parse_known_failures(&text, p) {
-                Ok(e) => e,
+    let protocol = Protocol::from(args.protocol);
+    if args.summaries && protocol != Protocol::V2 {
+        return Ok(usage("--summaries needs --protocol 2"));
+    }
+    if let Err(e) = check_outputs(&args) {
+        return Ok(usage(e));
+    }
+    let known_list = match &args.expect_fail {
+        None => None,
+        Some(p) => match reducer_kit::case::file::read_case_text(p) {
+            Err(e) => return Ok(usage(e)),
+            Ok(text) => match read_known_failures(&text, p) {
+                Ok(list) => Some((p, list)),
                 Err(e) => return Ok(usage(e)),
             },
         },
+    };
+    let without = match parse_knobs(args.without.as_deref().unwrap_or("")) {
+        Ok(k) => k,
+        Err(e) => return Ok(usage(format!("--without: {e}"))),
     };
     let sources = Sources {
         replay: args.replay.clone(),
@@ -105,40 +380,73 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         only: args.cases.clone(),
         shard: args.shard,
         format,
+        without: without.clone(),
+        protocol,
     };
-    let cases = match sources.cases() {
+    let cases = match sources.plan() {
         Ok(c) => c,
         Err(e) => return Ok(usage(e)),
     };
+    let known = match known_list {
+        None => Vec::new(),
+        Some((path, mut list)) => {
+            list.check_cases(path, |id| sources.names_case(&cases, id));
+            if args.strict_expectations && !list.problems.is_empty() {
+                for p in &list.problems {
+                    super::print_error(p);
+                }
+                return Ok(ExitCode::from(2));
+            }
+            for p in &list.problems {
+                eprintln!("reducer-kit: warning: {p}");
+            }
+            list.failures()
+        }
+    };
+    if let Err(e) = interrupt::install() {
+        return Ok(usage(format!("cannot handle SIGINT and SIGTERM: {e}")));
+    }
     let settings = Settings {
-        argv: args.command.clone(),
+        reducer: Reducer::new(args.command.clone()),
         format,
         policy,
+        provider: args.provider.map(Into::into),
         limits: Limits {
             timeout: Duration::from_millis(args.timeout),
+            startup_timeout: Duration::from_millis(args.startup_timeout),
             max_output: args.max_output,
             ..Limits::default()
         },
         persistent: args.persistent,
         extra_requests: true,
+        protocol,
+        summaries: args.summaries,
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1),
     };
     eprintln!(
-        "certify: {} cases, policy {policy}, format {format}, {} mode, {} jobs, reducer: {}",
-        cases.len(),
+        "certify: {} cases, policy {policy}, format {format}{}, {} mode, {} jobs, reducer: {} ({RUN_ENV}={})",
+        cases.count(),
+        match (protocol, args.summaries) {
+            (Protocol::V1, _) => String::new(),
+            (Protocol::V2, false) => ", protocol 2".to_string(),
+            (Protocol::V2, true) => ", protocol 2 with summaries".to_string(),
+        } + &settings
+            .provider
+            .map_or(String::new(), |p| format!(", provider {p}")),
         if args.persistent {
             "persistent"
         } else {
             "per-case"
         },
         settings.jobs,
-        text::command_line(&args.command)
+        reducer_kit::terminal::command_line(&args.command),
+        settings.reducer.run_id
     );
-    let bar = (std::io::stderr().is_terminal() && cases.len() > 20).then(|| {
-        let b = indicatif::ProgressBar::new(cases.len() as u64);
+    let bar = (std::io::stderr().is_terminal() && cases.count() > 20).then(|| {
+        let b = indicatif::ProgressBar::new(cases.count() as u64);
         b.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
@@ -152,57 +460,89 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             b.set_position(done as u64);
         }
     };
-    let results = match run_cases(&settings, &cases, &progress) {
+    let collected = match run_cases(&settings, &cases, &progress) {
         Ok(r) => r,
         Err(e) => return Ok(usage(e)),
     };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let mut cxs = match counterexamples(&settings, &results, args.shrink_tries) {
-        Ok(c) => c,
-        Err(e) => return Ok(usage(e)),
-    };
-    if let Some(dir) = &args.save_failures {
-        for cx in &mut cxs {
-            if let Err(e) = cx.save(dir, policy) {
-                return Ok(usage(format!("{}: {e}", dir.display())));
+    let mut interrupted = collected.interrupted;
+    let mut cxs = Vec::new();
+    if interrupted.is_none() && !collected.failures.is_empty() {
+        let started = Instant::now();
+        let limits = ShrinkLimits {
+            tries: args.shrink_tries,
+            deadline: Some(started + Duration::from_secs(args.shrink_time)),
+        };
+        let shrinking = ShrinkBars::new(std::io::stderr().is_terminal(), &collected.failures);
+        let progress = |i: usize, p: &ShrinkProgress| shrinking.update(i, p);
+        match counterexamples(&settings, &collected.failures, &limits, &progress) {
+            Ok(c) => cxs = c,
+            Err(RunError::Interrupted(s)) => interrupted = Some(s),
+            Err(e) => return Ok(usage(e)),
+        }
+        shrinking.finish();
+        if interrupted.is_none() {
+            eprintln!("{}", shrink_summary(&cxs, started.elapsed()));
+        }
+    }
+    // A signal that came after the last reducer request still stops the
+    // run before any file is written.
+    interrupted = interrupted.or_else(interrupt::requested);
+    if interrupted.is_none() {
+        if let Some(dir) = &args.save_failures {
+            if let Err(e) = save_all(&mut cxs, dir, policy) {
+                return Ok(usage(format!("{}: {}", show_path(dir), io_reason(&e))));
             }
         }
     }
-    let g = grade(policy, &results);
-    let check = compare_known_failures(&results, &known);
+    let results = &collected.records;
+    let g = grade_clauses(settings.clauses(), results);
+    let check = compare_known_failures(results, &known);
     let run = Run {
         settings: &settings,
         seed: sources.report_seed(),
-        results: &results,
+        results,
         grade: &g,
         counterexamples: &cxs,
         known_failures: &check,
+        restarts: collected.restarts,
+        interrupted: interrupted.map(|signal| Interruption {
+            signal,
+            planned: collected.planned,
+        }),
+        plan: cases.counts,
+        without: &without,
     };
     let options = TextOptions {
         corpus: args.corpus.clone(),
         replay: args.replay.clone(),
         colour: std::io::stdout().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        flags: rerun_flags(&args),
+        report_json: args.report_json.clone(),
     };
     // A closed stdout (piped into `head`) is not an error.
     let _ = std::io::stdout()
         .lock()
         .write_all(text::render(&run, &options).as_bytes());
+    if let Some(signal) = interrupted {
+        // No report file: a partial one could pass for a whole run.
+        return Ok(ExitCode::from(interrupt::exit_code(signal)));
+    }
     if let Some(p) = &args.report_json {
-        let text = serde_json::to_string_pretty(&json::to_json(&run))? + "\n";
-        if let Err(e) = reducer_kit::atomic::replace(p, text.as_bytes()) {
-            return Ok(usage(format!("{}: {e}", p.display())));
+        if let Err(e) = reducer_kit::atomic::replace_with(p, |out| json::write_pretty(&run, out)) {
+            return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }
     if let Some(p) = &args.report_junit {
         if let Err(e) = reducer_kit::atomic::replace(p, junit::to_junit(&run).as_bytes()) {
-            return Ok(usage(format!("{}: {e}", p.display())));
+            return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }
     let failed =
-        !check.unexpected.is_empty() || (args.strict_expectations && !check.now_passing.is_empty());
+        check.unexpected > 0 || (args.strict_expectations && !check.now_passing.is_empty());
     Ok(if failed {
         ExitCode::from(1)
     } else {

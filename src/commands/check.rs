@@ -1,46 +1,58 @@
 //! `reducer-kit check`: judge one output against every clause.
 
-use super::{input_failure, invalid, load, FormatArg, PolicyArg};
-use reducer_kit::check::{check, Extras, Outcome, Request};
+use super::{input_failure, invalid, load, usage, BudgetArgs, FormatArg, PolicyArg, ProviderArg};
+use reducer_kit::check::{check_with, Extras, Outcome, Request};
 use reducer_kit::formats::Format;
-use reducer_kit::input::InputError;
-use reducer_kit::protocol::Response;
-use reducer_kit::reduce::respond;
-use reducer_kit::terms::Policy;
+use reducer_kit::input::Entry;
+use reducer_kit::protocol::{join_system, lead_with_system_cost, Response};
+use reducer_kit::reduce::{respond_budget, respond_request_with};
+use reducer_kit::terminal::show;
+use reducer_kit::terms::{Budget, Policy};
 use serde_json::Value;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The budget the output was made for (overrides the input envelope's maxMessages).
-    #[arg(long = "max", value_name = "N", allow_negative_numbers = true)]
-    pub max: Option<i64>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// The output may hold one summary message (spec v2 §12): judge the summary clauses.
+    #[arg(long)]
+    pub summaries: bool,
+    /// What a summary costs under a token budget (overrides the input envelope's summaryTokens) [default: 1].
+    #[arg(long, value_name = "S", requires = "summaries")]
+    pub summary_tokens: Option<u64>,
     /// The policy to judge.
     #[arg(long, value_enum)]
     pub policy: PolicyArg,
     /// The wire format of input and output.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
-    /// The input: a bare array of messages, a request envelope, or JSON Lines of them.
+    /// Judge under a provider profile (spec v2 §15): `provider-accepts`.
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The input: a bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
     pub input: String,
     /// The output: a bare array of messages or a protocol response
-    /// ({"messages": [...]} or {"error": "..."}); JSON Lines of them, one per input line.
+    /// ({"messages": [...]} or {"error": "..."}); JSON Lines of them, one per input line; `-` for stdin
+    /// (not both).
     pub output: String,
 }
 
 /// Reads the output file: one response, or JSON Lines of them. Each is a bare
 /// array of messages, an object with `messages`, or `{"error": "..."}`.
-fn read_responses(path: &str) -> Result<Vec<Response>, ExitCode> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        input_failure(&InputError::Io {
-            source_name: path.to_string(),
-            error,
-        })
-    })?;
+/// Anything else is unreadable input (exit 2, [`super::EXIT_CODES`]). In
+/// a format with a top-level system prompt ([`Format::system_member`]) an
+/// object's member (`system`, `systemInstruction`) becomes the leading
+/// system pseudo-message, as certify reads a response
+/// ([`reducer_kit::protocol::response_from_json`]); an output without it has
+/// dropped the system prompt.
+fn read_responses(path: &str, format: Format) -> Result<Vec<Response>, ExitCode> {
+    let text = reducer_kit::input::read_text(path).map_err(|e| input_failure(&e))?;
+    let path = reducer_kit::input::source_name(path);
     let values: Vec<(String, Value)> = match serde_json::from_str::<Value>(&text) {
         Ok(v) => vec![(path.to_string(), v)],
         Err(e) if text.lines().filter(|l| !l.trim().is_empty()).count() <= 1 => {
-            return Err(invalid(format!("{path}: not JSON: {e}")))
+            return Err(usage(format!("{path}: not JSON: {e}")))
         }
         Err(_) => {
             let mut out = Vec::new();
@@ -51,59 +63,131 @@ fn read_responses(path: &str) -> Result<Vec<Response>, ExitCode> {
                 let place = format!("{path}:{}", n + 1);
                 match serde_json::from_str(line) {
                     Ok(v) => out.push((place, v)),
-                    Err(e) => return Err(invalid(format!("{place}: not JSON: {e}"))),
+                    Err(e) => return Err(usage(format!("{place}: not JSON: {e}"))),
                 }
             }
             out
         }
     };
+    // Each response takes its messages out of the parsed value (no copy).
     values
         .into_iter()
-        .map(|(place, v)| match &v {
-            Value::Array(m) => Ok(Response::Messages(m.clone())),
-            Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => {
-                Response::from_json(&v).map_err(|e| invalid(format!("{place}: {e}")))
+        .map(|(place, v)| match v {
+            Value::Array(m) => {
+                refuse_output_format(format, &place, &m)?;
+                Ok(Response::Messages(m))
             }
-            Value::Object(o) => match o.get("messages") {
-                Some(Value::Array(m)) => Ok(Response::Messages(m.clone())),
-                _ => Err(invalid(format!("{place}: expected an array of messages, {{\"messages\": [...]}} or {{\"error\": \"...\"}}"))),
+            Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => {
+                Response::from_json(&Value::Object(o)).map_err(|e| usage(format!("{place}: {e}")))
+            }
+            Value::Object(mut o) => match o.remove("messages") {
+                Some(Value::Array(m)) => {
+                    refuse_output_format(format, &place, &m)?;
+                    let system = format.system_member().and_then(|k| o.remove(k));
+                    Ok(Response::Messages(join_system(system, m)))
+                }
+                _ => Err(usage(format!("{place}: expected an array of messages, {{\"messages\": [...]}} or {{\"error\": \"...\"}}"))),
             },
-            _ => Err(invalid(format!("{place}: expected an array of messages, {{\"messages\": [...]}} or {{\"error\": \"...\"}}"))),
+            _ => Err(usage(format!("{place}: expected an array of messages, {{\"messages\": [...]}} or {{\"error\": \"...\"}}"))),
         })
         .collect()
 }
 
+/// Refuses an output whose messages are not in `format` at all (none has
+/// its shape, some has another's), as the input is refused
+/// ([`super::refuse_other_format`]): exit code 2 naming the output's place
+/// (`FILE` or `FILE:LINE`) and the format its messages look like.
+fn refuse_output_format(format: Format, place: &str, messages: &[Value]) -> Result<(), ExitCode> {
+    reducer_kit::formats::sniff::format_mismatch(format, messages)
+        .map_err(|e| usage(format!("{place}: {e}")))
+}
+
+/// The kit's message list of an input entry (spec v1 §1.5), as certify
+/// sends it ([`reducer_kit::protocol::request_from_json`]): in a format with
+/// a top-level system prompt, the envelope's member (`system`,
+/// `systemInstruction`) leads the messages as the system pseudo-message,
+/// and its `systemTokens` leads the envelope's `tokens`.
+fn kit_entry(format: Format, mut entry: Entry) -> Entry {
+    let Some(key) = format.system_member() else {
+        return entry;
+    };
+    let Some(envelope) = entry.envelope.as_mut() else {
+        return entry;
+    };
+    let Some(system) = envelope.remove(key) else {
+        return entry;
+    };
+    let first = envelope.remove("systemTokens");
+    lead_with_system_cost(envelope.get_mut("tokens"), first);
+    entry.messages = join_system(Some(system), std::mem::take(&mut entry.messages));
+    entry
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let format = Format::from(args.format);
+    if args.input == "-" && args.output == "-" {
+        return Ok(usage(
+            "INPUT and OUTPUT cannot both be `-` (stdin): give one of them as a file",
+        ));
+    }
     let inputs = or_exit!(load(&args.input));
-    let responses = or_exit!(read_responses(&args.output));
+    or_exit!(super::refuse_other_format(
+        format,
+        inputs.iter().map(|e| (&e.origin, &e.messages))
+    ));
+    let inputs: Vec<Entry> = inputs.into_iter().map(|e| kit_entry(format, e)).collect();
+    let responses = or_exit!(read_responses(&args.output, format));
     if inputs.len() != responses.len() {
-        return Ok(invalid(format!(
+        return Ok(usage(format!(
             "{} holds {} histories but {} holds {} responses",
-            args.input,
+            reducer_kit::input::source_name(&args.input),
             inputs.len(),
-            args.output,
+            reducer_kit::input::source_name(&args.output),
             responses.len()
         )));
     }
+    let budgets = or_exit!(args.budget.fields(&inputs));
     let single = inputs.len() == 1;
     let (mut failed, mut passed) = (0usize, 0usize);
-    for (input, response) in inputs.iter().zip(&responses) {
-        let max = match input.max_messages_or(args.max) {
-            Ok(m) => m,
-            Err(e) => return Ok(invalid(e)),
-        };
+    for ((input, response), budget) in inputs.iter().zip(&responses).zip(&budgets) {
         let (format, policy) = (Format::from(args.format), Policy::from(args.policy));
+        let summary = args.summaries.then(|| {
+            if budget.max_tokens.is_none() {
+                return 1;
+            }
+            args.summary_tokens
+                .or_else(|| {
+                    input
+                        .envelope
+                        .as_ref()
+                        .and_then(|o| o.get("summaryTokens"))
+                        .and_then(serde_json::Value::as_u64)
+                })
+                .unwrap_or(1)
+        });
         let req = Request {
             format,
             policy,
-            max_messages: &max,
+            budget,
             messages: &input.messages,
+            summary,
         };
+        let provider = args.provider.map(Into::into);
         let extras = Extras {
-            reference: Some(respond(policy, format, &max, &input.messages)),
+            reference: Some(respond_request_with(
+                policy,
+                format,
+                budget,
+                &input.messages,
+                provider,
+            )),
+            reference_less_summary: summary.and_then(|s| {
+                let b = Budget::read(budget, input.messages.len()).ok()?;
+                Some(respond_budget(policy, format, &b.less(s), &input.messages))
+            }),
             ..Extras::default()
         };
-        let verdicts = match check(&req, response, &extras) {
+        let verdicts = match check_with(&req, response, &extras, provider) {
             Ok(v) => v,
             Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
         };
@@ -120,14 +204,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let place = if single {
                         String::new()
                     } else {
-                        format!("{}: ", input.origin)
+                        format!("{}: ", show(&input.origin.to_string()))
                     };
-                    outln!("FAIL        {place}{}: {d}", v.clause);
-                    outln!("            ({})", v.clause.definition());
+                    outln!("FAIL        {place}{}: {}", v.clause, show(d));
+                    // A token budget or summaries are read as spec v2
+                    // reads the clause (as certify --protocol 2 prints it).
+                    let definition = if budget.max_tokens.is_some() || args.summaries {
+                        v.clause.definition_v2()
+                    } else {
+                        v.clause.definition()
+                    };
+                    outln!("            ({definition})");
                 }
                 Outcome::NotJudged(why) => {
                     if single {
-                        outln!("not judged  {}: {why}", v.clause);
+                        outln!("not judged  {}: {}", v.clause, show(why));
                     }
                 }
             }

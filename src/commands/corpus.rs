@@ -4,18 +4,24 @@
 //! (certify counterexamples, libFuzzer artifacts), `min`imize a directory by
 //! (clause, shape) coverage, and `seed-fuzz` the fuzz targets.
 //!
-//! Exit codes: 0 done / everything matches; 1 a case differs, is not a case,
-//! or cannot be judged; 2 usage or I/O error (an unreadable or invalid case
-//! file, a `spec` newer than this kit's, a write that failed).
+//! Exit codes ([`super::EXIT_CODES`]): 0 done / everything matches; 1 a
+//! case differs or cannot be judged by the reference; 2 usage or unreadable
+//! input (an unreadable or invalid case file, a file `add` cannot read as a
+//! case or a named target's input, a `spec` newer than this kit's, the
+//! kit's `corpus/spec` without `--force`, a write that failed).
 
 use super::PolicyArg;
-use reducer_kit::case::file::{file_name, load_files, render, CaseFile, Layout, Style};
+use reducer_kit::case::file::{
+    case_file_paths, file_name, load_files, read_regular, render, CaseFile, Layout, Style,
+    MAX_CASE_FILE,
+};
 use reducer_kit::case::SPEC_VERSION;
 use reducer_kit::corpus::import::import;
 use reducer_kit::corpus::min::plan_min;
 use reducer_kit::corpus::seeds::{fuzz_seeds, seed_name};
 use reducer_kit::corpus::{compare, differences, regenerate, Comparison};
 use reducer_kit::fuzzers::TARGETS;
+use reducer_kit::terminal::{shell_quote, show, show_path};
 use reducer_kit::terms::Policy;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,29 +39,39 @@ pub struct Args {
 pub enum Sub {
     /// Recompute every case's `expected` / `expectedError` / `violations`
     /// with the reference under the current spec and rewrite changed files.
+    #[command(after_help = super::EXIT_CODES)]
     Regen(RegenArgs),
     /// Exit 1 when a stored expectation differs from the reference (or was
     /// made under an older spec).
+    #[command(after_help = super::EXIT_CODES)]
     Check(CheckArgs),
     /// Import failing cases (certify's saved failures, libFuzzer artifacts)
     /// as regression cases with content-hash ids.
+    #[command(after_help = super::EXIT_CODES)]
     Add(AddArgs),
     /// Keep a smallest set of cases covering every (clause, shape) pair the
     /// directory covers; remove the rest.
+    #[command(after_help = super::EXIT_CODES)]
     Min(MinArgs),
     /// Write seed corpora for every fuzz target from the generator.
+    #[command(after_help = super::EXIT_CODES)]
     SeedFuzz(SeedArgs),
 }
 
 /// Options of `corpus regen`.
 #[derive(clap::Args, Debug)]
 pub struct RegenArgs {
-    /// Case directory [default: the kit's corpus/]. `fuzz/` folders and
-    /// files other than `*.json` are skipped.
-    pub dir: Option<PathBuf>,
+    /// Case directory (no default). `fuzz/` folders and files other than
+    /// `*.json` are skipped.
+    pub dir: PathBuf,
     /// Print what would change without writing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Rewrite the kit's own corpus/spec too (refused without it: its
+    /// hand-written expectations are the authority the reference is checked
+    /// against).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Options of `corpus check`.
@@ -78,7 +94,8 @@ pub struct AddArgs {
     pub policy: Option<PolicyArg>,
     /// Decode every FILE as an input of this fuzz target [default: case
     /// files are cases; a file in a folder named after a target is that
-    /// target's input; other non-JSON bytes are reduce_invariants input].
+    /// target's input; any other file (empty, text, truncated JSON) is
+    /// refused].
     #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(TARGETS))]
     pub target: Option<String>,
     /// Case files or fuzz inputs.
@@ -89,26 +106,32 @@ pub struct AddArgs {
 /// Options of `corpus min`.
 #[derive(clap::Args, Debug)]
 pub struct MinArgs {
-    /// Case directory [default: the kit's corpus/].
-    pub dir: Option<PathBuf>,
+    /// Case directory (no default).
+    pub dir: PathBuf,
     /// List what would be removed without deleting.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove cases of the kit's own corpus/spec too (refused without it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Options of `corpus seed-fuzz`.
 #[derive(clap::Args, Debug)]
 pub struct SeedArgs {
-    /// Folder of the seed corpora, one subfolder per target [default: the
-    /// kit's corpus/fuzz].
+    /// Folder of the seed corpora, one subfolder per target (no default;
+    /// the kit's is corpus/fuzz).
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub out: PathBuf,
     /// Seeds per target.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub count: usize,
     /// Seed of the generator's byte streams.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
+    /// Write inside the kit's own corpus/spec too (refused without it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs `reducer-kit corpus ...`.
@@ -122,16 +145,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn usage(text: impl std::fmt::Display) -> ExitCode {
-    eprintln!("reducer-kit: error: {text}");
-    ExitCode::from(2)
-}
+use super::usage;
 
-fn versions() -> String {
-    format!(
-        "spec v{SPEC_VERSION}, reducer-kit {}",
-        env!("CARGO_PKG_VERSION")
-    )
+/// The versions a summary names: the newest spec version among the cases
+/// (each at least the version that has every field it uses; v1 for a
+/// directory of version 1 cases, whatever the kit's newest,
+/// [`SPEC_VERSION`]) and the kit's.
+fn versions(files: &[reducer_kit::case::file::CaseFile]) -> String {
+    let spec = files
+        .iter()
+        .flat_map(|f| &f.cases)
+        .map(|c| c.spec.max(c.required_spec()).min(SPEC_VERSION))
+        .max()
+        .unwrap_or(1);
+    format!("spec v{spec}, reducer-kit {}", env!("CARGO_PKG_VERSION"))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -142,12 +169,97 @@ fn dir_or_default(dir: Option<PathBuf>) -> PathBuf {
     dir.unwrap_or_else(reducer_kit::certify::kit_corpus)
 }
 
+/// `path` made absolute with its links resolved, as far as it exists (a
+/// folder `seed-fuzz` has yet to make resolves through its parent).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Some(p);
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(resolved(parent)?.join(path.file_name()?))
+}
+
+/// Refuses (exit 2) a command that would write in the kit's hand-written
+/// spec cases, `corpus/spec` (the kit's own, and `./corpus/spec`): `dir`
+/// is inside it, or (for `regen` and `min`, which work on every folder
+/// below `dir`: `recursive`) holds it. Those expectations are the
+/// authority the reference is checked against, so `regen`, `min` and
+/// `seed-fuzz` change them only with `--force` (issue 8).
+fn refuse_spec(command: &str, given: &Path, recursive: bool, force: bool) -> Result<(), ExitCode> {
+    if force {
+        return Ok(());
+    }
+    let Some(dir) = resolved(given) else {
+        return Ok(());
+    };
+    let protected = [
+        reducer_kit::certify::kit_corpus().join("spec"),
+        PathBuf::from("corpus/spec"),
+    ];
+    for spec in protected.iter().filter_map(|p| p.canonicalize().ok()) {
+        if dir.starts_with(&spec) || (recursive && spec.starts_with(&dir)) {
+            return Err(usage(format!(
+                "{}: {command} would change the kit's hand-written spec cases in {} (the authority the reference is checked against); pass --force to do it anyway",
+                show_path(given),
+                show_path(&spec)
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn count_cases(files: &[CaseFile]) -> usize {
     files.iter().map(|f| f.cases.len()).sum()
 }
 
+/// Removes the stale temporary files that an atomic write killed midway
+/// (SIGKILL) left in `dirs` ([`reducer_kit::atomic::clean_stale`]),
+/// printing each; `false` after printing an error.
+fn clean_stale_in(dirs: &[PathBuf]) -> bool {
+    for dir in dirs {
+        match reducer_kit::atomic::clean_stale(dir) {
+            Ok(removed) => {
+                for p in removed {
+                    outln!("removed stale temporary file: {}", show_path(&p));
+                }
+            }
+            Err(e) => {
+                usage(format!("{}: {e}", show_path(dir)));
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// `dir` and every folder below it that holds case files.
+fn case_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![dir.to_path_buf()];
+    if let Ok(paths) = case_file_paths(dir) {
+        for p in paths {
+            if let Some(parent) = p.parent() {
+                if !dirs.iter().any(|d| d == parent) {
+                    dirs.push(parent.to_path_buf());
+                }
+            }
+        }
+    }
+    dirs
+}
+
 fn regen(args: RegenArgs) -> ExitCode {
-    let dir = dir_or_default(args.dir);
+    let dir = args.dir;
+    if !args.dry_run {
+        if let Err(code) = refuse_spec("corpus regen", &dir, true, args.force) {
+            return code;
+        }
+    }
+    if !args.dry_run && dir.is_dir() && !clean_stale_in(&case_dirs(&dir)) {
+        return ExitCode::from(2);
+    }
     let files = match load_files(&dir) {
         Ok(f) => f,
         Err(e) => return usage(e),
@@ -164,7 +276,12 @@ fn regen(args: RegenArgs) -> ExitCode {
         for (i, case) in f.cases.iter().enumerate() {
             match regenerate(case) {
                 Err(e) => {
-                    outln!("unusable: {} ({}): {e}", case.id, f.path.display());
+                    outln!(
+                        "unusable: {} ({}): {}",
+                        show(&case.id),
+                        show_path(&f.path),
+                        show(&e.to_string())
+                    );
                     bad = true;
                     unusable += 1;
                 }
@@ -174,9 +291,9 @@ fn regen(args: RegenArgs) -> ExitCode {
                         let what: Vec<String> = d.iter().map(ToString::to_string).collect();
                         outln!(
                             "{verb}: {} ({}): {}",
-                            case.id,
-                            f.path.display(),
-                            what.join("; ")
+                            show(&case.id),
+                            show_path(&f.path),
+                            show(&what.join("; "))
                         );
                         replaced.push((i, new));
                     }
@@ -189,7 +306,7 @@ fn regen(args: RegenArgs) -> ExitCode {
         if bad {
             outln!(
                 "not written: {}: it holds a case the reference cannot judge",
-                f.path.display()
+                show_path(&f.path)
             );
             continue;
         }
@@ -198,7 +315,7 @@ fn regen(args: RegenArgs) -> ExitCode {
         if !args.dry_run {
             let refs: Vec<(usize, &_)> = replaced.iter().map(|(i, c)| (*i, c)).collect();
             if let Err(e) = reducer_kit::atomic::replace(&f.path, f.text_with(&refs).as_bytes()) {
-                return usage(format!("{}: {e}", f.path.display()));
+                return usage(format!("{}: {e}", show_path(&f.path)));
             }
         }
     }
@@ -225,7 +342,7 @@ fn regen(args: RegenArgs) -> ExitCode {
         "corpus regen: {} in {}: {done}{unusable_text} ({})",
         plural(total, "case", "cases"),
         plural(files.len(), "file", "files"),
-        versions()
+        versions(&files)
     );
     if unusable > 0 {
         ExitCode::from(1)
@@ -243,23 +360,24 @@ fn check(args: CheckArgs) -> ExitCode {
     let (mut differ, mut older, mut unusable) = (0, 0, 0);
     for f in &files {
         for case in &f.cases {
-            let place = format!("{} ({})", case.id, f.path.display());
+            let place = format!("{} ({})", show(&case.id), show_path(&f.path));
             match compare(case) {
                 Comparison::Matches => {}
                 Comparison::OlderSpec(v) => {
                     older += 1;
                     outln!(
-                        "older spec: {place}: made under spec v{v}, not judged under spec v{SPEC_VERSION}"
+                        "older spec: {place}: made under spec v{v}, not judged under spec v{}",
+                        case.required_spec()
                     );
                 }
                 Comparison::Differs(_, d) => {
                     differ += 1;
                     let what: Vec<String> = d.iter().map(ToString::to_string).collect();
-                    outln!("differs: {place}: {}", what.join("; "));
+                    outln!("differs: {place}: {}", show(&what.join("; ")));
                 }
                 Comparison::Unusable(e) => {
                     unusable += 1;
-                    outln!("unusable: {place}: {e}");
+                    outln!("unusable: {place}: {}", show(&e.to_string()));
                 }
             }
         }
@@ -271,7 +389,7 @@ fn check(args: CheckArgs) -> ExitCode {
         outln!(
             "corpus check: {} in {files_text} match the reference ({})",
             plural(total, "case", "cases"),
-            versions()
+            versions(&files)
         );
         return ExitCode::SUCCESS;
     }
@@ -281,27 +399,31 @@ fn check(args: CheckArgs) -> ExitCode {
         if differ == 1 { "1 differs from".to_string() } else { format!("{differ} differ from") },
         older,
         unusable,
-        versions()
+        versions(&files)
     );
     if differ + older > 0 {
         outln!(
             "regenerate with: reducer-kit corpus regen {}",
-            dir.display()
+            shell_quote(&dir.to_string_lossy())
         );
     }
     ExitCode::from(1)
 }
 
 fn add(args: AddArgs) -> ExitCode {
-    // Cases already in DIR, by id and by content id, with their file.
+    // Cases already in DIR, by id and by equality key (the same case under
+    // the spec's equality, however spelled), with their file.
     let mut present: HashMap<String, (String, PathBuf)> = HashMap::new();
     if args.dir.is_dir() {
+        if !clean_stale_in(std::slice::from_ref(&args.dir)) {
+            return ExitCode::from(2);
+        }
         match load_files(&args.dir) {
             Ok(files) => {
                 for f in files {
                     for c in f.cases {
                         let entry = (c.id.clone(), f.path.clone());
-                        present.insert(c.content_id("regress"), entry.clone());
+                        present.insert(c.equality_key(), entry.clone());
                         present.insert(c.id, entry);
                     }
                 }
@@ -311,8 +433,8 @@ fn add(args: AddArgs) -> ExitCode {
     }
     let mut code = 0u8;
     for file in &args.files {
-        let shown = file.display();
-        let bytes = match std::fs::read(file) {
+        let shown = show_path(file);
+        let bytes = match read_regular(file, MAX_CASE_FILE) {
             Ok(b) => b,
             Err(e) => {
                 outln!("{shown}: cannot read: {e}");
@@ -328,20 +450,25 @@ fn add(args: AddArgs) -> ExitCode {
         ) {
             Ok(i) => i,
             Err(why) => {
-                outln!("{shown}: not a case: {why}");
-                code = code.max(1);
+                outln!("{shown}: not a case: {}", show(&why.to_string()));
+                code = code.max(if why.unreadable() { 2 } else { 1 });
                 continue;
             }
         };
         for imp in imported {
             let id = imp.case.id.clone();
-            if let Some((pid, p)) = present.get(&id) {
+            let key = imp.case.equality_key();
+            if let Some((pid, p)) = present.get(&key).or_else(|| present.get(&id)) {
                 let same = if *pid == id {
                     String::new()
                 } else {
-                    format!(" as {pid}")
+                    format!(" as {}", show(pid))
                 };
-                outln!("{shown}: already present: {id}{same} in {}", p.display());
+                outln!(
+                    "{shown}: already present: {}{same} in {}",
+                    show(&id),
+                    show_path(p)
+                );
                 continue;
             }
             let name = file_name(&id);
@@ -350,17 +477,23 @@ fn add(args: AddArgs) -> ExitCode {
             match reducer_kit::atomic::create_new(&args.dir, &name, text.as_bytes()) {
                 Ok(true) => {
                     outln!(
-                        "{shown}: added {id} as {} (from {})",
-                        target.display(),
-                        imp.origin
+                        "{shown}: added {} as {} (from {})",
+                        show(&id),
+                        show_path(&target),
+                        show(&imp.origin.to_string())
                     );
+                    present.insert(key, (id.clone(), target.clone()));
                     present.insert(id.clone(), (id, target));
                 }
                 Ok(false) => {
-                    outln!("{shown}: already present: {id} in {}", target.display());
+                    outln!(
+                        "{shown}: already present: {} in {}",
+                        show(&id),
+                        show_path(&target)
+                    );
                 }
                 Err(e) => {
-                    outln!("{shown}: cannot write {}: {e}", target.display());
+                    outln!("{shown}: cannot write {}: {e}", show_path(&target));
                     code = 2;
                 }
             }
@@ -382,7 +515,12 @@ fn inside(file: &Path, dir: &Path) -> bool {
 }
 
 fn min(args: MinArgs) -> ExitCode {
-    let dir = dir_or_default(args.dir);
+    let dir = args.dir;
+    if !args.dry_run {
+        if let Err(code) = refuse_spec("corpus min", &dir, true, args.force) {
+            return code;
+        }
+    }
     let files = match load_files(&dir) {
         Ok(f) => f,
         Err(e) => return usage(e),
@@ -397,15 +535,15 @@ fn min(args: MinArgs) -> ExitCode {
         let (f, c) = r.case;
         outln!(
             "{verb} {} ({}): covered by {}",
-            files[f].cases[c].id,
-            files[f].path.display(),
-            r.covered_by.join(", ")
+            show(&files[f].cases[c].id),
+            show_path(&files[f].path),
+            show(&r.covered_by.join(", "))
         );
     }
     for (f, n) in &plan.kept_whole {
         outln!(
             "keep {}: holds {} cases, {} of them removable on its own; a file of several cases is removed only whole",
-            files[*f].path.display(),
+            show_path(&files[*f].path),
             files[*f].cases.len(),
             n
         );
@@ -413,8 +551,8 @@ fn min(args: MinArgs) -> ExitCode {
     for (f, c) in &plan.unjudged {
         outln!(
             "keep {} ({}): no signature (the reference cannot read its messages)",
-            files[*f].cases[*c].id,
-            files[*f].path.display()
+            show(&files[*f].cases[*c].id),
+            show_path(&files[*f].path)
         );
     }
     let mut deleted = 0;
@@ -424,12 +562,12 @@ fn min(args: MinArgs) -> ExitCode {
             if !inside(path, &dir) {
                 return usage(format!(
                     "{}: not inside {}; not deleted",
-                    path.display(),
-                    dir.display()
+                    show_path(path),
+                    show_path(&dir)
                 ));
             }
             if let Err(e) = std::fs::remove_file(path) {
-                return usage(format!("{}: {e}", path.display()));
+                return usage(format!("{}: {e}", show_path(path)));
             }
             deleted += 1;
         }
@@ -459,9 +597,10 @@ fn min(args: MinArgs) -> ExitCode {
 }
 
 fn seed_fuzz(args: SeedArgs) -> ExitCode {
-    let out = args
-        .out
-        .unwrap_or_else(|| reducer_kit::certify::kit_corpus().join("fuzz"));
+    let out = args.out;
+    if let Err(code) = refuse_spec("corpus seed-fuzz", &out, false, args.force) {
+        return code;
+    }
     let mut total = 0;
     for t in TARGETS {
         let dir = out.join(t);
@@ -478,7 +617,7 @@ fn seed_fuzz(args: SeedArgs) -> ExitCode {
         outln!(
             "{t}: {}, {new} new, in {}",
             plural(seeds.len(), "seed", "seeds"),
-            dir.display()
+            show_path(&dir)
         );
     }
     outln!(

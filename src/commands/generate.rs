@@ -19,19 +19,25 @@ pub struct Args {
     /// Number of cases to write.
     #[arg(long, default_value_t = 100)]
     pub count: u64,
-    /// Seed of the case stream; case n gets the id `gen/<seed>/<n>`.
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the case stream; case n gets the id `gen/<seed>/<n>`. The
+    /// default is `certify`'s, so that without `--config` one id names one
+    /// case in both.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Generator config: a JSON object of `generate::Config` fields
     /// (e.g. `{"approvals": false, "pending": true}`); absent fields take
-    /// their defaults.
+    /// their defaults. Without it, `certify`'s config (every shape,
+    /// pending tails included).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Wire format the histories must be carried in: `openai` and
-    /// `anthropic` turn off what that format cannot carry (batched or
-    /// non-string results for OpenAI, later system messages for
-    /// Anthropic, ...; see `Config::sanitize_for`). Messages are written in
-    /// the canonical case format either way.
+    /// Wire format the histories must be carried in: a format turns off
+    /// what it cannot carry (batched or non-string results for OpenAI,
+    /// later system messages for Anthropic, approvals for Gemini and
+    /// Bedrock, ...; see `Config::sanitize_for`) and, without `--config`,
+    /// on the shapes only it has (reasoning items for `responses`; see
+    /// `Config::with_native_shapes`), and budgets count its messages (a
+    /// Responses item per call). Messages are written in the canonical case
+    /// format either way.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
     /// Print to stderr how often each shape occurs.
@@ -45,6 +51,7 @@ pub struct Args {
 /// Runs the command: exit 0, or an error (exit 2) for an unreadable config
 /// or an output error other than a closed pipe.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let format = Format::from(args.format);
     let cfg = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -52,9 +59,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             serde_json::from_str::<Config>(&text)
                 .with_context(|| format!("config {} is not a generator config", path.display()))?
         }
-        None => Config::default(),
+        None => reducer_kit::certify::generator_config(format, reducer_kit::protocol::Protocol::V1),
     }
-    .sanitize_for(Format::from(args.format));
+    .sanitize_for(format);
     let mut counts: BTreeMap<Shape, u64> = BTreeMap::new();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

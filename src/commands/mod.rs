@@ -1,20 +1,43 @@
-//! Subcommands, one module each. Exit codes: 0 pass, 1 failed or invalid,
-//! 2 usage or I/O error.
+//! Subcommands, one module each. Exit codes: [`EXIT_CODES`], the one rule
+//! every command follows (its code path: [`usage`], [`input_failure`] for
+//! unreadable input, [`invalid`] for a judged failure).
 
 use clap::{Parser, Subcommand};
+use reducer_kit::formats::sniff::format_mismatch;
 use reducer_kit::formats::Format;
-use reducer_kit::input::{read_entries, Entry, InputError};
-use reducer_kit::terms::Policy;
+use reducer_kit::input::{read_entries, Entry, InputError, NoBudget, Origin, RawEntry};
+use reducer_kit::terms::budget::text_length_cost;
+use reducer_kit::terms::{Budget, BudgetFields, Policy, Provider};
+use serde_json::Value;
 use std::process::ExitCode;
 
-/// Prints a line to stdout. A closed stdout (the output piped into `head`)
-/// is not an error: the rest of the output is dropped, and the command
-/// still finishes its work (reports, saved files) and exits as it would.
+/// Prints a line to stdout, control characters escaped
+/// ([`reducer_kit::terminal::escape_lines`]; spec §8.9): text from a case
+/// or a file cannot drive the terminal. Values that could hold a line
+/// break of their own (ids, paths) are shown with
+/// [`reducer_kit::terminal::show`]. A closed stdout (the output piped into
+/// `head`) is not an error: the rest of the output is dropped, and the
+/// command still finishes its work (reports, saved files) and exits as it
+/// would.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            reducer_kit::terminal::escape_lines(&line)
+        );
     }};
+}
+
+/// Prints `reducer-kit: error: TEXT` to stderr, on one line: every control
+/// character of `text` escaped ([`reducer_kit::terminal::escape`]).
+pub fn print_error(text: impl std::fmt::Display) {
+    eprintln!(
+        "reducer-kit: error: {}",
+        reducer_kit::terminal::escape(&text.to_string())
+    );
 }
 
 /// The value of an `Ok`; for an `Err(code)`, returns `Ok(code)` from the
@@ -36,9 +59,21 @@ pub mod reduce;
 pub mod serve;
 pub mod validate;
 
+/// The exit-code rule every command follows, shown at the end of each
+/// `--help` (and in the README's "Exit codes"): 2 for usage and for input
+/// that cannot be read as histories at all, 1 for a judged failure.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  pass: everything judged passed (or the work is done)
+  1  a judged failure: a clause failed, a history is invalid by the spec's
+     rules (pairing, a malformed message or budget), a corpus case differs
+  2  usage or unreadable input: a bad option, a file that cannot be read, is
+     not JSON, is not a history, or whose messages are not in the chosen
+     --format at all; an output path that cannot be written";
+
 /// Conformance test kit, reference reducers and fuzzer for chat-history reducers.
 #[derive(Parser, Debug)]
-#[command(name = "reducer-kit", version, about, long_about = None)]
+#[command(name = "reducer-kit", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -47,18 +82,25 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Reduce histories with a reference reducer and print the result.
+    #[command(after_help = EXIT_CODES)]
     Reduce(reduce::Args),
     /// Check histories against the validator rules (tool-call / result pairing).
+    #[command(after_help = EXIT_CODES)]
     Validate(validate::Args),
     /// Judge a reducer's output for one input against every clause.
+    #[command(after_help = EXIT_CODES)]
     Check(check::Args),
     /// Run a reference reducer as an external reducer speaking protocol v1.
+    #[command(after_help = EXIT_CODES)]
     Serve(serve::Args),
     /// Certify an external reducer: run every case against it and grade it.
+    #[command(after_help = certify::EXIT_CODES)]
     Certify(Box<certify::Args>),
     /// Write generated cases, one per line.
+    #[command(after_help = EXIT_CODES)]
     Generate(generate::Args),
     /// Regression corpora: regen, check, add, min, seed-fuzz.
+    #[command(after_help = EXIT_CODES)]
     Corpus(corpus::Args),
 }
 
@@ -79,6 +121,19 @@ pub enum FormatArg {
     /// Anthropic Messages.
     #[value(help = "Anthropic Messages: tool_use / tool_result blocks, top-level system")]
     Anthropic,
+    /// OpenAI Responses input items.
+    #[value(
+        help = "OpenAI Responses input items: message, function_call, function_call_output, reasoning, MCP approvals"
+    )]
+    Responses,
+    /// Gemini contents.
+    #[value(
+        help = "Gemini contents: user/model parts, functionCall / functionResponse, top-level systemInstruction"
+    )]
+    Gemini,
+    /// Bedrock Converse messages.
+    #[value(help = "Bedrock Converse: toolUse / toolResult blocks, top-level system")]
+    Bedrock,
 }
 
 impl From<FormatArg> for Format {
@@ -87,6 +142,9 @@ impl From<FormatArg> for Format {
             FormatArg::Canonical => Format::Canonical,
             FormatArg::OpenAi => Format::OpenAi,
             FormatArg::Anthropic => Format::Anthropic,
+            FormatArg::Responses => Format::Responses,
+            FormatArg::Gemini => Format::Gemini,
+            FormatArg::Bedrock => Format::Bedrock,
         }
     }
 }
@@ -101,6 +159,26 @@ pub struct Histories {
     /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
     #[arg(default_value = "-")]
     pub file: String,
+}
+
+/// `--protocol`: the runner protocols as the command line names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProtocolArg {
+    /// Protocol 1: maxMessages.
+    #[value(name = "1")]
+    V1,
+    /// Protocol 2: also token budgets and summaries (spec v2 §13).
+    #[value(name = "2")]
+    V2,
+}
+
+impl From<ProtocolArg> for reducer_kit::protocol::Protocol {
+    fn from(p: ProtocolArg) -> Self {
+        match p {
+            ProtocolArg::V1 => reducer_kit::protocol::Protocol::V1,
+            ProtocolArg::V2 => reducer_kit::protocol::Protocol::V2,
+        }
+    }
 }
 
 /// `--policy`: the policies as the command line names them.
@@ -122,6 +200,276 @@ impl From<PolicyArg> for Policy {
     }
 }
 
+/// `--provider`: the provider profiles of spec v2 §15 as the command line
+/// names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProviderArg {
+    /// OpenAI Chat Completions.
+    #[value(
+        name = "openai-chat",
+        help = "OpenAI Chat Completions: not-empty, results-right-after-calls"
+    )]
+    OpenAiChat,
+    /// OpenAI Responses.
+    #[value(
+        name = "openai-responses",
+        help = "OpenAI Responses: not-empty, results-right-after-calls, reasoning-followed"
+    )]
+    OpenAiResponses,
+    /// Anthropic Messages.
+    #[value(help = "Anthropic Messages: not-empty, first-is-user, results-right-after-calls")]
+    Anthropic,
+    /// Google Gemini.
+    #[value(help = "Gemini: not-empty, call-after-user-or-response, response-count-matches-calls")]
+    Gemini,
+    /// Amazon Bedrock Converse.
+    #[value(
+        help = "Bedrock Converse: not-empty, first-is-user, roles-alternate, results-right-after-calls"
+    )]
+    Bedrock,
+}
+
+impl From<ProviderArg> for Provider {
+    fn from(p: ProviderArg) -> Provider {
+        match p {
+            ProviderArg::OpenAiChat => Provider::OpenAiChat,
+            ProviderArg::OpenAiResponses => Provider::OpenAiResponses,
+            ProviderArg::Anthropic => Provider::Anthropic,
+            ProviderArg::Gemini => Provider::Gemini,
+            ProviderArg::Bedrock => Provider::Bedrock,
+        }
+    }
+}
+
+/// `--costs`: costs derived from the messages themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CostsArg {
+    /// Each message costs ⌈characters of its compact JSON / 4⌉, at least 1.
+    #[value(name = "text-length")]
+    TextLength,
+}
+
+/// The budget options `reduce` and `check` share: a message budget
+/// (`--max`) or a token budget (spec v2 §11, §13.5).
+#[derive(clap::Args, Debug)]
+pub struct BudgetArgs {
+    /// The budget: most messages kept besides the pinned system message, a
+    /// whole number >= 1 as maxMessages allows it (3, 3.0, 3e0; beyond 2^64
+    /// is no limit); overrides an envelope's maxMessages.
+    #[arg(long = "max", value_name = "N", allow_negative_numbers = true, value_parser = parse_limit)]
+    pub max: Option<Value>,
+    /// A token budget: what the kept messages may cost together, a whole
+    /// number >= 1 as for --max (overrides an envelope's maxTokens).
+    #[arg(
+        long = "max-tokens",
+        value_name = "N",
+        allow_negative_numbers = true,
+        conflicts_with = "max",
+        value_parser = parse_limit
+    )]
+    pub max_tokens: Option<Value>,
+    /// The costs: a JSON array with one cost per message (for several histories, an array of such arrays);
+    /// in a format with a top-level system prompt (anthropic, bedrock, gemini), that prompt's cost first.
+    #[arg(long, value_name = "FILE", conflicts_with = "costs")]
+    pub tokens: Option<String>,
+    /// Derive the costs from the messages: text-length = ceil(characters of compact JSON / 4), at least 1.
+    #[arg(long, value_enum)]
+    pub costs: Option<CostsArg>,
+    /// The pinned system message's cost counts against --max-tokens.
+    #[arg(long)]
+    pub count_pinned: bool,
+}
+
+/// `--max N`, `--max-tokens N`: a limit read by the one budget parser,
+/// [`Budget::parse`] (spec v1 §2, "what is a budget"): a JSON number denoting
+/// a whole number >= 1 however written (`3`, `3.0`, `3e0`; beyond 64 bits is
+/// no limit). Kept as the JSON number written, which the budget members
+/// send and `reduce` echoes in an output envelope.
+///
+/// # Errors
+///
+/// The text clap shows after "invalid value 'N' for '--max <N>'" (exit 2):
+/// not a JSON number, or not a whole number >= 1.
+fn parse_limit(text: &str) -> Result<Value, String> {
+    const RULE: &str = "a budget is a whole number >= 1 (3, 3.0 and 3e0 are all 3)";
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Number(_)) if Budget::parse(&v).is_ok() => Ok(v),
+        Ok(Value::Number(_)) => Err(RULE.into()),
+        _ => Err(format!("not a number; {RULE}")),
+    }
+}
+
+/// What [`BudgetArgs::fields`] reads of an input entry: an [`Entry`]
+/// (values) or a [`RawEntry`] (the streaming path of `reduce`).
+pub trait BudgetSource {
+    /// Where the entry came from.
+    fn origin(&self) -> &Origin;
+    /// An envelope member other than `messages`, as a value.
+    fn member(&self, key: &str) -> Option<Value>;
+    /// `--max` or the envelope's `maxMessages`.
+    ///
+    /// # Errors
+    ///
+    /// [`NoBudget`] when there is neither.
+    fn max_messages_or(&self, max: Option<&Value>) -> Result<Value, NoBudget>;
+    /// The `--costs text-length` cost of each message
+    /// ([`text_length_cost`]).
+    fn text_length_costs(&self) -> Value;
+}
+
+impl BudgetSource for Entry {
+    fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    fn member(&self, key: &str) -> Option<Value> {
+        self.envelope.as_ref().and_then(|o| o.get(key)).cloned()
+    }
+
+    fn max_messages_or(&self, max: Option<&Value>) -> Result<Value, NoBudget> {
+        Entry::max_messages_or(self, max)
+    }
+
+    fn text_length_costs(&self) -> Value {
+        self.messages
+            .iter()
+            .map(|m| Value::from(text_length_cost(m)))
+            .collect()
+    }
+}
+
+impl BudgetSource for RawEntry<'_> {
+    fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    fn member(&self, key: &str) -> Option<Value> {
+        let (_, raw) = self.envelope.as_ref()?.iter().find(|(k, _)| k == key)?;
+        serde_json::from_str(raw.get()).ok()
+    }
+
+    fn max_messages_or(&self, max: Option<&Value>) -> Result<Value, NoBudget> {
+        RawEntry::max_messages_or(self, max)
+    }
+
+    /// Each message is parsed for its compact JSON (only under
+    /// `--costs text-length`); an unparsable one costs 1.
+    fn text_length_costs(&self) -> Value {
+        self.messages
+            .iter()
+            .map(|m| {
+                let v: Option<Value> = serde_json::from_str(m.get()).ok();
+                Value::from(v.map_or(1, |v| text_length_cost(&v)))
+            })
+            .collect()
+    }
+}
+
+impl BudgetArgs {
+    /// The envelope members the command line overrides, for an output
+    /// envelope that says what budget was used: `--max N` sets `maxMessages`
+    /// and drops `maxTokens` (the two cannot travel together, spec v2
+    /// §11.2); `--max-tokens N` sets `maxTokens` and drops `maxMessages`.
+    /// `None` is a member to drop. Empty without either option.
+    pub fn envelope_overrides(&self) -> Vec<(&'static str, Option<Value>)> {
+        match (&self.max, &self.max_tokens) {
+            (Some(m), _) => vec![("maxMessages", Some(m.clone())), ("maxTokens", None)],
+            (None, Some(t)) => vec![("maxTokens", Some(t.clone())), ("maxMessages", None)],
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// Whether a token option is given.
+    fn tokens_asked(&self) -> bool {
+        self.max_tokens.is_some()
+            || self.tokens.is_some()
+            || self.costs.is_some()
+            || self.count_pinned
+    }
+
+    /// The budget members of each of `entries`: `--max` or the envelope's
+    /// `maxMessages` (protocol 1), or a token budget when `--max-tokens` is
+    /// given or the envelope has `maxTokens`: its costs from `--tokens`,
+    /// `--costs`, or the envelope's `tokens`, and `countPinned` from
+    /// `--count-pinned` or the envelope.
+    ///
+    /// # Errors
+    ///
+    /// Reported here, with exit code 2 (usage): an unreadable `--tokens`
+    /// file or one that does not hold one array per history, an entry with
+    /// no budget.
+    pub fn fields<E: BudgetSource>(&self, entries: &[E]) -> Result<Vec<BudgetFields>, ExitCode> {
+        let files = match &self.tokens {
+            None => None,
+            Some(path) => Some(read_cost_file(path, entries.len())?),
+        };
+        let mut out = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let envelope = |k: &str| e.member(k);
+            let tokens_budget = self.max_tokens.is_some()
+                || (self.max.is_none() && envelope("maxTokens").is_some());
+            if !tokens_budget {
+                if self.tokens_asked() {
+                    return Err(usage(format!(
+                        "{}: --tokens, --costs and --count-pinned need a token budget (--max-tokens N or the envelope's maxTokens)",
+                        e.origin()
+                    )));
+                }
+                let max = e.max_messages_or(self.max.as_ref()).map_err(usage)?;
+                out.push(BudgetFields::messages(max));
+                continue;
+            }
+            let max_tokens = match &self.max_tokens {
+                Some(n) => n.clone(),
+                None => envelope("maxTokens").unwrap_or(Value::Null),
+            };
+            let tokens = match (&files, self.costs) {
+                (Some(f), _) => Some(f[i].clone()),
+                (None, Some(CostsArg::TextLength)) => Some(e.text_length_costs()),
+                (None, None) => envelope("tokens"),
+            };
+            let count_pinned = if self.count_pinned {
+                Some(Value::Bool(true))
+            } else {
+                envelope("countPinned")
+            };
+            out.push(BudgetFields::tokens(
+                max_tokens,
+                tokens.unwrap_or(Value::Null),
+                count_pinned,
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// The `--tokens` file: one array of costs, or (for several histories) an
+/// array of one array per history.
+fn read_cost_file(path: &str, histories: usize) -> Result<Vec<Value>, ExitCode> {
+    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{path}: {e}")))?;
+    let v: Value =
+        serde_json::from_str(&text).map_err(|e| usage(format!("{path}: not JSON: {e}")))?;
+    let nested = matches!(&v, Value::Array(a) if a.first().is_some_and(Value::is_array));
+    match v {
+        Value::Array(a) if histories == 1 && !nested => Ok(vec![Value::Array(a)]),
+        Value::Array(a) if nested && a.len() == histories => Ok(a),
+        _ => Err(usage(format!(
+            "{path}: expected {} (one cost per message)",
+            if histories == 1 {
+                "a JSON array of costs".to_string()
+            } else {
+                format!("a JSON array of {histories} arrays of costs, one per history")
+            }
+        ))),
+    }
+}
+
+/// Prints a usage error and gives exit code 2 ([`EXIT_CODES`]).
+pub fn usage(text: impl std::fmt::Display) -> ExitCode {
+    print_error(text);
+    ExitCode::from(2)
+}
+
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -135,13 +483,34 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Prints an input error and gives its exit code: 2 for I/O, 1 for content.
+/// Prints an input error and gives exit code 2 ([`EXIT_CODES`]): input
+/// that cannot be read ([`InputError::Io`]) and input that is not JSON or
+/// not a history ([`InputError::Invalid`]) alike are unreadable input.
 pub fn input_failure(e: &InputError) -> ExitCode {
-    eprintln!("reducer-kit: error: {e}");
-    match e {
-        InputError::Io { .. } => ExitCode::from(2),
-        InputError::Invalid { .. } => ExitCode::from(1),
+    print_error(e);
+    ExitCode::from(2)
+}
+
+/// Refuses histories whose messages are not in `format` at all
+/// ([`format_mismatch`]: none has the format's shape, some has another's):
+/// prints the first, naming its place and the format its messages look
+/// like, and gives exit code 2 (unreadable input, [`EXIT_CODES`]). The one
+/// test `validate`, `reduce` and `check` make, on each history as read.
+pub fn refuse_other_format<'a, V, I>(
+    format: Format,
+    histories: impl IntoIterator<Item = (&'a Origin, I)>,
+) -> Result<(), ExitCode>
+where
+    V: std::borrow::Borrow<Value>,
+    I: IntoIterator<Item = V>,
+    I::IntoIter: Clone,
+{
+    for (origin, messages) in histories {
+        if let Err(e) = format_mismatch(format, messages) {
+            return Err(usage(format!("{origin}: {e}")));
+        }
     }
+    Ok(())
 }
 
 /// Reads the entries of `path`, or reports and gives the exit code.
@@ -149,8 +518,21 @@ pub fn load(path: &str) -> Result<Vec<Entry>, ExitCode> {
     read_entries(path).map_err(|e| input_failure(&e))
 }
 
-/// Prints an error about invalid content and gives exit code 1.
+/// Prints a judged failure of the input (a history the spec's rules refuse:
+/// a malformed message, an invalid budget) and gives exit code 1
+/// ([`EXIT_CODES`]).
 pub fn invalid(text: impl std::fmt::Display) -> ExitCode {
-    eprintln!("reducer-kit: error: {text}");
+    print_error(text);
     ExitCode::from(1)
+}
+
+/// The messages of a raw history as values, built one at a time as they
+/// are asked for ([`refuse_other_format`] asks for one when the
+/// history is in its format); one that is not JSON is `null`.
+pub fn parsed<'a>(
+    messages: &'a [&'a serde_json::value::RawValue],
+) -> impl Iterator<Item = serde_json::Value> + Clone + 'a {
+    messages
+        .iter()
+        .map(|m| serde_json::from_str(m.get()).unwrap_or(serde_json::Value::Null))
 }

@@ -1,52 +1,209 @@
-//! `reducer-kit reduce`: the reference reducer on the command line.
+//! `reducer-kit reduce`: the reference reducer on the command line, under
+//! a message budget or a token budget (spec v2 §13.5: `--max-tokens`,
+//! `--tokens FILE`, `--costs text-length`, `--count-pinned`, or the
+//! envelope's `maxTokens`, `tokens`, `countPinned`).
+//!
+//! The input is read without building its values (each message is a slice
+//! of the input text, classified by [`read_history_raw`]); every history is
+//! reduced to a [`reduce_indices`] selection first, so that nothing is
+//! written on error, and the kept messages are then written from their
+//! input bytes, laid out as before ([`Relayer`]: pretty for one history,
+//! one line per history for JSON Lines). Only a message that loses items
+//! is parsed and re-serialised. Token budgets take the same path: the
+//! costs are read before the messages (an envelope's members, the
+//! `--tokens` file), and `--costs text-length` parses each message once for
+//! its compact JSON.
 
-use super::{invalid, load, Histories, PolicyArg};
-use reducer_kit::formats::Format;
-use reducer_kit::reduce::reduce;
-use reducer_kit::terms::Policy;
+use super::{invalid, BudgetArgs, BudgetSource, Histories, PolicyArg, ProviderArg};
+use reducer_kit::formats::{read_history_raw, strip_elems, Format};
+use reducer_kit::input::{parse_raw_entries, read_text, source_name, RawEntry};
+use reducer_kit::json::Relayer;
+use reducer_kit::protocol::lead_with_system_cost;
+use reducer_kit::reduce::{reduce_indices_with, Selection};
+use reducer_kit::terms::{Budget, History, Policy};
+use serde_json::value::RawValue;
+use serde_json::Value;
 use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The budget: most messages kept besides the pinned system message
-    /// (overrides an envelope's maxMessages).
-    #[arg(long = "max", value_name = "N", allow_negative_numbers = true)]
-    pub max: Option<i64>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// The policy.
     #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
     pub policy: PolicyArg,
+    /// Honour a provider profile (spec v2 §15.4).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
     #[command(flatten)]
     pub input: Histories,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let entries = or_exit!(load(&args.input.file));
+    let text = match read_text(&args.input.file) {
+        Ok(t) => t,
+        Err(e) => return Ok(super::input_failure(&e)),
+    };
+    let entries = match parse_raw_entries(&text, source_name(&args.input.file)) {
+        Ok(e) => e,
+        Err(e) => return Ok(super::input_failure(&e)),
+    };
+    let format = Format::from(args.input.format);
+    or_exit!(super::refuse_other_format(
+        format,
+        entries
+            .iter()
+            .map(|e| (&e.origin, super::parsed(&e.messages)))
+    ));
+    let policy = Policy::from(args.policy);
     let jsonl = entries.len() > 1 || entries.first().is_some_and(|e| e.origin.line.is_some());
-    let mut out = String::new();
-    for e in &entries {
-        let max = match e.max_messages_or(args.max) {
-            Ok(m) => m,
-            Err(e) => return Ok(invalid(e)),
-        };
-        let reduced = match reduce(
-            Policy::from(args.policy),
-            Format::from(args.input.format),
-            &e.messages,
-            &max,
-        ) {
-            Ok(r) => r,
+    // In a format with a top-level system prompt (Anthropic and Bedrock
+    // `system`, Gemini `systemInstruction`) that member is the pinned
+    // system message, the first of the kit's list, as check, serve and
+    // certify read it (spec v1 §1.5, v2 §14): it is kept and, with
+    // countPinned, counted. Its cost is the envelope's `systemTokens`
+    // before its `tokens`, the first cost of a --tokens file, or its text
+    // length. The member itself is written back as it came.
+    let pseudo: Vec<Option<Box<RawValue>>> =
+        entries.iter().map(|e| system_pseudo(format, e)).collect();
+    let entries: Vec<RawEntry> = entries
+        .into_iter()
+        .zip(&pseudo)
+        .map(|(e, p)| RawEntry {
+            origin: e.origin,
+            messages: p.iter().map(|b| &**b).chain(e.messages).collect(),
+            max_messages: e.max_messages,
+            envelope: e.envelope,
+        })
+        .collect();
+    let mut budgets = match args.budget.fields(&entries) {
+        Ok(b) => b,
+        Err(code) => return Ok(code),
+    };
+    if args.budget.tokens.is_none() && args.budget.costs.is_none() {
+        for ((e, fields), p) in entries.iter().zip(&mut budgets).zip(&pseudo) {
+            if p.is_some() {
+                lead_with_system_cost(fields.tokens.as_mut(), e.member("systemTokens"));
+            }
+        }
+    }
+    let mut reduced = Vec::with_capacity(entries.len());
+    for (e, fields) in entries.iter().zip(&budgets) {
+        let budget = match Budget::read(fields, e.messages.len()) {
+            Ok(b) => b,
             Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
         };
-        let v = e.with_messages(reduced);
-        if jsonl {
-            out.push_str(&serde_json::to_string(&v)?);
-        } else {
-            out.push_str(&serde_json::to_string_pretty(&v)?);
+        let history = match read_history_raw(format, &e.messages) {
+            Ok(h) => h,
+            Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
+        };
+        if let Err(err) = budget.available(history.pinned()) {
+            return Ok(invalid(format!("{}: {err}", e.origin)));
         }
-        out.push('\n');
+        let selection =
+            match reduce_indices_with(policy, &history, &budget, args.provider.map(Into::into)) {
+                Ok(s) => s,
+                Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
+            };
+        reduced.push((history, selection));
     }
     // A closed stdout (piped into `head`) is not an error.
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let overrides = args.budget.envelope_overrides();
+    for ((e, (history, selection)), p) in entries.iter().zip(&reduced).zip(&pseudo) {
+        // The system pseudo-message (index 0) is written by its member.
+        let without_system;
+        let selection = match p {
+            Some(_) => {
+                without_system = Selection {
+                    kept: selection.kept.iter().copied().filter(|&m| m > 0).collect(),
+                    stripped: selection.stripped.clone(),
+                };
+                &without_system
+            }
+            None => selection,
+        };
+        let written = write_entry(&mut out, format, e, &overrides, history, selection, !jsonl);
+        if written.is_err() {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let _ = out.flush();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The system pseudo-message `{"role": "system", "content": <member>}` of
+/// an entry whose envelope has the top-level system prompt of `format`
+/// ([`Format::system_member`]), as [`reducer_kit::protocol::join_system`]
+/// makes it.
+fn system_pseudo(format: Format, e: &RawEntry) -> Option<Box<RawValue>> {
+    let key = format.system_member()?;
+    let (_, raw) = e.envelope.as_ref()?.iter().find(|(k, _)| k == key)?;
+    RawValue::from_string(format!("{{\"role\":\"system\",\"content\":{}}}", raw.get())).ok()
+}
+
+/// Writes one reduced entry and a newline: as the entry came (a bare array,
+/// or its envelope with `messages` last), the kept messages from their
+/// input bytes (the caller leaves the system pseudo-message out of
+/// `selection`: the envelope's member writes it). An envelope's budget members say the budget used:
+/// `overrides` ([`super::BudgetArgs::envelope_overrides`]) replace a
+/// member in place, add it before `messages`, or (`None`) drop it.
+fn write_entry(
+    out: &mut impl Write,
+    format: Format,
+    e: &RawEntry,
+    overrides: &[(&str, Option<Value>)],
+    history: &History,
+    selection: &Selection,
+    pretty: bool,
+) -> std::io::Result<()> {
+    let mut r = Relayer::new(pretty);
+    if let Some(members) = &e.envelope {
+        r.feed("{", out)?;
+        let mut member = |key: &str, value: &str, out: &mut _| -> std::io::Result<()> {
+            r.feed(&serde_json::to_string(key)?, out)?;
+            r.feed(":", out)?;
+            r.feed(value, out)?;
+            r.feed(",", out)
+        };
+        for (key, value) in members {
+            match overrides.iter().find(|(k, _)| k == key) {
+                None => member(key, value.get(), out)?,
+                Some((_, Some(v))) => member(key, &v.to_string(), out)?,
+                Some((_, None)) => {}
+            }
+        }
+        for (key, value) in overrides {
+            if let (Some(v), false) = (value, members.iter().any(|(k, _)| k == key)) {
+                member(key, &v.to_string(), out)?;
+            }
+        }
+        r.feed("\"messages\"", out)?;
+        r.feed(":", out)?;
+    }
+    r.feed("[", out)?;
+    let mut stripped = selection.stripped.iter().peekable();
+    for (n, &m) in selection.kept.iter().enumerate() {
+        if n > 0 {
+            r.feed(",", out)?;
+        }
+        let raw = e.messages[m].get();
+        match stripped.next_if(|(i, _)| *i == m) {
+            Some((_, removed)) => {
+                let value: Value = serde_json::from_str(raw)?;
+                let elems = selection.elements(history, m, removed);
+                r.feed(
+                    &serde_json::to_string(&strip_elems(format, &value, &elems))?,
+                    out,
+                )?;
+            }
+            None => r.feed(raw, out)?,
+        }
+    }
+    r.feed("]", out)?;
+    if e.envelope.is_some() {
+        r.feed("}", out)?;
+    }
+    out.write_all(b"\n")
 }

@@ -1,8 +1,8 @@
 //! `reducer-kit serve`: a reference reducer speaking runner protocol v1
-//! (semantics §7), for certifying the kit against itself and as a model for
-//! implementers.
+//! (semantics §8) or, with `--protocol 2`, protocol 2 (spec v2 §13), for
+//! certifying the kit against itself and as a model for implementers.
 
-use super::{FormatArg, PolicyArg};
+use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
 use reducer_kit::certify::session::ReferenceSession;
 use reducer_kit::formats::Format;
 use reducer_kit::terms::Policy;
@@ -20,12 +20,22 @@ pub struct Args {
     /// The wire format of the messages.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
+    /// Honour a provider profile (spec v2 §15.4): never answer an output
+    /// the provider would reject when the input passes its rules.
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The runner protocol to read: 1 (maxMessages) or 2 (also maxTokens,
+    /// tokens, countPinned; spec v2 §13). The reference never summarizes.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
+    pub protocol: ProtocolArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let reference = ReferenceSession {
         policy: Policy::from(args.policy),
         format: Format::from(args.format),
+        provider: args.provider.map(Into::into),
+        protocol: args.protocol.into(),
     };
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();

@@ -1,8 +1,12 @@
 //! `reducer-kit validate`: the validator rules of semantics §5.
 
-use super::{load, Histories};
-use reducer_kit::formats::{view_history, Format};
-use reducer_kit::validate::{validate, Options};
+use super::{Histories, ProviderArg};
+use reducer_kit::formats::{read_history_raw, view_message, Format};
+use reducer_kit::input::{parse_raw_entries, read_text, source_name};
+use reducer_kit::terminal::show;
+use reducer_kit::terms::provider::provider_violations;
+use reducer_kit::terms::{MessageView, Provider};
+use reducer_kit::validate::{validate_history, Options};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -10,42 +14,99 @@ pub struct Args {
     /// Calls and approval requests of the newest turn may be unanswered.
     #[arg(long)]
     pub allow_pending: bool,
+    /// Also check a provider's acceptance rules (spec v2 §15.3): would it
+    /// accept the history?
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
     #[command(flatten)]
     pub input: Histories,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let entries = or_exit!(load(&args.input.file));
+    // Read without building the messages' values (see `reduce`).
+    let text = match read_text(&args.input.file) {
+        Ok(t) => t,
+        Err(e) => return Ok(super::input_failure(&e)),
+    };
+    let entries = match parse_raw_entries(&text, source_name(&args.input.file)) {
+        Ok(e) => e,
+        Err(e) => return Ok(super::input_failure(&e)),
+    };
     let mut bad = 0usize;
+    let provider: Option<Provider> = args.provider.map(Into::into);
+    let format = Format::from(args.input.format);
+    or_exit!(super::refuse_other_format(
+        format,
+        entries
+            .iter()
+            .map(|e| (&e.origin, super::parsed(&e.messages)))
+    ));
     for e in &entries {
-        let views = match view_history(Format::from(args.input.format), &e.messages) {
+        let history = match read_history_raw(Format::from(args.input.format), &e.messages) {
             Ok(v) => v,
             Err(err) => {
-                outln!("{}: {err}", e.origin);
+                outln!(
+                    "{}: {}",
+                    show(&e.origin.to_string()),
+                    show(&err.to_string())
+                );
                 bad += 1;
                 continue;
             }
         };
-        let violations = validate(
-            &views,
+        let violations = validate_history(
+            &history,
             Options {
                 allow_pending: args.allow_pending,
             },
         );
-        if !violations.is_empty() {
+        // With a provider, the messages' views as written (role names as
+        // the format spells them), for the provider's rules.
+        let rejected = match provider {
+            None => Vec::new(),
+            Some(p) => {
+                let views: Option<Vec<MessageView>> = e
+                    .messages
+                    .iter()
+                    .enumerate()
+                    .map(|(i, raw)| {
+                        let v: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
+                        view_message(format, &v, i).ok()
+                    })
+                    .collect();
+                views.map_or_else(Vec::new, |v| provider_violations(p, &v))
+            }
+        };
+        if !violations.is_empty() || !rejected.is_empty() {
             bad += 1;
         }
         for v in violations {
-            outln!("{}: {v}", e.origin);
+            outln!("{}: {}", show(&e.origin.to_string()), show(&v.to_string()));
+        }
+        if let Some(p) = provider {
+            for v in &rejected {
+                outln!(
+                    "{}: {p} rejects it: {}",
+                    show(&e.origin.to_string()),
+                    show(&v.to_string())
+                );
+            }
         }
     }
     let n = entries.len();
     let noun = if n == 1 { "history" } else { "histories" };
+    let (ok, not_ok) = match provider {
+        None => ("all valid".to_string(), "invalid".to_string()),
+        Some(p) => (
+            format!("all valid and accepted by {p}"),
+            format!("invalid or rejected by {p}"),
+        ),
+    };
     if bad == 0 {
-        outln!("{n} {noun}: all valid");
+        outln!("{n} {noun}: {ok}");
         Ok(ExitCode::SUCCESS)
     } else {
-        outln!("{n} {noun}: {bad} invalid");
+        outln!("{n} {noun}: {bad} {not_ok}");
         Ok(ExitCode::from(1))
     }
 }

@@ -3,9 +3,9 @@
 //! ([`crate::case::expect`]).
 
 use crate::case::expect::{expectation, needs_pending, ExpectError};
-use crate::case::{parse_cases, Case, CaseError, SPEC_VERSION};
+use crate::case::{parse_cases, Case, CaseError};
 use crate::fuzzers::{Carried, Target};
-use crate::terms::{Clause, Policy};
+use crate::terms::{BudgetFields, Clause, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
 use std::fmt;
@@ -34,15 +34,12 @@ impl fmt::Display for Origin {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
     /// The case: id `regress/<16 hex>` ([`Case::content_id`]), spec
-    /// [`SPEC_VERSION`], expectation from the reference.
+    /// the lowest spec version that has its fields, expectation from the
+    /// reference.
     pub case: Case,
     /// Where it came from.
     pub origin: Origin,
 }
-
-/// The fuzz target whose decoding [`import`] uses for raw bytes when none is
-/// named and the file's folder is not named after a target.
-pub const DEFAULT_TARGET: &str = "reduce_invariants";
 
 /// Why a file is not a regression case. Messages are lowercase.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +52,12 @@ pub enum ImportError {
     /// wrong with it).
     #[error("{0} (for a fuzz input, name its target with --target)")]
     NotACase(String),
+    /// Bytes that are not JSON, with no fuzz target named (by `--target` or
+    /// the file's folder): an empty file, binary bytes, text, truncated
+    /// JSON. What they are is the text (`an empty file`, `truncated JSON
+    /// (EOF while parsing ...)`).
+    #[error("{0}: neither a case file nor the input of a named fuzz target (for a fuzz input, name its target with --target)")]
+    NotACaseFile(String),
     /// A `parse_no_panic` input that is not JSON.
     #[error("parse_no_panic input that is not JSON ({0}) carries no history")]
     NotJson(serde_json::Error),
@@ -88,20 +91,28 @@ pub enum ImportError {
 /// A case under `policy` with the reference expectation, the `allowPending`
 /// flag normalised as certify's counterexamples are ([`needs_pending`]) and
 /// the content-hash id `regress/<16 hex>`.
+/// The budget members and (spec v2) the summary fields of a case file are
+/// kept as they are.
 fn regression(
     policy: Policy,
-    max_messages: Value,
+    budget: BudgetFields,
+    summary: (bool, Option<u64>),
     messages: Vec<Value>,
     clauses: Vec<String>,
     description: String,
 ) -> Result<Case, ExpectError> {
     let allow_pending = needs_pending(&messages)?;
-    let e = expectation(policy, &max_messages, &messages, allow_pending)?;
+    let e = expectation(policy, &budget, &messages, allow_pending)?;
     let mut case = Case {
         id: String::new(),
-        spec: SPEC_VERSION,
+        spec: 1,
         policy,
-        max_messages,
+        max_messages: budget.max_messages,
+        max_tokens: budget.max_tokens,
+        tokens: budget.tokens,
+        count_pinned: budget.count_pinned,
+        summary: summary.0,
+        summary_tokens: summary.1,
         messages,
         expected: None,
         expected_error: None,
@@ -128,7 +139,7 @@ pub(crate) fn decode_target(target: &Target, bytes: &[u8]) -> Result<Carried, Im
         None => {
             let (max_messages, messages) = decode_json_input(bytes)?;
             Ok(Carried {
-                max_messages,
+                budget: BudgetFields::messages(max_messages),
                 messages,
                 policy: None,
             })
@@ -151,6 +162,36 @@ fn decode_json_input(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
     }
 }
 
+/// What bytes that are not JSON are, for [`ImportError::NotACaseFile`]:
+/// `an empty file`, `binary bytes (not UTF-8)`, `truncated JSON (...)` or
+/// `text that is not JSON (...)` with serde_json's error.
+fn describe_bytes(bytes: &[u8]) -> String {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return if bytes.is_empty() {
+            "an empty file".into()
+        } else {
+            "a file of white space".into()
+        };
+    }
+    if std::str::from_utf8(bytes).is_err() {
+        return "binary bytes (not UTF-8)".into();
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(e) if e.is_eof() => format!("truncated JSON ({e})"),
+        Err(e) => format!("text that is not JSON ({e})"),
+        Ok(_) => "JSON".into(),
+    }
+}
+
+impl ImportError {
+    /// Whether the file cannot be read as a case or a fuzz input at all
+    /// (exit 2, unreadable input), rather than read and not judged by the
+    /// reference ([`ImportError::Expect`], [`ImportError::Case`]: exit 1).
+    pub fn unreadable(&self) -> bool {
+        !matches!(self, ImportError::Expect(_) | ImportError::Case { .. })
+    }
+}
+
 /// Turns one input file into regression cases, each with the expectation the
 /// reference gives it now:
 ///
@@ -163,7 +204,8 @@ fn decode_json_input(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
 /// - else a file in a folder named after a fuzz target (libFuzzer's
 ///   `fuzz/artifacts/<target>/crash-…`) is that target's input;
 /// - else bytes that are JSON are not a case (the case-format error says
-///   why); other bytes are decoded as [`DEFAULT_TARGET`] does.
+///   why), nor are other bytes ([`ImportError::NotACaseFile`]: no target
+///   is guessed for an empty file, text or truncated JSON).
 ///
 /// The policy is `policy` when given, else the case's, else the one the
 /// target draws, else `turns`. `name` (the file name) goes into the
@@ -204,7 +246,7 @@ pub fn import(
                 (Err(e), None) if serde_json::from_slice::<Value>(bytes).is_ok() => {
                     return Err(ImportError::NotACase(e))
                 }
-                (Err(_), None) => known(DEFAULT_TARGET).expect("the default target exists"),
+                (Err(_), None) => return Err(ImportError::NotACaseFile(describe_bytes(bytes))),
             }
         }
     };
@@ -217,7 +259,8 @@ pub fn import(
     let policy = policy.or(carried.policy).unwrap_or(Policy::Turns);
     let case = regression(
         policy,
-        carried.max_messages,
+        carried.budget,
+        (false, None),
         carried.messages,
         Vec::new(),
         description,
@@ -235,15 +278,23 @@ fn import_cases(cases: Vec<Case>, policy: Option<Policy>) -> Result<Vec<Imported
         .map(|c| {
             let origin = Origin::CaseFile(c.id.clone());
             let policy = policy.unwrap_or(c.policy);
-            let judged = Clause::for_policy(policy);
+            let budget = c.budget_fields();
+            let judged = Clause::for_run(policy, c.summary);
             let clauses = c
                 .clauses
                 .into_iter()
                 .filter(|id| Clause::from_id(id).is_some_and(|k| judged.contains(&k)))
                 .collect();
-            regression(policy, c.max_messages, c.messages, clauses, c.description)
-                .map(|case| Imported { case, origin })
-                .map_err(|error| ImportError::Case { id: c.id, error })
+            regression(
+                policy,
+                budget,
+                (c.summary, c.summary_tokens),
+                c.messages,
+                clauses,
+                c.description,
+            )
+            .map(|case| Imported { case, origin })
+            .map_err(|error| ImportError::Case { id: c.id, error })
         })
         .collect()
 }

@@ -6,8 +6,8 @@ use crate::case::file::CaseFile;
 use crate::case::Case;
 use crate::check::{check_reducer, Outcome, Request};
 use crate::formats::Format;
-use crate::generate::{shapes, Shape};
-use crate::reduce::{reference, respond};
+use crate::generate::{shapes_with, Shape};
+use crate::reduce::{reference, respond_request};
 use crate::terms::{Budget, Clause};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,27 +19,24 @@ pub type Pair = (Clause, Shape);
 /// [`Outcome::Pass`] on the reference output for the case (with the extra
 /// responses from the reference too, [`check_reducer`] with
 /// [`reference()`]) and a shape the case shows ([`shapes`] of its messages
-/// and budget; an invalid budget counts as 0, which shows no budget shape).
-/// Empty when the messages cannot be read.
+/// and budget, [`shapes_with`]; an invalid budget counts as 0, which
+/// shows no budget shape). Empty when the messages cannot be read.
 pub fn signature(case: &Case) -> BTreeSet<Pair> {
+    let budget = case.budget_fields();
     let req = Request {
         format: Format::Canonical,
         policy: case.policy,
-        max_messages: &case.max_messages,
+        budget: &budget,
         messages: &case.messages,
+        summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
     };
-    let want = respond(
-        case.policy,
-        Format::Canonical,
-        &case.max_messages,
-        &case.messages,
-    );
+    let want = respond_request(case.policy, Format::Canonical, &budget, &case.messages);
     let Ok(verdicts) = check_reducer(&req, reference(case.policy, Format::Canonical), Some(want))
     else {
         return BTreeSet::new();
     };
-    let budget = Budget::parse(&case.max_messages).map_or(0, Budget::max_messages);
-    let shown = shapes(&case.messages, budget);
+    let read = Budget::read(&budget, case.messages.len()).ok();
+    let shown = shapes_with(&case.messages, read.as_ref());
     let mut out = BTreeSet::new();
     for v in verdicts.iter().filter(|v| v.outcome == Outcome::Pass) {
         for s in &shown {

@@ -9,7 +9,7 @@
 //!
 //! | file | job |
 //! |------|-----|
-//! | `mod.rs` | `regen` and `check`: [`compare`], [`regenerate`], [`differences`] judge a stored expectation against the reference ([`crate::case::expect`]) under [`SPEC_VERSION`] |
+//! | `mod.rs` | `regen` and `check`: [`compare`], [`regenerate`], [`differences`] judge a stored expectation against the reference ([`crate::case::expect`]) under the spec versions up to [`SPEC_VERSION`](crate::case::SPEC_VERSION) |
 //! | [`import`] | `add`: a certify counterexample or a libFuzzer artifact as a regression case |
 //! | [`min`] | `min`: the (clause, shape) pairs a case covers, and a greedy set cover over a directory |
 //! | [`seeds`] | `seed-fuzz`: seed inputs for every fuzz target, from the generator |
@@ -19,14 +19,15 @@ pub mod min;
 pub mod seeds;
 
 use crate::case::expect::{expectation, ExpectError};
-use crate::case::{Case, ExpectedError, ExpectedViolation, SPEC_VERSION};
+use crate::case::{Case, ExpectedError, ExpectedViolation};
 use crate::json::first_difference;
 use serde_json::Value;
 use std::fmt;
 
 /// `case` with `expected`, `expectedError` and `violations` recomputed by
 /// the reference ([`expectation`], under the case's `allowPending`) and
-/// `spec` set to [`SPEC_VERSION`]; every other field kept.
+/// `spec` raised to the lowest version that has every field it uses
+/// ([`Case::required_spec`]); every other field kept.
 ///
 /// # Errors
 ///
@@ -34,7 +35,7 @@ use std::fmt;
 pub fn regenerate(case: &Case) -> Result<Case, ExpectError> {
     let e = expectation(
         case.policy,
-        &case.max_messages,
+        &case.budget_fields(),
         &case.messages,
         case.allow_pending,
     )?;
@@ -80,6 +81,8 @@ pub enum Difference {
     Spec {
         /// The stored `spec`.
         stored: u32,
+        /// The regenerated one.
+        reference: u32,
     },
     /// `expected` / `expectedError` differ.
     Expected {
@@ -105,7 +108,9 @@ pub enum Difference {
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Difference::Spec { stored } => write!(f, "spec v{stored} -> v{SPEC_VERSION}"),
+            Difference::Spec { stored, reference } => {
+                write!(f, "spec v{stored} -> v{reference}")
+            }
             Difference::Expected {
                 stored,
                 reference,
@@ -137,6 +142,7 @@ pub fn differences(stored: &Case, regenerated: &Case) -> Vec<Difference> {
     if stored.spec != regenerated.spec {
         out.push(Difference::Spec {
             stored: stored.spec,
+            reference: regenerated.spec,
         });
     }
     let (old, new) = (Expected::of(stored), Expected::of(regenerated));
@@ -186,9 +192,11 @@ pub enum Comparison {
     Unusable(ExpectError),
 }
 
-/// Judges `case` against the reference under [`SPEC_VERSION`]. A case made
-/// under an older spec is [`Comparison::OlderSpec`], never judged by the new
-/// rules.
+/// Judges `case` against the reference. A case made under a spec older
+/// than the lowest that has every field it uses ([`Case::required_spec`];
+/// in practice `spec` 0) is [`Comparison::OlderSpec`], never judged by the
+/// new rules; a version 1 case is judged as version 1 judges it, which
+/// version 2 leaves as it was.
 ///
 /// # Examples
 ///
@@ -202,7 +210,7 @@ pub enum Comparison {
 /// assert_eq!(compare(&case), Comparison::OlderSpec(0));
 /// ```
 pub fn compare(case: &Case) -> Comparison {
-    if case.spec < SPEC_VERSION {
+    if case.spec < case.required_spec() {
         return Comparison::OlderSpec(case.spec);
     }
     match regenerate(case) {

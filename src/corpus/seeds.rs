@@ -2,7 +2,7 @@
 //! generator, the same for the same seed on every machine.
 
 use crate::case::file::{render, Layout, Style};
-use crate::generate::{shapes, Config, Shape};
+use crate::generate::{shapes_with, Config, Shape};
 use crate::terms::{Budget, Policy};
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
@@ -70,8 +70,8 @@ pub fn fuzz_seeds(target: &str, seed: u64, count: usize) -> Vec<Vec<u8>> {
         if c.messages.is_empty() {
             continue;
         }
-        let budget = Budget::parse(&c.max_messages).map_or(0, Budget::max_messages);
-        let s = shapes(&c.messages, budget);
+        let budget = Budget::read(&c.budget, c.messages.len()).ok();
+        let s = shapes_with(&c.messages, budget.as_ref());
         if s.iter().any(|x| !seen.contains(x)) {
             seen.extend(s);
             out.push(buf);

@@ -59,9 +59,9 @@
 use super::canonical::classify_tagged;
 use super::{
     content_items, convert_all, copy_other, object_and_role, refuse_members, rename_tag, retag,
-    string_field, ConvertError, Members, Retag,
+    string_field, ConvertError, ItemSink, Members, Retag,
 };
-use crate::terms::{Item, ItemKind, Role, ShapeError};
+use crate::terms::{ItemKind, Role, ShapeError};
 use serde_json::{Map, Value};
 
 fn err(index: usize, problem: impl Into<String>) -> ConvertError {
@@ -92,37 +92,59 @@ pub fn system_content(msg: &Value) -> Option<&Value> {
     }
 }
 
-/// The role and items of an Anthropic message read with role `role` (see
-/// the module doc).
+/// The role of an Anthropic message read with role `role`, its items into
+/// `sink` (see the module doc).
 pub(crate) fn role_and_items(
     obj: &Map<String, Value>,
     role: Role,
     index: usize,
-) -> Result<(Role, Vec<Item>), ShapeError> {
+    sink: &mut dyn ItemSink,
+) -> Result<Role, ShapeError> {
     if role == Role::System {
-        return Ok((role, Vec::new()));
+        return Ok(role);
     }
-    let items = content_items(obj, index, &|o, tag, i| {
-        let at = Some(i);
-        match tag {
-            "tool_use" => Ok((
-                ItemKind::Call,
-                string_field(o, "id", index, at, "tool_use")?.to_string(),
-            )),
-            "tool_result" => Ok((
-                ItemKind::Result,
-                string_field(o, "tool_use_id", index, at, "tool_result")?.to_string(),
-            )),
-            "functionCall" | "functionResult" => Ok((ItemKind::Opaque, String::new())),
-            _ => classify_tagged(o, tag, index, i),
-        }
-    })?;
-    let role = if role == Role::User && items.iter().any(|i| i.kind == ItemKind::Result) {
+    let mut has_result = false;
+    content_items(
+        obj,
+        index,
+        &|o, tag, i| {
+            let at = Some(i);
+            match tag {
+                "tool_use" => Ok((
+                    ItemKind::Call,
+                    string_field(o, "id", index, at, "tool_use")?,
+                )),
+                "tool_result" => Ok((
+                    ItemKind::Result,
+                    string_field(o, "tool_use_id", index, at, "tool_result")?,
+                )),
+                "functionCall" | "functionResult" => Ok((ItemKind::Opaque, "")),
+                _ => classify_tagged(o, tag, index, i),
+            }
+        },
+        &mut ResultSeen {
+            inner: sink,
+            seen: &mut has_result,
+        },
+    )?;
+    Ok(if role == Role::User && has_result {
         Role::Tool
     } else {
         role
-    };
-    Ok((role, items))
+    })
+}
+
+/// An [`ItemSink`] that notes whether a result went through.
+struct ResultSeen<'a> {
+    inner: &'a mut dyn ItemSink,
+    seen: &'a mut bool,
+}
+
+impl ItemSink for ResultSeen<'_> {
+    fn item(&mut self, kind: ItemKind, id: &str, elem: Option<usize>) {
+        *self.seen |= kind == ItemKind::Result;
+        self.inner.item(kind, id, elem);
+    }
 }
 
 /// Converts a canonical history to the kit's Anthropic message list (the

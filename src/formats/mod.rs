@@ -1,6 +1,7 @@
-//! Wire formats (semantics §1): every piece of knowledge about how a
-//! message is spelled in canonical, OpenAI Chat Completions or Anthropic
-//! Messages JSON lives in this folder.
+//! Wire formats (semantics §1, spec v2 §14): every piece of knowledge about
+//! how a message is spelled in canonical, OpenAI Chat Completions,
+//! Anthropic Messages, OpenAI Responses, Gemini or Bedrock Converse JSON
+//! lives in this folder.
 //!
 //! The kit never rewrites a message it keeps: reducers, the validator and the
 //! checker all work on a [`MessageView`] (role plus the list of content items
@@ -16,16 +17,30 @@
 //! | [`canonical`] | the canonical items and their `$type` tags |
 //! | [`openai`] | OpenAI messages: their views, and conversion to and from canonical |
 //! | [`anthropic`] | Anthropic messages and blocks: their views, the system pseudo-message, conversion |
+//! | [`responses`] | OpenAI Responses input items: their views, conversion (calls one item each) |
+//! | [`gemini`] | Gemini contents and parts: their views, conversion |
+//! | [`bedrock`] | Bedrock Converse messages and blocks: their views, conversion |
+//! | `keyed.rs` | what Gemini and Bedrock share: parts keyed by member name |
+//! | [`raw`] | views read straight from a message's JSON text, without building its value |
+//! | [`sniff`] | which format a history's messages look like ([`sniff::format_mismatch`]) |
 //!
 //! A new wire format is a new file here, a [`Format`] variant, and an arm in
 //! each dispatch function below; the request / response envelope of the
 //! runner protocol is in [`crate::protocol`].
 
 pub mod anthropic;
+pub mod bedrock;
 pub mod canonical;
+pub mod gemini;
+mod keyed;
 pub mod openai;
+pub mod raw;
+pub mod responses;
+pub mod sniff;
 
-use crate::terms::{Item, ItemKind, MessageView, Role, ShapeError};
+pub use raw::read_history_raw;
+
+use crate::terms::{Flags, History, HistoryBuilder, Item, ItemKind, MessageView, Role, ShapeError};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -50,38 +65,97 @@ pub enum Format {
     /// `{"role": "system", "content": ...}` pseudo-message); see
     /// [`anthropic`].
     Anthropic,
+    /// OpenAI Responses input items (`message`, `function_call`,
+    /// `function_call_output`, `reasoning`, MCP approval items, ...), one
+    /// item per message; see [`responses`] (spec v2 §14.1).
+    Responses,
+    /// Gemini `contents` (`role` `user` / `model`, `parts` with `text`,
+    /// `functionCall`, `functionResponse`; the request's top-level
+    /// `systemInstruction` as a leading pseudo-message); see [`gemini`]
+    /// (spec v2 §14.2).
+    Gemini,
+    /// Amazon Bedrock Converse `messages` (`content` blocks `text`,
+    /// `toolUse`, `toolResult`; the request's top-level `system` as a
+    /// leading pseudo-message); see [`bedrock`] (spec v2 §14.3).
+    Bedrock,
 }
 
 impl Format {
-    /// Every format, canonical first.
-    pub const ALL: [Format; 3] = [Format::Canonical, Format::OpenAi, Format::Anthropic];
+    /// Every format, canonical first, then the formats of spec v1, then
+    /// those of spec v2 §14.
+    pub const ALL: [Format; 6] = [
+        Format::Canonical,
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::Responses,
+        Format::Gemini,
+        Format::Bedrock,
+    ];
 
-    /// The format's command-line name: `canonical`, `openai` or
-    /// `anthropic`.
+    /// The version of the spec that defines the format: 1 for canonical,
+    /// OpenAI and Anthropic (spec v1 §7), 2 for Responses, Gemini and
+    /// Bedrock (spec v2 §14).
+    pub fn spec(self) -> u32 {
+        match self {
+            Format::Canonical | Format::OpenAi | Format::Anthropic => 1,
+            Format::Responses | Format::Gemini | Format::Bedrock => 2,
+        }
+    }
+
+    /// The format's command-line name: `canonical`, `openai`, `anthropic`,
+    /// `responses`, `gemini` or `bedrock`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Canonical => "canonical",
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
+            Format::Responses => "responses",
+            Format::Gemini => "gemini",
+            Format::Bedrock => "bedrock",
         }
     }
 
-    /// The format's name in prose: `canonical`, `OpenAI`, `Anthropic`
-    /// (as in "no OpenAI form").
+    /// The format's name in prose: `canonical`, `OpenAI`, `Anthropic`,
+    /// `Responses`, `Gemini`, `Bedrock` (as in "no OpenAI form").
     pub fn title(self) -> &'static str {
         match self {
             Format::Canonical => "canonical",
             Format::OpenAi => "OpenAI",
             Format::Anthropic => "Anthropic",
+            Format::Responses => "Responses",
+            Format::Gemini => "Gemini",
+            Format::Bedrock => "Bedrock",
         }
     }
 
+    /// Whether the format has reasoning items attached to the next item
+    /// (spec v2 §14.6): only [`Format::Responses`]. The clause
+    /// `reasoning-attached` is judged in those formats only.
+    pub fn has_reasoning(self) -> bool {
+        self == Format::Responses
+    }
+
     /// The member of a message that holds its removable content items:
-    /// `contents` (canonical) or `content` (openai, anthropic).
+    /// `contents` (canonical), `content` (openai, anthropic, responses,
+    /// bedrock) or `parts` (gemini).
     pub fn items_key(self) -> &'static str {
         match self {
             Format::Canonical => "contents",
-            Format::OpenAi | Format::Anthropic => "content",
+            Format::OpenAi | Format::Anthropic | Format::Responses | Format::Bedrock => "content",
+            Format::Gemini => "parts",
+        }
+    }
+
+    /// The top-level member of a request (and an answer) that carries the
+    /// system prompt, in the formats that have one: `system` (anthropic,
+    /// bedrock), `systemInstruction` (gemini). Inside the kit it is the
+    /// leading pseudo-message `{"role": "system", "content": <value>}`
+    /// ([`anthropic::system_message`]).
+    pub fn system_member(self) -> Option<&'static str> {
+        match self {
+            Format::Anthropic | Format::Bedrock => Some("system"),
+            Format::Gemini => Some("systemInstruction"),
+            Format::Canonical | Format::OpenAi | Format::Responses => None,
         }
     }
 }
@@ -92,9 +166,9 @@ impl fmt::Display for Format {
     }
 }
 
-/// A format name that is not `canonical`, `openai` or `anthropic`.
+/// A format name that is not one of [`Format::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format {0:?} (canonical, openai or anthropic)")]
+#[error("unknown format {0:?} (canonical, openai, anthropic, responses, gemini or bedrock)")]
 pub struct UnknownFormat(pub String);
 
 impl std::str::FromStr for Format {
@@ -109,6 +183,17 @@ impl std::str::FromStr for Format {
     }
 }
 
+/// The member `key` of `obj`: by a linear scan for the small objects
+/// messages and items are (no hashing of the key), else by lookup.
+#[inline]
+pub(crate) fn member<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if obj.len() <= 8 {
+        obj.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        obj.get(key)
+    }
+}
+
 /// The string member `key` of `obj`, or a [`ShapeError`] saying that
 /// `what` (a message, an item) has none or a non-string one.
 pub(crate) fn string_field<'a>(
@@ -118,7 +203,7 @@ pub(crate) fn string_field<'a>(
     item: Option<usize>,
     what: &str,
 ) -> Result<&'a str, ShapeError> {
-    match obj.get(key) {
+    match member(obj, key) {
         Some(Value::String(s)) => Ok(s),
         Some(_) => Err(ShapeError::new(
             index,
@@ -151,22 +236,91 @@ pub(crate) fn string_field<'a>(
 /// approval types as in canonical, anything else opaque). A `user` message
 /// with at least one `tool_result` block has role [`Role::Tool`] (its
 /// `role_text` stays as received): it is Anthropic's form of a tool message.
+///
+/// Responses, Gemini, Bedrock: see [`responses`], [`gemini`], [`bedrock`]
+/// (a Responses item has a `role` only when it is a message).
 pub fn view_message(format: Format, msg: &Value, index: usize) -> Result<MessageView, ShapeError> {
+    let mut items = Vec::new();
+    let (role, role_text, links) = read_message(format, msg, index, &mut items)?;
+    Ok(MessageView {
+        role,
+        role_text: role_text.to_string(),
+        items,
+        call_item: links.contains(Flags::CALL_ITEM),
+        reasoning: links.contains(Flags::REASONING),
+    })
+}
+
+/// Where a format reader puts the items of a message, in order: a
+/// `Vec<Item>` (one [`MessageView`]) or a [`HistoryBuilder`] (a whole
+/// [`History`], ids interned, nothing allocated per item).
+pub(crate) trait ItemSink {
+    /// One item: its kind, its id ("" for kinds without one) and its index
+    /// in the items array (`None` when it is not an element of it).
+    fn item(&mut self, kind: ItemKind, id: &str, elem: Option<usize>);
+}
+
+impl ItemSink for Vec<Item> {
+    fn item(&mut self, kind: ItemKind, id: &str, elem: Option<usize>) {
+        self.push(Item {
+            kind,
+            id: id.to_string(),
+            elem,
+        });
+    }
+}
+
+impl ItemSink for HistoryBuilder {
+    fn item(&mut self, kind: ItemKind, id: &str, elem: Option<usize>) {
+        self.push_item(kind, id, elem);
+    }
+}
+
+/// Reads message `index` into `sink`: returns its interpreted role and its
+/// role text (see [`view_message`] for what is read and the errors).
+fn read_message<'m>(
+    format: Format,
+    msg: &'m Value,
+    index: usize,
+    sink: &mut dyn ItemSink,
+) -> Result<(Role, &'m str, Flags), ShapeError> {
     let obj = msg
         .as_object()
         .ok_or_else(|| ShapeError::new(index, None, "is not a JSON object"))?;
-    let role_text = string_field(obj, "role", index, None, "message")?.to_string();
-    let role = Role::parse(&role_text);
-    let (role, items) = match format {
-        Format::Canonical => (role, canonical::items(obj, index)?),
-        Format::OpenAi => (role, openai::items(obj, role, index)?),
-        Format::Anthropic => anthropic::role_and_items(obj, role, index)?,
+    if format == Format::Responses {
+        let (role, role_text, items) = responses::view(obj, index)?;
+        for it in items {
+            sink.item(it.kind, &it.id, it.elem);
+        }
+        let links = Flags::links(responses::is_call_item(obj), responses::is_reasoning(obj));
+        return Ok((role, role_text, links));
+    }
+    let role_text = string_field(obj, "role", index, None, "message")?;
+    let role = Role::parse(role_text);
+    let role = match format {
+        Format::Canonical => {
+            canonical::items(obj, index, sink)?;
+            role
+        }
+        Format::OpenAi => {
+            openai::items(obj, role, index, sink)?;
+            role
+        }
+        Format::Anthropic => anthropic::role_and_items(obj, role, index, sink)?,
+        Format::Gemini | Format::Bedrock => {
+            let (role, items) = if format == Format::Gemini {
+                gemini::role_and_items(obj, role_text, index)?
+            } else {
+                bedrock::role_and_items(obj, role_text, index)?
+            };
+            for it in items {
+                sink.item(it.kind, &it.id, it.elem);
+            }
+            role
+        }
+        Format::Responses => unreachable!("read above"),
     };
-    Ok(MessageView {
-        role,
-        role_text,
-        items,
-    })
+    Ok((role, role_text, Flags::default()))
 }
 
 /// Reads the views of every message of a history.
@@ -180,6 +334,55 @@ pub fn view_history(format: Format, messages: &[Value]) -> Result<Vec<MessageVie
         .enumerate()
         .map(|(i, m)| view_message(format, m, i))
         .collect()
+}
+
+/// Reads a whole history into its compact [`History`] (the same views as
+/// [`view_history`], classified once, ids interned).
+///
+/// # Errors
+///
+/// The first [`ShapeError`], naming its message index (as
+/// [`view_message`]).
+pub fn read_history(format: Format, messages: &[Value]) -> Result<History, ShapeError> {
+    let mut b = HistoryBuilder::with_capacity(messages.len(), messages.len() + messages.len() / 4);
+    for (i, m) in messages.iter().enumerate() {
+        let (role, _, links) = read_message(format, m, i, &mut b)?;
+        b.end_message_with(role, links);
+    }
+    Ok(b.finish())
+}
+
+/// Reads a history whose messages may be unreadable (a reducer's output):
+/// a message [`view_message`] would refuse is kept as an unreadable message
+/// ([`crate::terms::View::is_unreadable`]: role other, no items).
+pub fn read_history_lenient(format: Format, messages: &[Value]) -> History {
+    let mut b = HistoryBuilder::with_capacity(messages.len(), messages.len() + messages.len() / 4);
+    for (i, m) in messages.iter().enumerate() {
+        match read_message(format, m, i, &mut b) {
+            Ok((role, _, links)) => b.end_message_with(role, links),
+            Err(_) => b.push_unreadable(),
+        }
+    }
+    b.finish()
+}
+
+/// Message `msg` without the elements `elems` (ascending indices into its
+/// items array; semantics §3 step 6): every other member unchanged.
+pub fn strip_elems(format: Format, msg: &Value, elems: &[usize]) -> Value {
+    let mut out = msg.clone();
+    if let Some(Value::Array(arr)) = out.get_mut(format.items_key()) {
+        let mut drop = elems.iter().copied().peekable();
+        let mut e = 0;
+        arr.retain(|_| {
+            let gone = drop.peek() == Some(&e);
+            if gone {
+                drop.next();
+            }
+            e += 1;
+            !gone
+        });
+    }
+    out
 }
 
 /// Removes the items at `removed` (indices into `view.items`, each a result
@@ -218,33 +421,45 @@ pub fn strip_items(
     Some(out)
 }
 
-/// Converts a canonical history to `format`, one message for one message
-/// (the identity for [`Format::Canonical`]).
+/// Converts a canonical history to `format` (the identity for
+/// [`Format::Canonical`]): one message for one message, except in the
+/// Responses format, where an assistant message of calls becomes one item
+/// per call.
 ///
 /// # Errors
 ///
 /// [`ConvertError`] for the first message the format cannot carry: see
-/// [`openai::to_openai`] and [`anthropic::to_anthropic`].
+/// [`openai::to_openai`], [`anthropic::to_anthropic`],
+/// [`responses::to_responses`], [`gemini::to_gemini`] and
+/// [`bedrock::to_bedrock`].
 pub fn to_wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
     match format {
         Format::Canonical => Ok(messages.to_vec()),
         Format::OpenAi => openai::to_openai(messages),
         Format::Anthropic => anthropic::to_anthropic(messages),
+        Format::Responses => responses::to_responses(messages),
+        Format::Gemini => gemini::to_gemini(messages),
+        Format::Bedrock => bedrock::to_bedrock(messages),
     }
 }
 
-/// Converts messages in `format` to a canonical history, one message for
-/// one message; the inverse of [`to_wire`].
+/// Converts messages in `format` to a canonical history; the inverse of
+/// [`to_wire`] (Responses: consecutive call items become one message).
 ///
 /// # Errors
 ///
 /// [`ConvertError`] for the first message that has no canonical form: see
-/// [`openai::from_openai`] and [`anthropic::from_anthropic`].
+/// [`openai::from_openai`], [`anthropic::from_anthropic`],
+/// [`responses::from_responses`], [`gemini::from_gemini`] and
+/// [`bedrock::from_bedrock`].
 pub fn from_wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
     match format {
         Format::Canonical => Ok(messages.to_vec()),
         Format::OpenAi => openai::from_openai(messages),
         Format::Anthropic => anthropic::from_anthropic(messages),
+        Format::Responses => responses::from_responses(messages),
+        Format::Gemini => gemini::from_gemini(messages),
+        Format::Bedrock => bedrock::from_bedrock(messages),
     }
 }
 
@@ -349,15 +564,15 @@ pub(crate) fn content_items(
     obj: &Map<String, Value>,
     index: usize,
     classify: canonical::Classify,
-) -> Result<Vec<Item>, ShapeError> {
-    match obj.get("content") {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(_)) => Ok(vec![Item {
-            kind: ItemKind::Text,
-            id: String::new(),
-            elem: None,
-        }]),
-        Some(Value::Array(parts)) => canonical::tagged_items(parts, "type", classify),
+    sink: &mut dyn ItemSink,
+) -> Result<(), ShapeError> {
+    match member(obj, "content") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(_)) => {
+            sink.item(ItemKind::Text, "", None);
+            Ok(())
+        }
+        Some(Value::Array(parts)) => canonical::tagged_items(parts, "type", classify, sink),
         Some(_) => Err(ShapeError::new(
             index,
             None,

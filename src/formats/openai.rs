@@ -28,53 +28,55 @@
 
 use super::canonical::classify_tagged;
 use super::{
-    content_items, convert_all, copy_members, copy_other, object_and_role, refuse_members,
-    rename_tag, string_field, ConvertError, Members,
+    content_items, convert_all, copy_members, copy_other, member, object_and_role, refuse_members,
+    rename_tag, string_field, ConvertError, ItemSink, Members,
 };
-use crate::terms::{Item, ItemKind, Role, ShapeError};
+use crate::terms::{ItemKind, Role, ShapeError};
 use serde_json::{Map, Value};
 
 fn err(index: usize, problem: impl Into<String>) -> ConvertError {
     ShapeError::new(index, None, problem)
 }
 
-/// The items of an OpenAI message with role `role` (see the module doc).
+/// The items of an OpenAI message with role `role` (see the module doc),
+/// into `sink`.
 pub(crate) fn items(
     obj: &Map<String, Value>,
     role: Role,
     index: usize,
-) -> Result<Vec<Item>, ShapeError> {
-    let mut items = if role == Role::Tool {
+    sink: &mut dyn ItemSink,
+) -> Result<(), ShapeError> {
+    if role == Role::Tool {
         let id = string_field(obj, "tool_call_id", index, None, "tool message")?;
-        vec![Item {
-            kind: ItemKind::Result,
-            id: id.to_string(),
-            elem: None,
-        }]
+        sink.item(ItemKind::Result, id, None);
     } else {
-        content_items(obj, index, &|o, tag, i| match tag {
-            "functionCall" | "functionResult" => Ok((ItemKind::Opaque, String::new())),
-            _ => classify_tagged(o, tag, index, i),
-        })?
-    };
-    match obj.get("tool_calls") {
+        content_items(
+            obj,
+            index,
+            &|o, tag, i| match tag {
+                "functionCall" | "functionResult" => Ok((ItemKind::Opaque, "")),
+                _ => classify_tagged(o, tag, index, i),
+            },
+            sink,
+        )?;
+    }
+    match member(obj, "tool_calls") {
         None | Some(Value::Null) => {}
         Some(Value::Array(calls)) => {
             for (i, c) in calls.iter().enumerate() {
                 let o = c.as_object().ok_or_else(|| {
                     ShapeError::new(index, None, format!("tool_calls[{i}] is not an object"))
                 })?;
-                let id = string_field(o, "id", index, None, &format!("tool_calls[{i}]"))?;
-                items.push(Item {
-                    kind: ItemKind::Call,
-                    id: id.to_string(),
-                    elem: None,
-                });
+                let id = match member(o, "id") {
+                    Some(Value::String(s)) => s.as_str(),
+                    _ => string_field(o, "id", index, None, &format!("tool_calls[{i}]"))?,
+                };
+                sink.item(ItemKind::Call, id, None);
             }
         }
         Some(_) => return Err(ShapeError::new(index, None, "`tool_calls` is not an array")),
     }
-    Ok(items)
+    Ok(())
 }
 
 /// Converts a canonical history to OpenAI Chat Completions messages, one

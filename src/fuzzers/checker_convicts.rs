@@ -1,21 +1,28 @@
 //! The checker convicts wrong outputs.
 //!
-//! On a generated case and a drawn policy, the reference output gets one
-//! random [`Mutation`]. When the mutated response differs from the
-//! reference, [`check`] must give at least one failing verdict; mutations
-//! that break a safety clause by construction must fail that clause:
-//! the whole input when it is over budget fails `budget`, an altered text
-//! fails `no-fabrication`, a dropped pinned system message fails
-//! `system-pinned` (unless a later system message equal to it is then the
-//! output's first system message).
+//! On a generated case (costs knob on: about half have a token budget,
+//! spec v2 §11), a drawn policy and maybe summaries allowed (spec v2 §12),
+//! the reference output gets one random [`Mutation`]. When the mutated
+//! response differs from the reference, [`check`] must give at least one
+//! failing verdict; mutations that break a safety clause by construction
+//! must fail that clause: the whole input when it costs more than the
+//! budget fails `budget`, an altered text fails `no-fabrication`, a dropped
+//! pinned system message fails `system-pinned` (unless a later system
+//! message equal to it is then the output's first system message), one
+//! more older message that takes the output over budget fails `budget`, a
+//! summary after a kept message or holding a call fails `summary-shape`
+//! (`no-fabrication` without summaries), two summaries fail
+//! `no-fabrication`, a summary that swallows a call whose result stays
+//! fails `no-orphan-result`, and an answer to an unsatisfiable budget fails
+//! `rejects-bad-budget`.
 
 use crate::check::{check, Extras, Outcome, Request, Verdict};
 use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
-use crate::reduce::reduce;
-use crate::terms::{pinned_index, Clause, ItemKind, Policy};
+use crate::reduce::{reduce_request, respond_budget};
+use crate::terms::{pair, pinned_index, Budget, Clause, ItemKind, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
 use std::fmt;
@@ -56,6 +63,21 @@ pub enum Mutation {
     DropFirstCall,
     /// An error response instead of the output.
     Error,
+    /// The input message just older than the output's oldest message of M
+    /// added in its place (a selection one message past the budget).
+    OneOlder,
+    /// A summary (a text message) inserted after output message `0`, a
+    /// message of M.
+    SummaryInTheMiddle(usize),
+    /// Two summaries inserted right after the pinned system message (or
+    /// first).
+    TwoSummaries,
+    /// A summary carrying a call item, right after the pinned message.
+    SummaryWithACall,
+    /// A summary in place of everything up to the first output message
+    /// whose call is answered later in the output, that message included:
+    /// its results stay, orphaned.
+    SummaryAcrossAGroup,
 }
 
 /// A case, its policy, the mutation and the mutated response.
@@ -64,6 +86,8 @@ pub struct Scenario {
     pub case: GeneratedCase,
     /// The policy judged.
     pub policy: Policy,
+    /// Whether summaries are allowed, and what one costs.
+    pub summary: Option<u64>,
     /// The mutation applied to the reference output.
     pub mutation: Mutation,
     /// The reference output.
@@ -75,7 +99,11 @@ pub struct Scenario {
 impl fmt::Debug for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "checker_convicts: mutation {:?}", self.mutation)?;
-        writeln!(f, "case: {}", super::case_line(&self.case, self.policy))?;
+        writeln!(
+            f,
+            "case: {}",
+            super::case_line_with(&self.case, self.policy, self.summary)
+        )?;
         write!(f, "response: {}", self.response.to_json())
     }
 }
@@ -88,14 +116,24 @@ const MARKER: &str = "\u{1}mutated";
 ///
 /// Never in practice (the generator does not fail).
 pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
-    let (case, policy) = super::case_and_policy(u)?;
-    let reference = reduce(
+    let (case, policy, summary) = super::case_policy_summary(u)?;
+    let reference = reduce_request(
         policy,
         Format::Canonical,
         &case.messages,
-        &Value::from(case.budget),
-    )
-    .expect("the reference reduces generated cases");
+        &case.budget_fields(),
+    );
+    let Ok(reference) = reference else {
+        // An unsatisfiable token budget: any answer with messages is wrong.
+        return Ok(Scenario {
+            response: Response::Messages(case.messages.clone()),
+            case,
+            policy,
+            summary,
+            mutation: Mutation::WholeInput,
+            reference: Vec::new(),
+        });
+    };
     let mut out = reference.clone();
     let n = out.len();
     let pick = |u: &mut Unstructured, len: usize| -> arbitrary::Result<usize> {
@@ -105,7 +143,7 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
             u.int_in_range(0..=len - 1)
         }
     };
-    let mutation = match u.int_in_range(0..=9u8)? {
+    let mutation = match u.int_in_range(0..=14u8)? {
         0 if n > 0 => Mutation::Drop(pick(u, n)?),
         1 if n > 0 => Mutation::Duplicate {
             from: pick(u, n)?,
@@ -121,6 +159,17 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
         6 => Mutation::Empty,
         7 => Mutation::DropPinned,
         8 => Mutation::DropFirstCall,
+        10 => Mutation::OneOlder,
+        11 => {
+            let non_pinned = first_non_pinned(&out);
+            match non_pinned {
+                Some(k) => Mutation::SummaryInTheMiddle(k),
+                None => Mutation::TwoSummaries,
+            }
+        }
+        12 => Mutation::TwoSummaries,
+        13 => Mutation::SummaryWithACall,
+        14 => Mutation::SummaryAcrossAGroup,
         _ => Mutation::Error,
     };
     let response = match &mutation {
@@ -133,10 +182,36 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
     Ok(Scenario {
         case,
         policy,
+        summary,
         mutation,
         reference,
         response,
     })
+}
+
+/// The output position of its first message that is not the first system
+/// message.
+fn first_non_pinned(out: &[Value]) -> Option<usize> {
+    let views = view_history(Format::Canonical, out).ok()?;
+    let pinned = pinned_index(&views);
+    (0..out.len()).find(|&k| Some(k) != pinned)
+}
+
+/// A summary message: one text item.
+fn summary_message(text: &str) -> Value {
+    serde_json::json!({"role": "assistant", "contents": [{"$type": "text", "text": format!("{MARKER} summary {text}")}]})
+}
+
+/// Where a summary goes: right after the output's pinned system message
+/// when it is first, else first.
+fn after_pinned(out: &[Value]) -> usize {
+    match view_history(Format::Canonical, out)
+        .ok()
+        .and_then(|v| pinned_index(&v))
+    {
+        Some(0) => 1,
+        _ => 0,
+    }
 }
 
 fn apply(out: &mut Vec<Value>, m: &Mutation, input: &[Value]) {
@@ -196,7 +271,72 @@ fn apply(out: &mut Vec<Value>, m: &Mutation, input: &[Value]) {
             }
         }
         Mutation::Error => {}
+        Mutation::OneOlder => {
+            let oldest = out
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| Some(*k) != first_system(out))
+                .find_map(|(k, o)| input.iter().position(|m| json_eq(m, o)).map(|j| (k, j)));
+            let pinned = view_history(Format::Canonical, input)
+                .ok()
+                .and_then(|v| pinned_index(&v));
+            match oldest {
+                Some((k, j)) => {
+                    if let Some(older) = (0..j).rev().find(|&i| Some(i) != pinned) {
+                        out.insert(k, input[older].clone());
+                    }
+                }
+                None => {
+                    if let Some(last) = (0..input.len()).rev().find(|&i| Some(i) != pinned) {
+                        out.push(input[last].clone());
+                    }
+                }
+            }
+        }
+        Mutation::SummaryInTheMiddle(k) => out.insert(k + 1, summary_message("in the middle")),
+        Mutation::TwoSummaries => {
+            let at = after_pinned(out);
+            out.insert(at, summary_message("two"));
+            out.insert(at, summary_message("one"));
+        }
+        Mutation::SummaryWithACall => {
+            let at = after_pinned(out);
+            let mut m = summary_message("with a call");
+            m["contents"].as_array_mut().expect("contents").push(
+                serde_json::json!({"$type": "functionCall", "callId": "summary-call", "name": "F"}),
+            );
+            out.insert(at, m);
+        }
+        Mutation::SummaryAcrossAGroup => {
+            let Ok(views) = view_history(Format::Canonical, out) else {
+                return;
+            };
+            let all: Vec<usize> = (0..views.len()).collect();
+            let partner = pair(&views, &all);
+            let pinned = pinned_index(&views);
+            let cut = (0..views.len()).find(|&m| {
+                Some(m) != pinned
+                    && views[m].items.iter().enumerate().any(|(t, i)| {
+                        i.kind == ItemKind::Call && partner[m][t].is_some_and(|(pm, _)| pm > m)
+                    })
+            });
+            if let Some(cut) = cut {
+                let keep_pinned = pinned.filter(|&p| p < cut);
+                let mut next: Vec<Value> =
+                    keep_pinned.map(|p| out[p].clone()).into_iter().collect();
+                next.push(summary_message("across a group"));
+                next.extend(out[cut + 1..].iter().cloned());
+                *out = next;
+            }
+        }
     }
+}
+
+/// The output position of its first system message.
+fn first_system(out: &[Value]) -> Option<usize> {
+    view_history(Format::Canonical, out)
+        .ok()
+        .and_then(|v| pinned_index(&v))
 }
 
 fn failed(verdicts: &[Verdict], clause: Clause) -> bool {
@@ -212,8 +352,8 @@ fn failed(verdicts: &[Verdict], clause: Clause) -> bool {
 ///
 /// Never in practice (the generator does not fail).
 pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
-    let (case, policy) = super::case_and_policy(u)?;
-    Ok(super::Carried::case(&case, Some(policy)))
+    let (case, policy, _) = super::case_policy_summary(u)?;
+    Ok(super::Carried::with_costs(&case, Some(policy)))
 }
 
 /// Mutates a reference output and checks that the checker convicts it.
@@ -227,29 +367,61 @@ pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
 /// When a changed output passes every clause, or a mutation does not fail
 /// the clause it breaks by construction.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let s = decode(u)?;
-    if s.response.same_as(&Response::Messages(s.reference.clone())) {
-        return Ok(());
-    }
-    let max = Value::from(s.case.budget);
+    let mut s = decode(u)?;
+    let budget = s.case.budget_fields();
     let req = Request {
         format: Format::Canonical,
         policy: s.policy,
-        max_messages: &max,
+        budget: &budget,
         messages: &s.case.messages,
+        summary: s.summary,
     };
+    let b = Budget::read(&budget, s.case.messages.len()).expect("generated budgets are budgets");
+    let views = view_history(Format::Canonical, &s.case.messages).expect("readable");
+    let pinned = pinned_index(&views);
+    let Ok(room) = b.available(pinned) else {
+        let extras = Extras::default();
+        let verdicts = check(&req, &s.response, &extras).expect("generated inputs are readable");
+        assert!(
+            failed(&verdicts, Clause::RejectsBadBudget),
+            "an answer to an unsatisfiable budget passed rejects-bad-budget: {verdicts:?}\n{s:?}"
+        );
+        return Ok(());
+    };
+    let unchanged = match &s.response {
+        Response::Messages(out) => {
+            out.len() == s.reference.len()
+                && out.iter().zip(&s.reference).all(|(x, y)| json_eq(x, y))
+        }
+        Response::Error(_) => false,
+    };
+    if unchanged {
+        return Ok(());
+    }
+    // The reference moves into the extras (the scenario's `Debug` does
+    // not show it).
+    let reference = std::mem::take(&mut s.reference);
     let extras = Extras {
-        reference: Some(Response::Messages(s.reference.clone())),
+        reference: Some(Response::Messages(reference)),
+        reference_less_summary: s
+            .summary
+            .map(|x| respond_budget(s.policy, Format::Canonical, &b.less(x), &s.case.messages)),
         ..Extras::default()
     };
     let verdicts = check(&req, &s.response, &extras).expect("generated inputs are readable");
+    // With summaries allowed, an altered message may be a fine summary (an
+    // answer of one summary and nothing of M, say): a changed text, or a
+    // message whose call was taken out while its text stays (no input
+    // message, so the summary, spec v2 §12.2; tests/tokens.rs
+    // `a_message_less_its_pending_call_reads_as_a_summary`). Every other
+    // mutation is wrong whatever the summaries.
+    let maybe_right = s.summary.is_some()
+        && matches!(s.mutation, Mutation::AlterText(_) | Mutation::DropFirstCall);
     assert!(
-        verdicts.iter().any(Verdict::failed),
+        maybe_right || verdicts.iter().any(Verdict::failed),
         "a wrong output passed every clause\n{s:?}"
     );
-    let views = view_history(Format::Canonical, &s.case.messages).expect("readable");
-    let pinned = pinned_index(&views);
-    let n = s.case.messages.len() - usize::from(pinned.is_some());
+    let rest = || (0..s.case.messages.len()).filter(|&i| Some(i) != pinned);
     // After dropping the pinned message, a later system message equal to it
     // may be the output's first system message: then the output reads as
     // keeping the pinned one and dropping the later one (semantics §6,
@@ -263,10 +435,55 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         let p = pinned.map(|p| &s.case.messages[p]);
         p.is_some() && !matches!((first_system, p), (Some(a), Some(b)) if json_eq(a, b))
     };
+    let over = |out: &[Value]| -> bool {
+        // The output's cost, each message at the cost of the input message
+        // it is in the latest embedding of the output in the input
+        // (semantics §6: taken from the end, each output message matched to
+        // the latest equal input message before the previous match; equal
+        // messages of different costs make "the latest equal message" alone
+        // wrong). The pinned message is counted through `room`.
+        let out_views = view_history(Format::Canonical, out).expect("readable");
+        let out_pinned = pinned_index(&out_views);
+        if !b.is_tokens() {
+            return (out.len() - usize::from(out_pinned.is_some())) as u64 > b.limit();
+        }
+        let mut before = s.case.messages.len();
+        let mut cost = 0u64;
+        for (k, o) in out.iter().enumerate().rev() {
+            if Some(k) == out_pinned {
+                continue;
+            }
+            let Some(j) = s.case.messages[..before]
+                .iter()
+                .rposition(|m| json_eq(m, o))
+            else {
+                // Not an embedding: the cost is not defined; no claim.
+                return false;
+            };
+            cost = cost.saturating_add(b.cost(j));
+            before = j;
+        }
+        cost > room
+    };
+    let out = match &s.response {
+        Response::Messages(m) => m.as_slice(),
+        Response::Error(_) => &[],
+    };
+    let summaries = s.summary.is_some();
     let must_fail = match &s.mutation {
-        Mutation::WholeInput if n > s.case.budget => Some(Clause::Budget),
-        Mutation::AlterText(_) => Some(Clause::NoFabrication),
+        Mutation::WholeInput if b.cost_of(rest()) > room => Some(Clause::Budget),
+        // With summaries allowed, an altered message may read as the summary
+        // (and fail summary-shape, or matches-reference, instead).
+        Mutation::AlterText(_) if !summaries => Some(Clause::NoFabrication),
         Mutation::DropPinned if pinned_gone() => Some(Clause::SystemPinned),
+        Mutation::OneOlder if over(out) => Some(Clause::Budget),
+        Mutation::SummaryInTheMiddle(_) | Mutation::SummaryWithACall if summaries => {
+            Some(Clause::SummaryShape)
+        }
+        Mutation::SummaryInTheMiddle(_) | Mutation::SummaryWithACall | Mutation::TwoSummaries => {
+            Some(Clause::NoFabrication)
+        }
+        Mutation::SummaryAcrossAGroup => Some(Clause::NoOrphanResult),
         _ => None,
     };
     if let Some(c) = must_fail {

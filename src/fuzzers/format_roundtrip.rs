@@ -1,14 +1,19 @@
 //! canonical → wire format → canonical is the identity on generated
-//! histories, for OpenAI Chat Completions and Anthropic Messages.
+//! histories, for every wire format ([`Format::ALL`] but canonical).
 //!
-//! The first byte picks the wire format (OpenAI when even); the history
-//! comes from [`config`] for that format (swarm on, pending tails). Then:
-//! the conversion to the wire format succeeds; converting back gives a
-//! history equal to the input (semantics §1 equality); converting that again
-//! gives the same wire messages; the wire views have the same roles and
-//! items (kinds and ids, in order) as the canonical ones, so the validator
-//! says the same; and for both policies, reducing the wire form and
-//! converting back gives the canonical reduction.
+//! The first byte picks the wire format: below 192, OpenAI when even and
+//! Anthropic when odd (as before the formats of spec v2 §14 existed, so old
+//! inputs decode as they did); from 192 on, Responses, Gemini and Bedrock
+//! in turn. The history comes from [`config`] for that format (swarm on,
+//! pending tails). Then: the conversion to the wire format succeeds;
+//! converting back gives a history equal to the input (semantics §1
+//! equality); converting that again gives the same wire messages; the wire
+//! views have the same roles and items (kinds and ids, in order) as the
+//! canonical ones, so the validator says the same; and for both policies,
+//! reducing the wire form and converting back gives the canonical
+//! reduction. In the Responses format, where a message of calls is one item
+//! per call, the views are compared item by item (role, kind, id) and the
+//! reduced wire form must convert back.
 
 use crate::formats::{from_wire, to_wire, view_history, Format};
 use crate::generate::{history, Config, GeneratedCase};
@@ -21,24 +26,29 @@ use serde_json::Value;
 
 super::fuzz_input!();
 
-/// The generator config of this target for `format` (OpenAI or
-/// Anthropic): [`Config::everything`] sanitized for it, pending tails on.
+/// The generator config of this target for `format`: every shape it
+/// carries ([`Config::for_format`]), pending tails on.
 pub fn config(format: Format) -> Config {
-    Config::everything().sanitize_for(format)
+    Config::for_format(format)
 }
 
-/// Decodes the wire format (one byte: OpenAI when even, else Anthropic) and
-/// the history.
+/// The wire format one byte picks (see the module doc).
+pub fn format_of(byte: u8) -> Format {
+    const NEW: [Format; 3] = [Format::Responses, Format::Gemini, Format::Bedrock];
+    match byte {
+        0..=191 if byte % 2 == 0 => Format::OpenAi,
+        0..=191 => Format::Anthropic,
+        _ => NEW[usize::from(byte - 192) % NEW.len()],
+    }
+}
+
+/// Decodes the wire format (one byte, [`format_of`]) and the history.
 ///
 /// # Errors
 ///
 /// Never in practice (the generator does not fail).
 pub fn decode(u: &mut Unstructured) -> arbitrary::Result<(Format, GeneratedCase)> {
-    let format = if u8::arbitrary(u)? % 2 == 0 {
-        Format::OpenAi
-    } else {
-        Format::Anthropic
-    };
+    let format = format_of(u8::arbitrary(u)?);
     Ok((format, history(u, &config(format))?))
 }
 
@@ -79,7 +89,18 @@ pub fn describe(bytes: &[u8]) -> String {
     }
 }
 
-/// Roles and items of every message; the Anthropic system pseudo-message's
+/// Role, kind and id of every item, message after message, the items of
+/// system messages left out: how a Responses history (an item per call)
+/// and its canonical form are compared.
+fn flat_items(views: &[MessageView]) -> Vec<(Role, ItemKind, String)> {
+    views
+        .iter()
+        .filter(|v| v.role != Role::System)
+        .flat_map(|v| v.items.iter().map(|i| (v.role, i.kind, i.id.clone())))
+        .collect()
+}
+
+/// Roles and items of every message; the system pseudo-message's
 /// items (its text blocks) do not matter to reduction and are left out.
 fn items(views: &[MessageView]) -> Vec<(Role, Vec<(ItemKind, String)>)> {
     views
@@ -96,7 +117,7 @@ fn items(views: &[MessageView]) -> Vec<(Role, Vec<(ItemKind, String)>)> {
 }
 
 /// Checks every property of the module doc on one canonical history and
-/// `format` (OpenAI or Anthropic).
+/// a wire `format`.
 ///
 /// # Panics
 ///
@@ -136,6 +157,26 @@ pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
     let cv = view_history(Format::Canonical, canonical).expect("generated histories are readable");
     let wv = view_history(format, &wire)
         .unwrap_or_else(|e| panic!("the {format} form is unreadable: {e}\n{}", whole()));
+    let budget = Value::from(case.budget);
+    if format == Format::Responses {
+        assert_eq!(
+            flat_items(&cv),
+            flat_items(&wv),
+            "{format}: views differ\n{}",
+            whole()
+        );
+        for policy in Policy::ALL {
+            let got = reduce(policy, format, &wire, &budget).expect("reduces");
+            if let Err(e) = from(&got) {
+                panic!(
+                    "{policy} at budget {}: the reduced {format} form does not convert back: {e}\n{}",
+                    case.budget,
+                    whole()
+                );
+            }
+        }
+        return;
+    }
     assert_eq!(
         items(&cv),
         items(&wv),
@@ -151,7 +192,6 @@ pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
         "{format}: validity differs\n{}",
         whole()
     );
-    let budget = Value::from(case.budget);
     for policy in Policy::ALL {
         let want = reduce(policy, Format::Canonical, canonical, &budget).expect("reduces");
         let got = reduce(policy, format, &wire, &budget).expect("reduces");

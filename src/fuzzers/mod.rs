@@ -11,8 +11,8 @@
 //!
 //! | target              | what it checks |
 //! |---------------------|----------------|
-//! | [`parse_no_panic`]    | arbitrary bytes into every reader (JSON → views in every format, validator, reducers, OpenAI and Anthropic converters, case and input files, budgets, checker): an error, never a panic |
-//! | [`format_roundtrip`]  | canonical → OpenAI or Anthropic → canonical is the identity on generated histories, views and validity agree, and reduction commutes with conversion |
+//! | [`parse_no_panic`]    | arbitrary bytes into every reader (JSON → views in every format, validator, reducers, every format's converters, case and input files, budgets, checker): an error, never a panic |
+//! | [`format_roundtrip`]  | canonical → any wire format → canonical is the identity on generated histories, views and validity agree, and reduction commutes with conversion |
 //! | [`validator_agrees`]  | on generated histories with random damage, the validator and a naive oracle agree on validity |
 //! | [`reduce_invariants`] | the reference reducers' outputs pass every clause of the checker, plus budget, validity, idempotence and identity-when-fits directly |
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |
@@ -22,8 +22,8 @@
 //! `fuzz/fuzz_targets/` must name exactly these (`tests/fuzzers.rs`
 //! checks), and `.ci/fuzz` runs what `cargo fuzz list` finds there.
 
-use crate::generate::{history, Config, GeneratedCase};
-use crate::terms::Policy;
+use crate::generate::{history_without_shapes, Config, GeneratedCase};
+use crate::terms::{BudgetFields, Policy};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 
@@ -56,8 +56,9 @@ pub struct Target {
 /// by).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Carried {
-    /// The budget the target uses, as `maxMessages`.
-    pub max_messages: Value,
+    /// The budget members the target uses: `maxMessages`, or (spec v2) a
+    /// token budget.
+    pub budget: BudgetFields,
     /// The history the target judges (canonical; for damaging targets, the
     /// damaged one).
     pub messages: Vec<Value>,
@@ -69,7 +70,17 @@ impl Carried {
     /// What a target carries that runs on a generated case as it is.
     pub(crate) fn case(case: &GeneratedCase, policy: Option<Policy>) -> Carried {
         Carried {
-            max_messages: Value::from(case.budget),
+            budget: BudgetFields::messages(Value::from(case.budget)),
+            messages: case.messages.clone(),
+            policy,
+        }
+    }
+
+    /// What a target carries that runs on a generated case with its token
+    /// budget, when it has one (spec v2).
+    pub(crate) fn with_costs(case: &GeneratedCase, policy: Option<Policy>) -> Carried {
+        Carried {
+            budget: case.budget_fields(),
             messages: case.messages.clone(),
             policy,
         }
@@ -190,15 +201,26 @@ pub(crate) fn describe_decoded<T: std::fmt::Debug>(
     }
 }
 
-/// A generated case under [`Config::everything`] (swarm on) and a policy.
-pub(crate) fn case_and_policy(u: &mut Unstructured) -> arbitrary::Result<(GeneratedCase, Policy)> {
-    let case = history(u, &Config::everything())?;
+/// A generated case under [`Config::everything`] with the costs knob on
+/// (about half the cases get a token budget, spec v2 §13.4; its shapes are
+/// not detected: no target reads them), a policy, and whether summaries
+/// are allowed (and S, the case's `summaryTokens` under a token budget,
+/// else 1), drawn in that order.
+pub(crate) fn case_policy_summary(
+    u: &mut Unstructured,
+) -> arbitrary::Result<(GeneratedCase, Policy, Option<u64>)> {
+    let cfg = Config {
+        costs: true,
+        ..Config::everything()
+    };
+    let case = history_without_shapes(u, &cfg)?;
     let policy = if bool::arbitrary(u)? {
         Policy::Suffix
     } else {
         Policy::Turns
     };
-    Ok((case, policy))
+    let summary = bool::arbitrary(u)?.then(|| case.costs.as_ref().map_or(1, |c| c.summary_tokens));
+    Ok((case, policy, summary))
 }
 
 /// A case as one compact case-format line (with `expected` for `policy`),
@@ -206,6 +228,20 @@ pub(crate) fn case_and_policy(u: &mut Unstructured) -> arbitrary::Result<(Genera
 pub(crate) fn case_line(case: &GeneratedCase, policy: Policy) -> String {
     serde_json::to_string(&case.to_case("fuzz/input".into(), policy))
         .expect("a case always serializes")
+}
+
+/// [`case_line`] for a summaries run: the case says `summary: true` and,
+/// under a token budget, its `summaryTokens`.
+pub(crate) fn case_line_with(case: &GeneratedCase, policy: Policy, summary: Option<u64>) -> String {
+    let mut c = case.to_case("fuzz/input".into(), policy);
+    if let Some(s) = summary {
+        c.summary = true;
+        c.spec = 2;
+        if c.max_tokens.is_some() {
+            c.summary_tokens = Some(s);
+        }
+    }
+    serde_json::to_string(&c).expect("a case always serializes")
 }
 
 /// Compact JSON of a history.

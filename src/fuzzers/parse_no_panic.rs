@@ -4,15 +4,15 @@
 //! JSON Lines), as a budget, and, when they are JSON, as a history (a bare
 //! array, or the `messages` of an object with its `maxMessages`) in every
 //! format: views, turns, pairing, the validator, both reducers at the
-//! given budget and at 1, 2 and a huge one, the OpenAI and Anthropic
-//! converters both ways (and the Anthropic system split),
+//! given budget and at 1, 2 and a huge one, every format's converters both
+//! ways (and the system split),
 //! a protocol response, and the checker on a cut of the input as output.
 
 use crate::check::{check, Extras, Request};
 use crate::formats::{view_history, Format};
 use crate::protocol::Response;
 use crate::reduce::{reduce, respond};
-use crate::terms::{pair, turns, Budget, Policy};
+use crate::terms::{pair, turns, Budget, BudgetFields, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
 use serde_json::{json, Value};
@@ -61,10 +61,10 @@ fn exercise(v: &Value) {
         },
         _ => return,
     };
-    let _ = crate::formats::openai::to_openai(messages);
-    let _ = crate::formats::openai::from_openai(messages);
-    let _ = crate::formats::anthropic::to_anthropic(messages);
-    let _ = crate::formats::anthropic::from_anthropic(messages);
+    for format in Format::ALL {
+        let _ = crate::formats::to_wire(format, messages);
+        let _ = crate::formats::from_wire(format, messages);
+    }
     let (system, rest) = crate::protocol::split_system(messages);
     let _ = crate::protocol::join_system(system, rest);
     let budgets = [budget.clone(), json!(1), json!(2), json!(u64::MAX)];
@@ -81,11 +81,13 @@ fn exercise(v: &Value) {
             for b in &budgets {
                 let _ = reduce(policy, format, messages, b);
             }
+            let fields = BudgetFields::messages(budget.clone());
             let req = Request {
                 format,
                 policy,
-                max_messages: budget,
+                budget: &fields,
                 messages,
+                summary: None,
             };
             let cut = messages[messages.len() / 2..].to_vec();
             let extras = Extras {

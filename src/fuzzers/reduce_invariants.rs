@@ -1,21 +1,26 @@
 //! The reference reducers' outputs pass every clause.
 //!
-//! On a generated case (under [`Config::everything`](crate::generate::Config::everything))
-//! and a drawn policy, the reference output, with the extra responses
-//! `deterministic`, `idempotent` and `budget-monotone` need (also from the
-//! reference), gets no failing verdict from [`check`], in the canonical
-//! format and, when the history converts, in the OpenAI one. Checked
-//! directly as well: the output fits the budget, is valid, reduces to
-//! itself, is the input when the input fits; and invalid budgets are
-//! rejected by the reducer and that rejection passes `rejects-bad-budget`.
+//! On a generated case (under [`Config::everything`](crate::generate::Config::everything)
+//! with the costs knob on: about half the cases have a token budget, spec
+//! v2 §11), a drawn policy and maybe summaries allowed (spec v2 §12), the
+//! reference output, with the extra responses `deterministic`,
+//! `idempotent` and `budget-monotone` need (also from the reference,
+//! planned by [`crate::check::extra_requests`]), gets no failing verdict
+//! from [`check`], in the canonical format and, when the history converts,
+//! in the OpenAI one. Checked directly as well: the output's cost fits the
+//! budget, is valid, reduces to itself (at the output's costs), is the input
+//! when the input fits; an unsatisfiable token budget is rejected; and
+//! invalid budgets (and, for a token budget, invalid `tokens` and
+//! `countPinned`) are rejected by the reducer and that rejection passes
+//! `rejects-bad-budget`.
 
-use crate::check::{check, Extras, Outcome, Request};
+use crate::check::{check, check_reducer, Extras, Outcome, Request};
 use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
-use crate::reduce::{reduce, respond, ReduceError};
-use crate::terms::{pinned_index, Clause, Policy};
+use crate::reduce::{reduce_request, reference, respond_request, select, ReduceError};
+use crate::terms::{pinned_index, Budget, BudgetFields, Clause, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
 use serde_json::{json, Value};
@@ -32,53 +37,100 @@ super::fuzz_input!();
 ///
 /// When a property of the module doc fails, with the case as a case line.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let (case, policy) = super::case_and_policy(u)?;
-    check_reference(&case, policy);
+    let (case, policy, summary) = super::case_policy_summary(u)?;
+    check_reference(&case, policy, summary);
     Ok(())
 }
 
-/// The generated case and the policy drawn.
+/// The generated case (with its token budget) and the policy drawn.
 ///
 /// # Errors
 ///
 /// Never in practice (the generator does not fail).
 pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
-    let (case, policy) = super::case_and_policy(u)?;
-    Ok(super::Carried::case(&case, Some(policy)))
+    let (case, policy, _) = super::case_policy_summary(u)?;
+    Ok(super::Carried::with_costs(&case, Some(policy)))
 }
 
 /// The generated case and policy as a case-format line.
 pub fn describe(bytes: &[u8]) -> String {
-    match super::case_and_policy(&mut Unstructured::new(bytes)) {
-        Ok((case, policy)) => format!(
+    match super::case_policy_summary(&mut Unstructured::new(bytes)) {
+        Ok((case, policy, summary)) => format!(
             "reduce_invariants case: {}",
-            super::case_line(&case, policy)
+            super::case_line_with(&case, policy, summary)
         ),
         Err(e) => format!("reduce_invariants: undecodable input: {e}"),
     }
 }
 
-fn reference(policy: Policy, format: Format, messages: &[Value], budget: usize) -> Vec<Value> {
-    reduce(policy, format, messages, &Value::from(budget))
-        .expect("the reference reduces generated cases")
+fn reference_out(
+    policy: Policy,
+    format: Format,
+    messages: &[Value],
+    budget: &BudgetFields,
+) -> Result<Vec<Value>, ReduceError> {
+    reduce_request(policy, format, messages, budget)
 }
 
 /// Judges the reference output for `policy` with every clause (see the
-/// module doc).
+/// module doc), with summaries allowed when `summary` gives their cost.
 ///
 /// # Panics
 ///
 /// When a clause fails or a direct check does not hold.
-pub fn check_reference(case: &GeneratedCase, policy: Policy) {
-    let line = || super::case_line(case, policy);
-    let budget = case.budget;
+pub fn check_reference(case: &GeneratedCase, policy: Policy, summary: Option<u64>) {
+    let line = || super::case_line_with(case, policy, summary);
     let messages = &case.messages;
-    let out = reference(policy, Format::Canonical, messages, budget);
-
+    let fields = case.budget_fields();
+    let budget = Budget::read(&fields, messages.len()).expect("generated budgets are budgets");
     let views =
         view_history(Format::Canonical, messages).expect("generated histories are readable");
-    let pinned = usize::from(pinned_index(&views).is_some());
-    assert!(out.len() - pinned <= budget, "over budget\n{}", line());
+    let pinned = pinned_index(&views);
+    let out = match reference_out(policy, Format::Canonical, messages, &fields) {
+        Ok(out) => out,
+        Err(ReduceError::BadBudget(e)) => {
+            // Only an unsatisfiable token budget: countPinned and the
+            // pinned message alone over the limit.
+            assert!(
+                budget.count_pinned() && pinned.is_some_and(|p| budget.cost(p) > budget.limit()),
+                "a generated budget was rejected: {e}\n{}",
+                line()
+            );
+            let want = respond_request(policy, Format::Canonical, &fields, messages);
+            judge_all(
+                policy,
+                Format::Canonical,
+                messages,
+                &fields,
+                summary,
+                want,
+                &line,
+            );
+            return;
+        }
+        Err(e) => panic!("{e}\n{}", line()),
+    };
+    let room = budget.available(pinned).expect("satisfiable");
+    let rest = (0..messages.len()).filter(|&i| Some(i) != pinned);
+    // What the selection costs before orphan removal: at least what is kept.
+    let kept_cost = budget.cost_of(
+        select(policy, &views, &budget)
+            .into_iter()
+            .filter(|&j| Some(j) != pinned),
+    );
+    if !budget.is_tokens() {
+        assert!(
+            out.len() - usize::from(pinned.is_some()) <= budget.max_messages(),
+            "over budget\n{}",
+            line()
+        );
+    } else {
+        assert!(
+            kept_cost <= room,
+            "over budget: {kept_cost} > {room}\n{}",
+            line()
+        );
+    }
     let out_views = view_history(Format::Canonical, &out).expect("outputs are readable");
     let v = validate(
         &out_views,
@@ -87,40 +139,79 @@ pub fn check_reference(case: &GeneratedCase, policy: Policy) {
         },
     );
     assert!(v.is_empty(), "invalid output: {v:?}\n{}", line());
-    let again = reference(policy, Format::Canonical, &out, budget);
-    assert!(
-        json_eq(&Value::Array(again), &Value::Array(out.clone())),
-        "not idempotent\n{}",
-        line()
+    if !budget.is_tokens() {
+        let again = reference_out(policy, Format::Canonical, &out, &fields).expect("a budget");
+        assert!(same(&again, &out), "not idempotent\n{}", line());
+    }
+    if budget.cost_of(rest) <= room {
+        assert!(same(&out, messages), "a fitting input changed\n{}", line());
+    }
+
+    // The reference answer in the canonical format is `out` (the checker's
+    // `deterministic` clause asks the reference once more).
+    let want = Response::Messages(out);
+    judge_all(
+        policy,
+        Format::Canonical,
+        messages,
+        &fields,
+        summary,
+        want,
+        &line,
     );
-    if messages.len() - pinned <= budget {
-        assert!(
-            json_eq(&Value::Array(out.clone()), &Value::Array(messages.clone())),
-            "a fitting input changed\n{}",
-            line()
+    if let Ok(openai) = crate::formats::openai::to_openai(messages) {
+        let want = respond_request(policy, Format::OpenAi, &fields, &openai);
+        judge_all(
+            policy,
+            Format::OpenAi,
+            &openai,
+            &fields,
+            summary,
+            want,
+            &line,
         );
     }
 
-    judge_all(policy, Format::Canonical, messages, budget, &line);
-    if let Ok(openai) = crate::formats::openai::to_openai(messages) {
-        judge_all(policy, Format::OpenAi, &openai, budget, &line);
+    let mut bad: Vec<BudgetFields> = [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null]
+        .into_iter()
+        .map(BudgetFields::messages)
+        .collect();
+    if budget.is_tokens() {
+        let n = messages.len();
+        let with = |f: &dyn Fn(&mut BudgetFields)| {
+            let mut b = fields.clone();
+            f(&mut b);
+            b
+        };
+        bad.push(with(&|b| b.max_tokens = Some(json!(0))));
+        bad.push(with(&|b| b.tokens = Some(json!(vec![1; n + 1]))));
+        bad.push(with(&|b| b.tokens = None));
+        bad.push(with(&|b| b.count_pinned = Some(json!("yes"))));
+        bad.push(with(&|b| b.max_messages = Some(json!(3))));
+        if n > 0 {
+            bad.push(with(&|b| {
+                let mut t = vec![json!(1); n];
+                t[n - 1] = json!(-1);
+                b.tokens = Some(Value::Array(t));
+            }));
+        }
     }
-
-    for bad in [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null] {
-        let r = reduce(policy, Format::Canonical, messages, &bad);
+    for bad in bad {
+        let r = reduce_request(policy, Format::Canonical, messages, &bad);
         assert!(
             matches!(r, Err(ReduceError::BadBudget(_))),
-            "budget {bad} not rejected\n{}",
+            "budget {bad:?} not rejected\n{}",
             line()
         );
         let req = Request {
             format: Format::Canonical,
             policy,
-            max_messages: &bad,
+            budget: &bad,
             messages,
+            summary,
         };
         let extras = Extras {
-            reference: Some(respond(policy, Format::Canonical, &bad, messages)),
+            reference: Some(respond_request(policy, Format::Canonical, &bad, messages)),
             ..Extras::default()
         };
         let verdicts = check(&req, &Response::Error("bad budget".into()), &extras)
@@ -129,42 +220,39 @@ pub fn check_reference(case: &GeneratedCase, policy: Policy) {
             .iter()
             .find(|v| v.clause == Clause::RejectsBadBudget)
             .expect("rejects-bad-budget is judged for every policy");
-        assert_eq!(rejects.outcome, Outcome::Pass, "budget {bad}\n{}", line());
+        assert_eq!(rejects.outcome, Outcome::Pass, "budget {bad:?}\n{}", line());
         let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
-        assert!(failed.is_empty(), "budget {bad}: {failed:?}\n{}", line());
+        assert!(failed.is_empty(), "budget {bad:?}: {failed:?}\n{}", line());
     }
 }
 
-/// The reference response in `format`, with reference extras, must pass
-/// every clause.
+/// Whether two histories are equal message by message ([`json_eq`]).
+fn same(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
+}
+
+/// The reference response in `format`, with the extra requests the
+/// checker plans answered by the reference, must pass every clause;
+/// `want` is the reference answer (`matches-reference`).
+#[allow(clippy::too_many_arguments)]
 fn judge_all(
     policy: Policy,
     format: Format,
     messages: &[Value],
-    budget: usize,
+    budget: &BudgetFields,
+    summary: Option<u64>,
+    want: Response,
     line: &dyn Fn() -> String,
 ) {
-    let out = reference(policy, format, messages, budget);
-    let extras = Extras {
-        repeat: Some(Response::Messages(out.clone())),
-        again: Some(Response::Messages(reference(policy, format, &out, budget))),
-        smaller: (budget >= 2).then(|| {
-            (
-                budget - 1,
-                Response::Messages(reference(policy, format, messages, budget - 1)),
-            )
-        }),
-        reference: Some(Response::Messages(out.clone())),
-    };
-    let max = Value::from(budget);
     let req = Request {
         format,
         policy,
-        max_messages: &max,
+        budget,
         messages,
+        summary,
     };
-    let verdicts =
-        check(&req, &Response::Messages(out), &extras).expect("generated inputs are readable");
+    let verdicts = check_reducer(&req, reference(policy, format), Some(want))
+        .expect("generated inputs are readable");
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
     assert!(
         failed.is_empty(),

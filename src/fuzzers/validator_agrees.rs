@@ -204,7 +204,7 @@ fn apply(messages: &mut Vec<Value>, d: &Damage) {
 pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
     let s = decode(u)?;
     Ok(super::Carried {
-        max_messages: serde_json::Value::from(s.case.budget),
+        budget: crate::terms::BudgetFields::messages(serde_json::Value::from(s.case.budget)),
         messages: s.messages,
         policy: None,
     })

@@ -127,6 +127,31 @@ pub struct Config {
     /// restriction of this config (knobs off, lower maxima; see
     /// [`Config::arbitrary_within`]). Default on.
     pub swarm: bool,
+    /// Reasoning items (OpenAI Responses, spec v2 §14.1): before some
+    /// assistant messages (a reply, a message of calls, an approval
+    /// request), an `assistant` message holding one `reasoning` item, which
+    /// the Responses format attaches to the item after it. Default off, as
+    /// in [`Config::everything`]; [`Config::with_native_shapes`] turns it
+    /// on for [`Format::Responses`], and [`Config::sanitize_for`] off for
+    /// every other format.
+    pub reasoning_items: bool,
+    /// Messages that mix kinds of tool traffic: text beside approval
+    /// requests, calls beside requests, several requests or approval
+    /// responses in one message, and extra members on messages with calls or
+    /// approval items. Default on; off for [`Format::Responses`], where
+    /// each call, output and approval is an item of its own. Not drawn by
+    /// swarm testing.
+    pub mixed_tool_messages: bool,
+    /// The wire format the histories are made for: budgets are drawn around
+    /// its message counts (a Responses item per call). Default canonical;
+    /// set by [`Config::sanitize_for`].
+    pub format: Format,
+    /// Token budgets (protocol 2, spec v2 §13.4): about half of the cases
+    /// get per-message costs and a `maxTokens` ([`super::Costs`]), drawn
+    /// after everything else so that the messages and the message budget
+    /// do not change. Default off; on for `certify --protocol 2`. Not drawn
+    /// by swarm testing.
+    pub costs: bool,
 }
 
 impl Default for Config {
@@ -161,18 +186,41 @@ impl Default for Config {
             large_payload_bytes: 100_000,
             non_string_results: true,
             swarm: true,
+            reasoning_items: false,
+            mixed_tool_messages: true,
+            format: Format::Canonical,
+            costs: false,
         }
     }
 }
 
 impl Config {
     /// The default config with pending tails on: every shape the generator
-    /// knows.
+    /// knows, but those only one wire format has (see
+    /// [`Config::with_native_shapes`]).
     pub fn everything() -> Config {
         Config {
             pending: true,
             ..Config::default()
         }
+    }
+
+    /// Every shape `format` carries: [`Config::everything`] with the
+    /// format's own shapes on ([`Config::with_native_shapes`]), sanitized
+    /// for it. What `certify` generates in that format.
+    pub fn for_format(format: Format) -> Config {
+        Config::everything()
+            .with_native_shapes(format)
+            .sanitize_for(format)
+    }
+
+    /// Turns on the shapes only `format` has: reasoning items for
+    /// [`Format::Responses`]; no others for the other formats.
+    pub fn with_native_shapes(mut self, format: Format) -> Config {
+        if format == Format::Responses {
+            self.reasoning_items = true;
+        }
+        self
     }
 
     /// The default config restricted to what OpenAI Chat Completions carries
@@ -235,8 +283,25 @@ impl Config {
     ///   `later_system`), `developer` (`developer_role`), roles in other
     ///   cases (`role_case`), members on system messages
     ///   (`system_extra_fields`).
+    /// - [`Format::Responses`] ([`crate::formats::responses::to_responses`]):
+    ///   roles in other cases, several results in one tool message, results
+    ///   that are not strings, members on results, text beside calls, the
+    ///   older approval names, several approval requests in one message
+    ///   (`max_approval_requests` at most 1), mixed tool messages
+    ///   (`mixed_tool_messages`).
+    /// - [`Format::Gemini`] and [`Format::Bedrock`]
+    ///   ([`crate::formats::gemini::to_gemini`],
+    ///   [`crate::formats::bedrock::to_bedrock`]): what Anthropic cannot
+    ///   carry, and approvals (`approvals`, `legacy_approvals`).
+    ///
+    /// Every format but Responses turns `reasoning_items` off. Sets
+    /// `format`.
     pub fn sanitize_for(self, format: Format) -> Config {
         let mut c = self.sanitize();
+        c.format = format;
+        if format != Format::Responses {
+            c.reasoning_items = false;
+        }
         match format {
             Format::Canonical => {}
             Format::OpenAi => {
@@ -251,6 +316,26 @@ impl Config {
                 c.developer_role = false;
                 c.role_case = false;
                 c.system_extra_fields = false;
+            }
+            Format::Responses => {
+                c.role_case = false;
+                c.batched_results = false;
+                c.non_string_results = false;
+                c.result_extra_fields = false;
+                c.text_beside_calls = false;
+                c.legacy_approvals = false;
+                c.max_approval_requests = c.max_approval_requests.min(1);
+                c.mixed_tool_messages = false;
+                c = c.sanitize();
+            }
+            Format::Gemini | Format::Bedrock => {
+                c.pinned_not_first = false;
+                c.later_system = false;
+                c.developer_role = false;
+                c.role_case = false;
+                c.system_extra_fields = false;
+                c.approvals = false;
+                c = c.sanitize();
             }
         }
         c
@@ -293,7 +378,8 @@ impl Config {
             empty_text,
             non_ascii_text,
             large_payloads,
-            non_string_results
+            non_string_results,
+            reasoning_items
         );
         c.system_extra_fields = ceiling.system_extra_fields && c.extra_fields;
         // Maxima: `int_in_range` gives the lower bound when bytes run out.

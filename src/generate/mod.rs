@@ -19,16 +19,27 @@
 //! [`seeded_cases`] is a deterministic stream of cases: the same seed gives
 //! the same cases on every machine (ChaCha8 bytes fed to `Unstructured`).
 //!
+//! With [`Config::costs`] on (protocol 2 runs), about half of the cases
+//! also get a token budget ([`Costs`], spec v2 §13.4), drawn after
+//! everything else: from the rest of the bytes in [`history`], from a
+//! second buffer of the same ChaCha8 stream in [`seeded_case`], so that a
+//! seeded case's messages and message budget are the same with the knob on
+//! or off.
+//!
 //! | file | owns |
 //! |------|------|
 //! | `mod.rs` | [`GeneratedCase`], [`history`], the seeded streams |
 //! | `builder/` | the steps that build one history and the budget draw (`mod.rs`); ids, messages and items (`content.rs`) |
 //! | `config.rs` | [`Config`]: one knob per shape, swarm drawing |
+//! | `costs.rs` | [`Costs`]: token budgets for protocol 2 |
 //! | `shape.rs` | [`Shape`]s, detected from any canonical case |
+//! | [`knob`] | the config's switches by name (`certify --without`), and whether a case shows one |
 //! | [`shrink`] | shrinking a case greedily to a smaller valid one ([`shrink::QuickCase`], also quickcheck's `Arbitrary`) |
 
 mod builder;
 mod config;
+mod costs;
+pub mod knob;
 mod shape;
 pub mod shrink;
 
@@ -36,11 +47,12 @@ pub use config::{
     Config, MAX_APPROVAL_REQUESTS, MAX_LARGE_PAYLOAD_BYTES, MAX_PARALLEL_CALLS, MAX_STEPS,
     MAX_TURNS,
 };
-pub use shape::{shapes, Shape, KNOWN_OPAQUE_TYPES, LARGE_PAYLOAD_THRESHOLD};
+pub use costs::Costs;
+pub use shape::{shapes, token_shapes, Shape, KNOWN_OPAQUE_TYPES, LARGE_PAYLOAD_THRESHOLD};
 
 use crate::case::expect::expectation;
-use crate::case::{Case, SPEC_VERSION};
-use crate::terms::Policy;
+use crate::case::Case;
+use crate::terms::{Budget, BudgetFields, Policy};
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -59,11 +71,59 @@ pub struct GeneratedCase {
     /// in its newest turn (the config had `pending` on); validate with
     /// `allow_pending` set to this.
     pub allow_pending: bool,
-    /// The shapes the case shows ([`shapes`] of `messages` and `budget`).
+    /// The token budget that replaces `budget` in a protocol 2 run, when
+    /// the config has [`Config::costs`] on and the draw chose one.
+    pub costs: Option<Costs>,
+    /// The shapes the case shows: [`shapes`] of `messages` and `budget`;
+    /// with a token budget, those of the history (not of `budget`) and
+    /// [`token_shapes`].
     pub shapes: BTreeSet<Shape>,
 }
 
+impl Costs {
+    /// The costs as a [`Budget`], `None` when `max_tokens` is 0 (never for
+    /// a drawn one).
+    pub fn budget(&self) -> Option<Budget> {
+        Budget::of_tokens(self.max_tokens, self.tokens.clone(), self.count_pinned)
+    }
+}
+
+/// The shapes of a case with `budget` and maybe a token budget (see
+/// [`GeneratedCase::shapes`]).
+fn case_shapes(messages: &[Value], budget: usize, costs: Option<&Costs>) -> BTreeSet<Shape> {
+    match costs.and_then(Costs::budget) {
+        Some(b) => shapes_with(messages, Some(&b)),
+        None => shapes(messages, budget),
+    }
+}
+
+/// The shapes of a canonical history under a budget: [`shapes`] under a
+/// message budget; under a token budget those of the history and
+/// [`token_shapes`]; with no valid budget (`None`), those of the history
+/// and budget 0 (no budget shape).
+pub fn shapes_with(messages: &[Value], budget: Option<&Budget>) -> BTreeSet<Shape> {
+    match budget {
+        None => shapes(messages, 0),
+        Some(b) if !b.is_tokens() => shapes(messages, b.max_messages()),
+        Some(b) => {
+            let mut out = shapes(messages, 0);
+            out.retain(|s| !s.is_message_budget());
+            out.extend(token_shapes(messages, b));
+            out
+        }
+    }
+}
+
 impl GeneratedCase {
+    /// The budget members of the case as a protocol 2 request sends them:
+    /// the token budget when it has one, else `maxMessages`.
+    pub fn budget_fields(&self) -> BudgetFields {
+        match self.costs.as_ref().and_then(Costs::budget) {
+            Some(b) => b.to_fields(),
+            None => BudgetFields::messages(Value::from(self.budget)),
+        }
+    }
+
     /// The case in the case format (`crate::case`), with the reference
     /// expectation of `policy` ([`crate::case::expect::expectation`]; a
     /// generated history is valid under its `allow_pending`, so
@@ -74,14 +134,19 @@ impl GeneratedCase {
     /// When the reference cannot read the history, which never happens for
     /// a generated one.
     pub fn to_case(&self, id: String, policy: Policy) -> Case {
-        let max_messages = Value::from(self.budget);
-        let e = expectation(policy, &max_messages, &self.messages, self.allow_pending)
-            .expect("the reference reducer accepts every generated case");
+        let budget = self.budget_fields();
+        let e = expectation(policy, &budget, &self.messages, self.allow_pending)
+            .expect("the reference reducer reads every generated case");
         let mut case = Case {
             id,
-            spec: SPEC_VERSION,
+            spec: 1,
             policy,
-            max_messages,
+            max_messages: budget.max_messages,
+            max_tokens: budget.max_tokens,
+            tokens: budget.tokens,
+            count_pinned: budget.count_pinned,
+            summary: false,
+            summary_tokens: None,
             messages: self.messages.clone(),
             expected: None,
             expected_error: None,
@@ -115,33 +180,80 @@ impl GeneratedCase {
 /// assert!(case.budget >= 1);
 /// ```
 pub fn history(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<GeneratedCase> {
+    build(u, None, cfg, true)
+}
+
+/// [`history`] without detecting the case's shapes (`shapes` is left
+/// empty): the same messages, budget and costs from the same bytes, for
+/// callers that never read the shapes (the fuzz targets, where detection
+/// is a tenth of an execution).
+///
+/// # Errors
+///
+/// As [`history`].
+pub fn history_without_shapes(
+    u: &mut Unstructured,
+    cfg: &Config,
+) -> arbitrary::Result<GeneratedCase> {
+    build(u, None, cfg, false)
+}
+
+/// [`history`], drawing the costs (when `cfg.costs`) from `costs_from`, or
+/// else from the rest of `u`; the shapes only when `detect_shapes`.
+fn build(
+    u: &mut Unstructured,
+    costs_from: Option<&mut Unstructured>,
+    cfg: &Config,
+    detect_shapes: bool,
+) -> arbitrary::Result<GeneratedCase> {
     let cfg = if cfg.swarm {
         Config::arbitrary_within(u, cfg)?
     } else {
         cfg.clone().sanitize()
     };
     let messages = builder::messages(u, &cfg)?;
-    let budget = builder::draw_budget(u, &messages)?;
-    let shapes = shapes(&messages, budget);
+    let budget = builder::draw_budget(u, &messages, cfg.format)?;
+    let costs = match (cfg.costs, costs_from) {
+        (false, _) => None,
+        (true, Some(c)) => costs::draw(c, &messages)?,
+        (true, None) => costs::draw(u, &messages)?,
+    };
+    let shapes = if detect_shapes {
+        case_shapes(&messages, budget, costs.as_ref())
+    } else {
+        BTreeSet::new()
+    };
     Ok(GeneratedCase {
         messages,
         budget,
         allow_pending: cfg.pending,
+        costs,
         shapes,
     })
 }
 
 /// Case `n` of the stream `seed`: ChaCha8 seeded with `seed`, stream `n`,
-/// gives a buffer of 256 to 8,192 bytes that [`history`] reads. The same
-/// (seed, n, cfg) gives the same case on every machine, whatever other
-/// cases were made before.
+/// gives a buffer of 256 to 8,192 bytes that [`history`] reads, then (with
+/// [`Config::costs`]) 256 more bytes for the costs. The same (seed, n, cfg)
+/// gives the same case on every machine, whatever other cases were made
+/// before; the costs knob changes nothing but the costs.
 pub fn seeded_case(seed: u64, n: u64, cfg: &Config) -> GeneratedCase {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(n);
     let len = 256usize << (rng.next_u32() % 6);
     let mut buf = vec![0u8; len];
     rng.fill_bytes(&mut buf);
-    history(&mut Unstructured::new(&buf), cfg).expect("the generator never fails")
+    let mut cost_bytes = [0u8; 256];
+    if cfg.costs {
+        rng.fill_bytes(&mut cost_bytes);
+    }
+    build(
+        &mut Unstructured::new(&buf),
+        Some(&mut Unstructured::new(&cost_bytes)),
+        cfg,
+        true,
+    )
+    .expect("the generator never fails")
 }
 
 /// The cases `0..count` of the stream `seed` (see [`seeded_case`]).
@@ -224,6 +336,28 @@ mod tests {
                 &Value::Array(back),
                 &Value::Array(c.messages.clone())
             ));
+        }
+    }
+
+    #[test]
+    fn new_format_config_histories_convert_both_ways() {
+        use crate::formats::{from_wire, to_wire};
+        for format in [Format::Responses, Format::Gemini, Format::Bedrock] {
+            let cfg = Config::for_format(format);
+            let mut reasoning = 0;
+            for c in seeded_cases(6, 400, &cfg) {
+                assert!(valid(&c));
+                let w = to_wire(format, &c.messages).unwrap_or_else(|e| {
+                    panic!("{format}: {e}: {}", Value::Array(c.messages.clone()))
+                });
+                let back = from_wire(format, &w).unwrap();
+                assert!(crate::json::json_eq(
+                    &Value::Array(back),
+                    &Value::Array(c.messages.clone())
+                ));
+                reasoning += usize::from(c.shapes.contains(&Shape::ReasoningItem));
+            }
+            assert_eq!(reasoning > 0, format == Format::Responses, "{format}");
         }
     }
 

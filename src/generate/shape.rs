@@ -3,7 +3,8 @@
 //! for coverage, also on hand-written or shrunk cases).
 
 use crate::formats::{view_history, Format};
-use crate::terms::{pair, pinned_index, turns, ItemKind, Role};
+use crate::terms::budget::text_length_cost;
+use crate::terms::{pair, pinned_index, turns, Budget, ItemKind, Role};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -93,6 +94,12 @@ shapes! {
     PendingRequest = "pending-request";
     /// Two calls with the same id (the second after the first's result).
     CallIdReused = "call-id-reused";
+    /// An OpenAI Responses reasoning item: an `assistant` message whose
+    /// one item has `$type` `reasoning` and nothing else (spec v2 §14.1).
+    ReasoningItem = "reasoning-item";
+    /// A reasoning item right before a message of calls (in the Responses
+    /// format it is attached to the first call of the group).
+    ReasoningBeforeCalls = "reasoning-before-calls";
     /// A content item the kit does not interpret.
     OpaqueContent = "opaque-content";
     /// Opaque content whose `$type` Microsoft.Extensions.AI does not write
@@ -122,6 +129,49 @@ shapes! {
     /// The budget is larger than the number of messages other than the
     /// pinned one.
     BudgetLarger = "budget-larger";
+    /// A token budget (spec v2 §11) whose every cost is 1.
+    CostUnit = "cost-unit";
+    /// A token budget whose every cost is the same k ≥ 2 (two messages or
+    /// more).
+    CostEqual = "cost-equal";
+    /// A token budget with a message that costs 0.
+    CostZero = "cost-zero";
+    /// A message of M that alone costs more than `maxTokens`.
+    CostOverBudget = "cost-over-budget";
+    /// A tool message costing at least 20 and at least half of cost(M).
+    CostHeavyResult = "cost-heavy-result";
+    /// Every cost is the text-length cost of its message
+    /// ([`crate::terms::budget::text_length_cost`]), and not all are 1.
+    CostTextLength = "cost-text-length";
+    /// The pinned system message alone costs more than `maxTokens` (with
+    /// `countPinned`: an unsatisfiable request).
+    PinnedOverBudget = "pinned-over-budget";
+    /// `countPinned` is true.
+    CountPinned = "count-pinned";
+    /// B (what M may cost) is cost(M), or one more or less.
+    TokensTotal = "tokens-total";
+    /// B is the cost of the newest turn, or one more or less, and M does
+    /// not fit.
+    TokensNewestTurn = "tokens-newest-turn";
+    /// B is the cost of the newest turn's question, or one more or less,
+    /// and the newest turn does not fit.
+    TokensQuestion = "tokens-question";
+}
+
+impl Shape {
+    /// Whether the shape is about a message budget (`budget-one`,
+    /// `budget-turn-boundary`, `budget-exact-fit`, `budget-one-short`,
+    /// `budget-larger`), which a case with a token budget does not have.
+    pub fn is_message_budget(self) -> bool {
+        matches!(
+            self,
+            Shape::BudgetOne
+                | Shape::BudgetTurnBoundary
+                | Shape::BudgetExactFit
+                | Shape::BudgetOneShort
+                | Shape::BudgetLarger
+        )
+    }
 }
 
 impl fmt::Display for Shape {
@@ -286,6 +336,25 @@ pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
             }
         }
     }
+    let reasoning = |m: usize| {
+        let o = messages[m].as_object();
+        let one = o
+            .and_then(|o| o.get("contents"))
+            .and_then(Value::as_array)
+            .filter(|c| c.len() == 1);
+        o.is_some_and(|o| o.len() == 2)
+            && views[m].role_text == "assistant"
+            && one.is_some_and(|c| c[0].get("$type").and_then(Value::as_str) == Some("reasoning"))
+    };
+    for m in 0..views.len() {
+        if reasoning(m) {
+            add(Shape::ReasoningItem, true);
+            add(
+                Shape::ReasoningBeforeCalls,
+                m + 1 < views.len() && calls_in(m + 1) > 0,
+            );
+        }
+    }
     call_ids.sort_unstable();
     add(
         Shape::CallIdReused,
@@ -300,6 +369,86 @@ pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
     for t in all_turns.iter().skip(1).rev() {
         newest += t.messages.len();
         add(Shape::BudgetTurnBoundary, budget == newest);
+    }
+    out
+}
+
+/// The shapes a token budget shows on a canonical history (spec v2 §13.4):
+/// the cost distributions and the budget's thresholds. A history the kit
+/// cannot read, or a message budget, shows none.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::generate::{token_shapes, Shape};
+/// use reducer_kit::terms::Budget;
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role":"user","contents":[{"$type":"text","text":"q"}]},
+///   {"role":"assistant","contents":[{"$type":"text","text":"a"}]}]"#).unwrap();
+/// let s = token_shapes(&h, &Budget::of_tokens(4, vec![0, 5], false).unwrap());
+/// assert!(s.contains(&Shape::CostZero) && s.contains(&Shape::CostOverBudget));
+/// assert!(s.contains(&Shape::TokensTotal) && s.contains(&Shape::TokensNewestTurn));
+/// ```
+pub fn token_shapes(messages: &[Value], budget: &Budget) -> BTreeSet<Shape> {
+    let mut out = BTreeSet::new();
+    let (Ok(views), Some(costs)) = (view_history(Format::Canonical, messages), budget.costs())
+    else {
+        return out;
+    };
+    if costs.len() != messages.len() {
+        return out;
+    }
+    let mut add = |s: Shape, cond: bool| {
+        if cond {
+            out.insert(s);
+        }
+    };
+    let pinned = pinned_index(&views);
+    let rest: Vec<usize> = (0..views.len()).filter(|&i| Some(i) != pinned).collect();
+    let limit = budget.limit();
+    let total = budget.cost_of(rest.iter().copied());
+    add(Shape::CostUnit, costs.iter().all(|&c| c == 1));
+    add(
+        Shape::CostEqual,
+        costs.len() >= 2 && costs[0] >= 2 && costs.iter().all(|&c| c == costs[0]),
+    );
+    add(Shape::CostZero, costs.contains(&0));
+    add(
+        Shape::CostOverBudget,
+        rest.iter().any(|&i| costs[i] > limit),
+    );
+    add(
+        Shape::CostHeavyResult,
+        rest.iter().any(|&i| {
+            views[i].role == Role::Tool && costs[i] >= 20 && costs[i].saturating_mul(2) >= total
+        }),
+    );
+    add(
+        Shape::CostTextLength,
+        costs.iter().any(|&c| c != 1)
+            && messages
+                .iter()
+                .zip(costs)
+                .all(|(m, &c)| text_length_cost(m) == c),
+    );
+    add(
+        Shape::PinnedOverBudget,
+        pinned.is_some_and(|p| costs[p] > limit),
+    );
+    add(Shape::CountPinned, budget.count_pinned());
+    let Ok(b) = budget.available(pinned) else {
+        return out;
+    };
+    let near = |x: u64| b.abs_diff(x) <= 1;
+    add(Shape::TokensTotal, near(total));
+    let all = turns(&views);
+    if let Some(newest) = all.last() {
+        let turn = budget.cost_of(newest.messages.iter().copied());
+        add(Shape::TokensNewestTurn, total > b && near(turn));
+        add(
+            Shape::TokensQuestion,
+            newest.has_question && turn > b && near(costs[newest.messages[0]]),
+        );
     }
     out
 }

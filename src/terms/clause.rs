@@ -102,6 +102,23 @@ clauses! {
     /// `deterministic`: the same request twice gets the same response.
     Deterministic = "deterministic", Safety,
         "the same request twice gets the same response";
+    /// `reasoning-attached` (spec v2 §14.6): a reasoning item and the item it
+    /// is attached to are kept together or dropped together. Judged only in
+    /// formats with reasoning items (Responses).
+    ReasoningAttached = "reasoning-attached", Safety,
+        "a reasoning item is kept exactly when the item it is attached to (the next input message) is kept";
+    /// `provider-accepts` (spec v2 §15.5): with a provider profile, the
+    /// output passes every rule of the profile when the input does.
+    ProviderAccepts = "provider-accepts", Safety,
+        "with a provider profile, the output passes the profile's rules whenever the input does";
+    /// `summary-shape` (spec v2 §12.2, summaries runs): the summary is text
+    /// only, not a tool message, and only the pinned message precedes it.
+    SummaryShape = "summary-shape", Safety,
+        "the summary (the first output message that is no input message) holds only text items, at least one, is not a tool message, is no copy of an input message, and nothing but the pinned system message comes before it";
+    /// `summary-replaces-prefix` (spec v2 §12.3, summaries runs): the
+    /// summary stands for a prefix of the history.
+    SummaryReplacesPrefix = "summary-replaces-prefix", Safety,
+        "with a summary, every kept message of M is newer than every dropped one: the summary stands for a prefix of the history";
     /// `whole-turns` (turns): outside the overflow case the output is whole turns.
     WholeTurns = "whole-turns", Policy,
         "outside the overflow case, every turn in the output is kept whole";
@@ -142,8 +159,16 @@ impl Clause {
     }
 
     /// The clauses judged for `policy`: the protocol, safety and exact levels
-    /// plus that policy's own level, in report order.
+    /// plus that policy's own level, in report order; without the clauses
+    /// of summaries ([`Clause::for_run`]).
     pub fn for_policy(policy: super::Policy) -> Vec<Clause> {
+        Clause::for_run(policy, false)
+    }
+
+    /// The clauses judged for `policy` in a run that allows summaries
+    /// (`summaries`: adds `summary-shape` and `summary-replaces-prefix`,
+    /// spec v2 §12) or not, in report order.
+    pub fn for_run(policy: super::Policy, summaries: bool) -> Vec<Clause> {
         use super::Policy;
         Clause::ALL
             .iter()
@@ -154,7 +179,50 @@ impl Clause {
                 | Clause::Maximal
                 | Clause::OverflowQuestion => policy == Policy::Turns,
                 Clause::ContiguousSuffix | Clause::MaximalSuffix => policy == Policy::Suffix,
+                Clause::ReasoningAttached | Clause::ProviderAccepts => false,
+                Clause::SummaryShape | Clause::SummaryReplacesPrefix => summaries,
                 _ => true,
+            })
+            .collect()
+    }
+
+    /// The clause's definition as spec version 2 reads it (spec v2 §11.6,
+    /// §12): with costs and summaries. The same as [`Clause::definition`]
+    /// for the clauses version 2 reads as version 1 does; what protocol 2
+    /// runs print.
+    pub fn definition_v2(self) -> &'static str {
+        match self {
+            Clause::Budget => "the output's counted cost (its messages of M at their input costs, the pinned system message when countPinned, a summary at summaryTokens) is at most the budget (maxMessages: 1 a message)",
+            Clause::NoFabrication => "each output message is an input message, in input order, at most once, equal to it or equal but for removed results / approval responses; with summaries allowed, except the summary",
+            Clause::Maximal => "the next older turn would not have fit in the budget (B, less the summary's cost when there is one)",
+            Clause::OverflowQuestion => "when the newest turn alone does not fit B: its question if it fits, plus the longest run of its most recent messages that fits beside it, nothing older",
+            Clause::MaximalSuffix => "no earlier start whose run fits B (less the summary's cost) is legal (a legal start is not a tool message, not approval-only, and splits no tool group)",
+            Clause::IdentityWhenFits => "a valid input whose messages fit the budget (cost(M) at most B) comes back equal",
+            Clause::RejectsBadBudget => "a request whose budget cannot be honoured (maxMessages or maxTokens < 1, bad tokens or countPinned, both or neither budget, a pinned message costing more than maxTokens with countPinned) gets an error, not a crash and not an output",
+            Clause::BudgetMonotone => "the output for a smaller budget (maxMessages - 1, or the first answer's counted cost - 1) keeps a subsequence of the output for the larger one (summaries left out)",
+            Clause::MatchesReference => "the output (without its summary) equals the reference reducer's output for the same policy (for the budget less the summary's cost)",
+            c => c.definition(),
+        }
+    }
+
+    /// The clauses judged in a run (spec v2 §14.6, §15.5): those of
+    /// [`Clause::for_run`], plus `reasoning-attached` when the wire
+    /// format has reasoning items and `provider-accepts` with a provider
+    /// profile, in report order. Without either, exactly `for_run`.
+    pub fn judged_in(
+        policy: super::Policy,
+        summaries: bool,
+        reasoning: bool,
+        provider: bool,
+    ) -> Vec<Clause> {
+        let base = Clause::for_run(policy, summaries);
+        Clause::ALL
+            .iter()
+            .copied()
+            .filter(|c| match c {
+                Clause::ReasoningAttached => reasoning,
+                Clause::ProviderAccepts => provider,
+                _ => base.contains(c),
             })
             .collect()
     }
@@ -180,6 +248,23 @@ mod tests {
         for c in Clause::ALL {
             assert_eq!(Clause::from_id(c.id()), Some(*c));
         }
+    }
+
+    #[test]
+    fn summary_clauses_are_judged_only_in_summaries_runs() {
+        for p in Policy::ALL {
+            let plain = Clause::for_policy(p);
+            let with = Clause::for_run(p, true);
+            assert!(!plain.contains(&Clause::SummaryShape));
+            assert_eq!(with.len(), plain.len() + 2);
+            assert!(with.contains(&Clause::SummaryReplacesPrefix));
+            assert_eq!(Clause::SummaryShape.level(), Level::Safety);
+        }
+        assert_eq!(
+            Clause::WholeTurns.definition_v2(),
+            Clause::WholeTurns.definition()
+        );
+        assert_ne!(Clause::Budget.definition_v2(), Clause::Budget.definition());
     }
 
     #[test]

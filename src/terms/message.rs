@@ -23,14 +23,17 @@ pub enum Role {
 impl Role {
     /// Classifies a role string, ASCII case-insensitively.
     pub fn parse(role: &str) -> Role {
-        let lower = role.to_ascii_lowercase();
-        match lower.as_str() {
-            "system" | "developer" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "tool" => Role::Tool,
-            _ => Role::Other,
-        }
+        const ROLES: [(&str, Role); 5] = [
+            ("user", Role::User),
+            ("assistant", Role::Assistant),
+            ("tool", Role::Tool),
+            ("system", Role::System),
+            ("developer", Role::System),
+        ];
+        ROLES
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(role))
+            .map_or(Role::Other, |&(_, r)| r)
     }
 }
 
@@ -85,6 +88,14 @@ pub struct MessageView {
     pub role_text: String,
     /// Content items, in message order (OpenAI: content parts, then tool calls).
     pub items: Vec<Item>,
+    /// The message is a call item of a format whose parallel calls are
+    /// separate messages (a Responses `function_call` and the other call
+    /// types): consecutive ones form one call group (spec v2 §14.5). False
+    /// in canonical, OpenAI Chat, Anthropic, Gemini and Bedrock.
+    pub call_item: bool,
+    /// The message is a Responses `reasoning` item, attached to the item
+    /// after it (spec v2 §14.6). False in every other format.
+    pub reasoning: bool,
 }
 
 impl MessageView {

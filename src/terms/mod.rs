@@ -6,21 +6,29 @@
 //! |------|------|
 //! | [`clause`] | clause ids, their levels and definitions (§6, §8) |
 //! | [`policy`] | the policies `turns` and `suffix` (§3, §4) |
-//! | [`budget`] | the one parser of `maxMessages` (§2) |
+//! | [`budget`] | the one reader of a request's budget: `maxMessages` (§2), `maxTokens` with per-message costs (spec v2 §11) |
 //! | [`message`] | roles, item kinds, the message view (§1, §2) |
+//! | [`history`] | the compact view of a whole history: flags, flattened items, interned ids, turns and pairing by index (§2) |
 //! | [`turns`](mod@turns) | the pinned message, turns, positional pairing (§2) |
+//! | [`links`] | call groups and attached reasoning (spec v2 §14.5–§14.6), the window a cut leaves |
+//! | [`provider`] | provider profiles and their rules (spec v2 §15) |
 //!
 //! Terms import nothing else of the kit but [`crate::json`]; wire formats
 //! are read into views by [`crate::formats`].
 
 pub mod budget;
 pub mod clause;
+pub mod history;
+pub mod links;
 pub mod message;
 pub mod policy;
+pub mod provider;
 pub mod turns;
 
-pub use budget::{Budget, BudgetError};
+pub use budget::{Budget, BudgetError, BudgetFields};
 pub use clause::{Clause, Level};
+pub use history::{Flags, History, HistoryBuilder, ItemRef, Pairing, TurnSpan, View};
 pub use message::{Item, ItemKind, MessageView, Role, ShapeError};
 pub use policy::Policy;
+pub use provider::{Provider, ProviderRule, ProviderViolation};
 pub use turns::{pair, pinned_index, turns, Turn};

@@ -3,10 +3,10 @@
 //! describes it too). See [`to_json`] for its shape.
 
 use super::{certificate, Run};
-use crate::case::SPEC_VERSION;
 use crate::certify::known_failures::KnownFailure;
-use crate::check::Outcome;
+use crate::certify::run::CaseRecord;
 use crate::protocol::Response;
+use crate::terms::BudgetFields;
 use serde_json::{json, Value};
 
 fn response_json(r: &Option<Response>) -> Value {
@@ -20,14 +20,19 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | member | type | meaning |
 /// |--------|------|---------|
 /// | `kit` | `{"name", "version"}` | `"reducer-kit"` and its version |
-/// | `spec` | integer | the spec version judged against ([`SPEC_VERSION`]) |
+/// | `spec` | integer | the spec version judged against, as the certificate line names it ([`super::spec_version`]): 2 with `--protocol 2`, a format of spec v2 §14, `--provider` or `--summaries`, else 1 |
 /// | `policy` | `"turns"` \| `"suffix"` | the policy the reducer claims |
-/// | `format` | `"canonical"` \| `"openai"` \| `"anthropic"` | the wire format |
+/// | `format` | `"canonical"` \| `"openai"` \| `"anthropic"` \| `"responses"` \| `"gemini"` \| `"bedrock"` | the wire format |
+/// | `provider` | string, only with `--provider` | the provider profile (spec v2 §15.5) |
 /// | `mode` | `"per-case"` \| `"persistent"` | how the reducer was run |
+/// | `summaries` | `true` | only in a run with `--summaries` (spec v2 §12) |
 /// | `command` | array of strings | the reducer command, one element per argument |
 /// | `seed` | integer or `null` | the seed of the generated cases; `null` when the run did not run the generated stream (`--replay`, `--case`, `--cases 0`) |
 /// | `casesRun` | integer | cases run (not skipped) |
-/// | `casesSkipped` | integer | cases the wire format cannot carry |
+/// | `casesSkipped` | integer | cases the wire format cannot carry, or that need protocol 2 or `--summaries` |
+/// | `casesPlanned` | object | `corpus`, `generated`: cases planned from each source; `corpusDuplicates`, `generatedDuplicates`: cases dropped as repeats of an earlier one; `without`: cases skipped for a knob of `--without` |
+/// | `without` | array of strings | the knobs of `--without` (empty without it) |
+/// | `restarts` | integer | persistent mode: how many times a reducer process was started again (after a failure, unrequested output or a clean exit; spec §8.3); 0 in per-case mode |
 /// | `levels` | object | `protocol`, `safety`, `policy`, `exact`: `true` when that level and every lower one passed |
 /// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "notJudged"}` (counts of cases run) |
 /// | `passed` | bool | every level passed |
@@ -38,22 +43,29 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `nowPassing` | array of `{"case", "clause"}` | listed failures whose case ran and passed the clause |
 /// | `results` | array | one per case, in case order, see below |
 ///
-/// A result: `id` (the case id), `maxMessages` (as sent), `messages` (how
-/// many input messages), `status` (`"pass"`, `"fail"` or `"skip"`); with
-/// `"fail"`, `failures` (`[{"clause", "detail"}]`, protocol clauses first)
+/// A result: `id` (the case id), `maxMessages` (as sent; under protocol 2
+/// `maxTokens` in its place for a token budget), `messages` (how many input
+/// messages), `status` (`"pass"`, `"fail"` or `"skip"`); with
+/// `"fail"`, `failures` (`[{"clause", "detail"}]`, protocol clauses first,
+/// each detail cut after [`crate::certify::run::MAX_DETAIL`] characters)
 /// and `stderrTail` (the reducer's stderr tail, possibly empty); with
 /// `"skip"`, `skipped` (why, e.g. `no OpenAI form: message 2: ...`).
 ///
 /// A counterexample: `clause` (its id), `definition` (the clause's
 /// definition), `caseId` (`fail/<16 hex>`), `originalId` (the case it was
-/// shrunk from), `maxMessages`, `messages` (the minimal input, canonical),
+/// shrunk from), `maxMessages` (for a token budget `maxTokens`, `tokens`
+/// and `countPinned` in its place, and `summaryTokens` in a summaries run),
+/// `messages` (the minimal input, canonical),
 /// `expected` (the reference's answer, a protocol response object in the
 /// wire format, an Anthropic `system` as the leading pseudo-message),
 /// `actual` (the reducer's, likewise, or `null` when it gave none),
 /// `firstDifference` (the first JSON path where they differ, or `null`),
 /// `detail` (the failure on the minimal case), `tries` (candidate runs
-/// while shrinking), `savedTo` (the case file written by
-/// `--save-failures`, or `null`).
+/// while shrinking), `stoppedByTime` (shrinking stopped at
+/// `--shrink-time`), `cases` (how many failing cases of the run fail the
+/// clause this way), `savedTo` (the case file written by
+/// `--save-failures`, or `null`). There is one per kind of failure of a
+/// clause (at most three per clause).
 ///
 /// # Examples
 ///
@@ -64,7 +76,7 @@ fn response_json(r: &Option<Response>) -> Value {
 ///   "kit": {"name": "reducer-kit", "version": "0.1.0"},
 ///   "spec": 1, "policy": "turns", "format": "canonical", "mode": "persistent",
 ///   "command": ["python3", "examples/reducers/naive_last_n.py", "--persistent"],
-///   "seed": 1, "casesRun": 548, "casesSkipped": 0,
+///   "seed": 1, "casesRun": 548, "casesSkipped": 0, "restarts": 0,
 ///   "levels": {"protocol": true, "safety": false, "policy": false, "exact": false},
 ///   "clauses": {"protocol-json": {"level": "protocol", "passed": 548, "failed": 0, "notJudged": 0}},
 ///   "passed": false,
@@ -76,7 +88,7 @@ fn response_json(r: &Option<Response>) -> Value {
 ///     "maxMessages": 1, "messages": [{"role": "assistant", "contents": []}],
 ///     "expected": {"messages": []}, "actual": {"messages": [{"role": "tool", "contents": []}]},
 ///     "firstDifference": "$[0]", "detail": "output message 0: result \"c1\" has no call earlier in the output",
-///     "tries": 18, "savedTo": null
+///     "tries": 18, "stoppedByTime": false, "cases": 1, "savedTo": null
 ///   }],
 ///   "expectedFailures": [], "unexpectedFailures": [{"case": "seed/order-shipment-suffix-2", "clause": "whole-turns"}],
 ///   "nowPassing": [],
@@ -89,6 +101,113 @@ fn response_json(r: &Option<Response>) -> Value {
 /// }
 /// ```
 pub fn to_json(run: &Run) -> Value {
+    let mut doc = head(run);
+    doc["unexpectedFailures"] = run
+        .known_failures
+        .unexpected_in(run.results)
+        .map(|e| pair(&e))
+        .collect();
+    doc["results"] = run.results.iter().map(|r| result_json(&r)).collect();
+    doc
+}
+
+/// A known-failure pair as the report writes it.
+fn pair(e: &KnownFailure) -> Value {
+    json!({"case": e.case, "clause": e.clause})
+}
+
+/// What stands for a streamed array in the pretty text of [`head`].
+const STREAMED: &str = "\u{0}streamed\u{0}";
+
+/// Writes `items` as the elements of a pretty array at depth 1 (its
+/// elements indented by 4 spaces), as `serde_json`'s pretty printer does.
+fn write_array(
+    out: &mut dyn std::io::Write,
+    items: impl Iterator<Item = Value>,
+) -> std::io::Result<()> {
+    let mut empty = true;
+    for item in items {
+        out.write_all(if empty { b"[\n" } else { b",\n" })?;
+        empty = false;
+        let text = serde_json::to_string_pretty(&item)?;
+        for (j, line) in text.lines().enumerate() {
+            if j > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"    ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if empty { b"[]" } else { b"\n  ]" })
+}
+
+/// Writes the report of [`to_json`] to `out`, pretty, with a trailing
+/// newline: the same bytes as `serde_json::to_string_pretty(&to_json(run))`
+/// and a `"\n"`, but one result at a time, so that a run of 20,000 cases
+/// never holds its whole report in memory (spec §8.8).
+///
+/// # Errors
+///
+/// The I/O error writing to `out`.
+pub fn write_pretty(run: &Run, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut doc = head(run);
+    doc["unexpectedFailures"] = Value::String(STREAMED.into());
+    doc["results"] = Value::String(STREAMED.into());
+    let text = serde_json::to_string_pretty(&doc)?;
+    let placeholder = serde_json::to_string(STREAMED)?;
+    let parts: Vec<&str> = text.split(placeholder.as_str()).collect();
+    let [before, between, after] = parts.as_slice() else {
+        unreachable!("the two streamed members, once each");
+    };
+    out.write_all(before.as_bytes())?;
+    write_array(
+        out,
+        run.known_failures
+            .unexpected_in(run.results)
+            .map(|e| pair(&e)),
+    )?;
+    out.write_all(between.as_bytes())?;
+    write_array(out, run.results.iter().map(|r| result_json(&r)))?;
+    out.write_all(after.as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// One result of the report.
+fn result_json(r: &CaseRecord) -> Value {
+    let failures: Vec<Value> = r
+        .failures
+        .iter()
+        .map(|(c, d)| json!({"clause": c.id(), "detail": d}))
+        .collect();
+    let status = if r.skipped.is_some() {
+        "skip"
+    } else if failures.is_empty() {
+        "pass"
+    } else {
+        "fail"
+    };
+    let mut o = json!({"id": r.id});
+    let budget = BudgetFields {
+        max_messages: r.max_messages.clone(),
+        max_tokens: r.max_tokens.clone(),
+        ..BudgetFields::default()
+    };
+    budget_members(&mut o, &budget, false);
+    o["messages"] = json!(r.messages);
+    o["status"] = json!(status);
+    if !failures.is_empty() {
+        o["failures"] = Value::Array(failures);
+        o["stderrTail"] = Value::String(r.stderr_tail.clone());
+    }
+    if let Some(s) = &r.skipped {
+        o["skipped"] = Value::String(s.clone());
+    }
+    o
+}
+
+/// Every member of the report but the two as long as the run,
+/// `unexpectedFailures` and `results` (`null`), in order.
+fn head(run: &Run) -> Value {
     let levels: serde_json::Map<String, Value> = run
         .grade
         .levels
@@ -103,66 +222,193 @@ pub fn to_json(run: &Run) -> Value {
             (c.id().to_string(), json!({"level": c.level().name(), "passed": t.passed, "failed": t.failed, "notJudged": t.not_judged}))
         })
         .collect();
-    let results: Vec<Value> = run
-        .results
-        .iter()
-        .map(|r| {
-            let failures: Vec<Value> = r
-                .verdicts
-                .iter()
-                .filter_map(|v| match &v.outcome {
-                    Outcome::Fail(d) => Some(json!({"clause": v.clause.id(), "detail": d})),
-                    _ => None,
-                })
-                .collect();
-            let status = if r.skipped.is_some() { "skip" } else if failures.is_empty() { "pass" } else { "fail" };
-            let mut o = json!({"id": r.case.id, "maxMessages": r.case.max_messages, "messages": r.case.messages.len(), "status": status});
-            if !failures.is_empty() {
-                o["failures"] = Value::Array(failures);
-                o["stderrTail"] = Value::String(r.stderr_tail.clone());
-            }
-            if let Some(s) = &r.skipped {
-                o["skipped"] = Value::String(s.clone());
-            }
-            o
-        })
-        .collect();
     let cxs: Vec<Value> = run
         .counterexamples
         .iter()
         .map(|c| {
-            json!({
-                "clause": c.clause.id(), "definition": c.clause.definition(), "caseId": c.case.id,
-                "originalId": c.original_id, "maxMessages": c.case.max_messages, "messages": c.case.messages,
-                "expected": c.expected.to_json(), "actual": response_json(&c.actual),
-                "firstDifference": c.first_difference, "detail": c.detail, "tries": c.tries,
-                "savedTo": c.saved_to.as_ref().map(|p| p.display().to_string()),
-            })
+            let mut o = json!({
+                "clause": c.clause.id(), "definition": run.settings.definition(c.clause), "caseId": c.case.id,
+                "originalId": c.original_id,
+            });
+            budget_members(&mut o, &c.case.budget, true);
+            if run.settings.summaries && c.case.budget.max_tokens.is_some() {
+                o["summaryTokens"] = json!(c.case.summary_tokens);
+            }
+            for (k, v) in [
+                ("messages", json!(c.case.messages)),
+                ("expected", c.expected.to_json()),
+                ("actual", response_json(&c.actual)),
+                ("firstDifference", json!(c.first_difference)),
+                ("detail", json!(c.detail)),
+                ("tries", json!(c.tries)),
+                ("stoppedByTime", json!(c.out_of_time)),
+                ("cases", json!(c.cases)),
+                ("savedTo", json!(c.saved_to.as_ref().map(|p| p.display().to_string()))),
+            ] {
+                o[k] = v;
+            }
+            o
         })
         .collect();
-    let pairs = |v: &[KnownFailure]| -> Value {
-        v.iter()
-            .map(|e| json!({"case": e.case, "clause": e.clause}))
-            .collect()
+    let pairs = |v: &[KnownFailure]| -> Value { v.iter().map(pair).collect() };
+    let mut report = serde_json::Map::new();
+    let mut put = |k: &str, v: Value| {
+        report.insert(k.to_string(), v);
     };
-    json!({
-        "kit": {"name": "reducer-kit", "version": env!("CARGO_PKG_VERSION")},
-        "spec": SPEC_VERSION,
-        "policy": run.settings.policy.name(),
-        "format": run.settings.format.name(),
-        "mode": if run.settings.persistent { "persistent" } else { "per-case" },
-        "command": run.settings.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
-        "seed": run.seed,
-        "casesRun": run.grade.cases_run,
-        "casesSkipped": run.grade.cases_skipped,
-        "levels": levels,
-        "clauses": clauses,
-        "passed": run.grade.passed(),
-        "certificate": certificate(run),
-        "counterexamples": cxs,
-        "expectedFailures": pairs(&run.known_failures.expected),
-        "unexpectedFailures": pairs(&run.known_failures.unexpected),
-        "nowPassing": pairs(&run.known_failures.now_passing),
-        "results": results,
-    })
+    put(
+        "kit",
+        json!({"name": "reducer-kit", "version": env!("CARGO_PKG_VERSION")}),
+    );
+    put("spec", json!(super::spec_version(run.settings)));
+    put("policy", json!(run.settings.policy.name()));
+    put("format", json!(run.settings.format.name()));
+    // spec v2 §15.5: the provider profile, only when the run has one.
+    if let Some(p) = run.settings.provider {
+        put("provider", json!(p.name()));
+    }
+    put(
+        "mode",
+        json!(if run.settings.persistent {
+            "persistent"
+        } else {
+            "per-case"
+        }),
+    );
+    if run.settings.summaries {
+        put("summaries", json!(true));
+    }
+    put(
+        "command",
+        json!(run
+            .settings
+            .reducer
+            .argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()),
+    );
+    put("seed", json!(run.seed));
+    put("casesRun", json!(run.grade.cases_run));
+    put("casesSkipped", json!(run.grade.cases_skipped));
+    put(
+        "casesPlanned",
+        json!({
+            "corpus": run.plan.listed, "generated": run.plan.generated,
+            "corpusDuplicates": run.plan.listed_duplicates,
+            "generatedDuplicates": run.plan.generated_duplicates,
+            "without": run.plan.without,
+        }),
+    );
+    put(
+        "without",
+        json!(run.without.iter().map(|k| k.name()).collect::<Vec<_>>()),
+    );
+    put("restarts", json!(run.restarts.total));
+    put("levels", Value::Object(levels));
+    put("clauses", Value::Object(clauses));
+    put("passed", json!(run.grade.passed()));
+    put("certificate", json!(certificate(run)));
+    put("counterexamples", Value::Array(cxs));
+    put("expectedFailures", pairs(&run.known_failures.expected));
+    put("unexpectedFailures", Value::Null);
+    put("nowPassing", pairs(&run.known_failures.now_passing));
+    put("results", Value::Null);
+    Value::Object(report)
+}
+
+/// The budget members of a case, as sent, into `o`: `maxMessages` and
+/// `maxTokens` when present, and with `costs` also `tokens` and
+/// `countPinned`.
+fn budget_members(o: &mut Value, b: &BudgetFields, costs: bool) {
+    let mut put = |k: &str, v: &Option<Value>| {
+        if let Some(v) = v {
+            o[k] = v.clone();
+        }
+    };
+    put("maxMessages", &b.max_messages);
+    put("maxTokens", &b.max_tokens);
+    if costs {
+        put("tokens", &b.tokens);
+        put("countPinned", &b.count_pinned);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::grade::grade;
+    use crate::certify::known_failures::compare_known_failures;
+    use crate::certify::process::{Limits, Reducer};
+    use crate::certify::records::Records;
+    use crate::certify::run::{CaseResult, RunCase, Settings};
+    use crate::check::{Outcome, Verdict};
+    use crate::formats::Format;
+    use crate::terms::{Clause, Policy};
+
+    fn record(id: &str, fail: Option<&str>) -> CaseRecord {
+        let outcome = match fail {
+            Some(d) => Outcome::Fail(d.to_string()),
+            None => Outcome::Pass,
+        };
+        CaseRecord::of(&CaseResult {
+            case: RunCase::with_max_messages(id.into(), Value::from(2), Vec::new()),
+            wire_messages: Vec::new(),
+            response: None,
+            verdicts: vec![Verdict {
+                clause: Clause::Budget,
+                outcome,
+            }],
+            stderr_tail: "line\n".into(),
+            skipped: None,
+            last_request: None,
+        })
+    }
+
+    /// The streamed report is byte for byte the pretty document.
+    #[test]
+    fn written_one_result_at_a_time_is_the_pretty_document() {
+        let settings = Settings {
+            reducer: Reducer::new(vec!["r".into()]),
+            format: Format::Canonical,
+            policy: Policy::Turns,
+            limits: Limits::default(),
+            persistent: true,
+            jobs: 1,
+            extra_requests: true,
+            provider: None,
+            protocol: crate::protocol::Protocol::V1,
+            summaries: false,
+        };
+        for results in [
+            Vec::new(),
+            vec![record("a/1", None)],
+            vec![record("a/1", Some("x\ny")), record("a/2", None)],
+        ] {
+            let results = Records::from(results);
+            let g = grade(Policy::Turns, false, &results);
+            let check = compare_known_failures(
+                &results,
+                &[KnownFailure {
+                    case: "a/2".into(),
+                    clause: "budget".into(),
+                }],
+            );
+            let run = Run {
+                settings: &settings,
+                seed: Some(1),
+                results: &results,
+                grade: &g,
+                counterexamples: &[],
+                known_failures: &check,
+                restarts: Default::default(),
+                interrupted: None,
+                plan: Default::default(),
+                without: &[],
+            };
+            let mut out = Vec::new();
+            write_pretty(&run, &mut out).unwrap();
+            let whole = serde_json::to_string_pretty(&to_json(&run)).unwrap() + "\n";
+            assert_eq!(String::from_utf8(out).unwrap(), whole);
+        }
+    }
 }

@@ -2,7 +2,6 @@
 //! level, one test case per (case, level).
 
 use super::Run;
-use crate::check::Outcome;
 use crate::terms::Level;
 
 /// The run as JUnit XML (`--report-junit`): one test suite per level, one
@@ -15,20 +14,17 @@ pub fn to_junit(run: &Run) -> String {
     ));
     for level in [Level::Protocol, Level::Safety, Level::Policy, Level::Exact] {
         let mut suite = TestSuite::new(level.name());
-        for r in run.results {
+        for r in run.results.iter() {
             let status = if let Some(why) = &r.skipped {
                 let mut s = TestCaseStatus::skipped();
                 s.set_message(why.clone());
                 s
             } else {
                 let failed: Vec<String> = r
-                    .verdicts
+                    .failures
                     .iter()
-                    .filter(|v| v.clause.level() == level)
-                    .filter_map(|v| match &v.outcome {
-                        Outcome::Fail(d) => Some(format!("{}: {d}", v.clause)),
-                        _ => None,
-                    })
+                    .filter(|(c, _)| c.level() == level)
+                    .map(|(c, d)| format!("{c}: {d}"))
                     .collect();
                 if failed.is_empty() {
                     TestCaseStatus::success()
@@ -39,9 +35,9 @@ pub fn to_junit(run: &Run) -> String {
                     s
                 }
             };
-            let mut tc = TestCase::new(r.case.id.clone(), status);
+            let mut tc = TestCase::new(r.id.clone(), status);
             tc.set_classname(format!("{}.{}", run.settings.policy, level.name()));
-            if !r.stderr_tail.is_empty() && r.failures().next().is_some() {
+            if !r.stderr_tail.is_empty() && r.failed() {
                 tc.set_system_err(r.stderr_tail.clone());
             }
             suite.add_test_case(tc);

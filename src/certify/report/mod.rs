@@ -10,8 +10,11 @@ pub mod text;
 use super::counterexample::Counterexample;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
-use super::run::{CaseResult, Settings};
-use crate::case::SPEC_VERSION;
+use super::records::Records;
+use super::run::Settings;
+use super::session::Restarts;
+use super::PlanCounts;
+use crate::generate::knob::Knob;
 
 /// Everything a report renders.
 #[derive(Debug)]
@@ -20,18 +23,57 @@ pub struct Run<'a> {
     pub settings: &'a Settings,
     /// The seed of the generated cases, when there were any.
     pub seed: Option<u64>,
-    /// One record per case.
-    pub results: &'a [CaseResult],
+    /// One record per case that ran to its end, in case order.
+    pub results: &'a Records,
     /// The graded verdict.
     pub grade: &'a Grade,
     /// Minimal counterexamples.
     pub counterexamples: &'a [Counterexample],
     /// Known failures compared with the run.
     pub known_failures: &'a KnownFailureCheck,
+    /// The reducer restarts (persistent mode).
+    pub restarts: Restarts,
+    /// Set when the run was stopped by a signal before its end (spec
+    /// §8.7): then only the text report is made, without a certificate.
+    pub interrupted: Option<Interruption>,
+    /// How the planned cases add up (corpus, generated, duplicates and
+    /// `--without` skips).
+    pub plan: PlanCounts,
+    /// The knobs turned off (`--without`), recorded in the certificate.
+    pub without: &'a [Knob],
 }
 
-/// The certificate line: kit version, spec version, policy, format, levels
-/// passed, cases run and seed.
+/// A run stopped by a signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interruption {
+    /// The signal (`libc::SIGINT`, `libc::SIGTERM`).
+    pub signal: i32,
+    /// How many cases the run was to run.
+    pub planned: usize,
+}
+
+/// The spec version a run judges against, as the certificate line and the
+/// JSON report's `spec` name it: the newest the run relies on, the runner
+/// protocol's (1 or 2), 2 for a format of spec v2 §14, a provider profile
+/// (§15) or summaries (§12), else 1.
+pub fn spec_version(settings: &Settings) -> u32 {
+    [
+        settings.protocol.number(),
+        settings.format.spec(),
+        if settings.provider.is_some() || settings.summaries {
+            2
+        } else {
+            1
+        },
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(1)
+}
+
+/// The certificate line: kit version, spec version ([`spec_version`]), policy, format (and
+/// `with summaries`), levels passed, cases run and seed, and the knobs of
+/// `--without` when any.
 pub fn certificate(run: &Run) -> String {
     let passed: Vec<&str> = run
         .grade
@@ -40,14 +82,72 @@ pub fn certificate(run: &Run) -> String {
         .filter(|(_, ok)| *ok)
         .map(|(l, _)| l.name())
         .collect();
+    let provider = run
+        .settings
+        .provider
+        .map_or(String::new(), |p| format!(" provider {p}"));
     format!(
-        "certificate: reducer-kit {} spec v{SPEC_VERSION} policy {} format {}: levels passed [{}]; {} cases run, {} skipped; seed {}",
+        "certificate: reducer-kit {} spec v{} policy {} format {}{provider}{}: levels passed [{}]; {} cases run, {} skipped; seed {}",
         env!("CARGO_PKG_VERSION"),
+        spec_version(run.settings),
         run.settings.policy,
         run.settings.format,
+        if run.settings.summaries {
+            " with summaries"
+        } else {
+            ""
+        },
         passed.join(", "),
         run.grade.cases_run,
         run.grade.cases_skipped,
         run.seed.map_or("none".to_string(), |s| s.to_string())
-    )
+    ) + &without_text(run.without)
+}
+
+/// `; without a,b` for the certificate, or nothing.
+fn without_text(without: &[Knob]) -> String {
+    if without.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<&str> = without.iter().map(|k| k.name()).collect();
+        format!("; without {}", names.join(","))
+    }
+}
+
+/// `n` with a comma between thousands: `1,970`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// How the planned cases add up, one line: `1,970 cases: 76 corpus +
+/// 1,894 generated, 106 generated duplicates dropped` (duplicates only when
+/// there were any).
+pub fn plan_line(plan: &PlanCounts) -> String {
+    let mut line = format!(
+        "{} cases: {} corpus + {} generated",
+        thousands(plan.listed + plan.generated),
+        thousands(plan.listed),
+        thousands(plan.generated)
+    );
+    if plan.listed_duplicates > 0 {
+        line += &format!(
+            ", {} corpus duplicates dropped",
+            thousands(plan.listed_duplicates)
+        );
+    }
+    if plan.generated_duplicates > 0 {
+        line += &format!(
+            ", {} generated duplicates dropped",
+            thousands(plan.generated_duplicates)
+        );
+    }
+    line
 }

@@ -3,14 +3,18 @@
 //! stderr tail and the command that reruns it; the minimal
 //! counterexamples; the clause table; the levels; known failures; the
 //! certificate line and a count.
+//!
+//! Every text that comes from a case or the reducer (ids, details, stderr,
+//! file names, JSON) is printed through [`crate::terminal`]'s escapes, and
+//! every printed command through its shell quoting (spec §8.9).
 
-use super::{certificate, Run};
+use super::{certificate, plan_line, thousands, Run};
 use crate::certify::counterexample::Counterexample;
 use crate::certify::known_failures::KnownFailureCheck;
-use crate::certify::run::CaseResult;
-use crate::check::Outcome;
+use crate::certify::run::CaseRecord;
+use crate::certify::session::signal_text;
 use crate::protocol::Response;
-use std::ffi::OsString;
+use crate::terminal::{command_line, shell_quote, show, show_path};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -28,26 +32,14 @@ pub struct TextOptions {
     pub replay: Vec<PathBuf>,
     /// ANSI colours for `pass`, `FAIL` and failure counts.
     pub colour: bool,
-}
-
-/// `s` as one shell word: unchanged when it is safe, else single-quoted.
-pub fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-/// A command line as the shell would take it back ([`shell_word`]s).
-pub fn command_line(argv: &[OsString]) -> String {
-    argv.iter()
-        .map(|a| shell_word(&a.to_string_lossy()))
-        .collect::<Vec<_>>()
-        .join(" ")
+    /// The other options of the run that a rerun must keep (besides
+    /// `--policy`, `--format`, `--persistent`, `--corpus`, `--replay` and
+    /// the `--without` of the run), as arguments: `["--timeout", "500"]`.
+    /// They are shell-quoted when printed.
+    pub flags: Vec<String>,
+    /// The `--report-json` file, when one is written: named where the
+    /// report leaves failing cases out.
+    pub report_json: Option<PathBuf>,
 }
 
 /// The text report of `run`, one line per `\n`.
@@ -55,7 +47,7 @@ pub fn render(run: &Run, options: &TextOptions) -> String {
     let mut out = Report {
         run,
         options,
-        command_line: command_line(&run.settings.argv),
+        command_line: command_line(&run.settings.reducer.argv),
         text: String::new(),
     };
     out.all();
@@ -96,11 +88,16 @@ impl Report<'_> {
 
     fn all(&mut self) {
         let run = self.run;
-        let failing: Vec<&CaseResult> = run
-            .results
-            .iter()
-            .filter(|r| r.failures().next().is_some())
-            .collect();
+        let mut failing = 0;
+        let mut shown: Vec<CaseRecord> = Vec::new();
+        for r in run.results.iter() {
+            if r.failed() {
+                failing += 1;
+                if shown.len() < SHOWN {
+                    shown.push(r);
+                }
+            }
+        }
         for r in run
             .results
             .iter()
@@ -110,25 +107,43 @@ impl Report<'_> {
             line!(
                 self,
                 "skip {}: {}",
-                r.case.id,
-                r.skipped.as_deref().unwrap_or("")
+                show(&r.id),
+                show(r.skipped.as_deref().unwrap_or(""))
             );
         }
-        for r in failing.iter().take(SHOWN) {
+        for r in &shown {
             self.case_failure(r, run.known_failures);
         }
-        if failing.len() > SHOWN {
-            line!(
-                self,
-                "... and {} more failing cases (all in --report-json)",
-                failing.len() - SHOWN
-            );
+        if failing > SHOWN {
+            match &self.options.report_json {
+                Some(p) => line!(
+                    self,
+                    "... and {} more failing cases (all in {})",
+                    thousands(failing - SHOWN),
+                    show_path(p)
+                ),
+                None => line!(
+                    self,
+                    "... and {} more failing cases",
+                    thousands(failing - SHOWN)
+                ),
+            }
         }
         for cx in run.counterexamples {
             self.counterexample(cx);
         }
         let g = run.grade;
         line!(self);
+        if let Some(i) = &run.interrupted {
+            line!(
+                self,
+                "{} by {}: {} of {} cases finished; partial results below, no report written",
+                self.red("INTERRUPTED"),
+                signal_text(i.signal),
+                run.results.len(),
+                i.planned
+            );
+        }
         line!(
             self,
             "{:<22} {:>7} {:>7} {:>11}",
@@ -166,82 +181,123 @@ impl Report<'_> {
                 self,
                 "known failures: {} expected, {} unexpected",
                 e.expected.len(),
-                e.unexpected.len()
+                e.unexpected
             );
             for p in &e.now_passing {
                 line!(
                     self,
                     "listed as known but passes now: {} {}",
-                    p.case,
-                    p.clause
+                    show(&p.case),
+                    show(&p.clause)
                 );
             }
         }
-        line!(self, "{}", certificate(run));
-        line!(
-            self,
-            "{} passed, {} failed",
-            g.cases_run - failing.len(),
-            failing.len()
+        if run.restarts.total > 0 {
+            line!(
+                self,
+                "reducer restarts: {} ({} after a clean exit between requests)",
+                run.restarts.total,
+                run.restarts.clean_exits
+            );
+        }
+        line!(self, "{}", plan_line(&run.plan));
+        if run.plan.without > 0 {
+            line!(
+                self,
+                "skipped: {} cases with shapes turned off by --without",
+                thousands(run.plan.without)
+            );
+        }
+        match &run.interrupted {
+            None => line!(self, "{}", certificate(run)),
+            Some(i) => line!(
+                self,
+                "certificate: none (interrupted by {} after {} of {} cases)",
+                signal_text(i.signal),
+                run.results.len(),
+                i.planned
+            ),
+        }
+        line!(self, "{} passed, {} failed", g.cases_run - failing, failing);
+    }
+
+    /// `--policy P --format F` (and `--protocol 2`, `--summaries`), then
+    /// `--persistent`, the options of
+    /// [`TextOptions::flags`] and `--without`, as a rerun needs them.
+    fn run_flags(&self) -> String {
+        let settings = self.run.settings;
+        let mut out = format!(
+            "--policy {} --format {}{}",
+            settings.policy,
+            settings.format,
+            settings.protocol_flags()
         );
+        out.push_str(&provider_flag(settings));
+        if settings.persistent {
+            out.push_str(" --persistent");
+        }
+        for f in &self.options.flags {
+            out.push(' ');
+            out.push_str(&shell_quote(f));
+        }
+        if !self.run.without.is_empty() {
+            let names: Vec<&str> = self.run.without.iter().map(|k| k.name()).collect();
+            out.push_str(" --without ");
+            out.push_str(&names.join(","));
+        }
+        out
     }
 
     /// The command that reruns `case_id` (or the replayed files).
     fn reproduce(&self, case_id: &str) -> String {
-        let settings = self.run.settings;
-        let corpus = flags("--corpus", &self.options.corpus);
-        let persistent = if settings.persistent {
-            " --persistent"
-        } else {
-            ""
-        };
+        let flags = self.run_flags();
         let command_line = &self.command_line;
         if !self.options.replay.is_empty() {
-            let files = flags("--replay", &self.options.replay);
-            return format!(
-                "reducer-kit certify --policy {} --format {}{persistent}{files} -- {command_line}",
-                settings.policy, settings.format
-            );
+            let files = flags_of("--replay", &self.options.replay);
+            return format!("reducer-kit certify {flags}{files} -- {command_line}");
         }
+        let corpus = flags_of("--corpus", &self.options.corpus);
         format!(
-            "reducer-kit certify --policy {} --format {}{persistent}{corpus} --case {} -- {command_line}",
-            settings.policy,
-            settings.format,
-            shell_word(case_id)
+            "reducer-kit certify {flags}{corpus} --case {} -- {command_line}",
+            shell_quote(case_id)
         )
     }
 
-    fn case_failure(&mut self, r: &CaseResult, known: &KnownFailureCheck) {
+    fn case_failure(&mut self, r: &CaseRecord, known: &KnownFailureCheck) {
         let fail = self.red("FAIL");
         line!(
             self,
-            "{fail} {} (maxMessages {}, {} messages)",
-            r.case.id,
-            r.case.max_messages,
-            r.case.messages.len()
+            "{fail} {} ({}, {} messages)",
+            show(&r.id),
+            show(&r.budget_text()),
+            r.messages
         );
-        for v in r.failures() {
-            if let Outcome::Fail(detail) = &v.outcome {
-                let is_known = known
-                    .expected
-                    .iter()
-                    .any(|x| x.case == r.case.id && x.clause == v.clause.id());
-                line!(
-                    self,
-                    "  {}{}: {detail}",
-                    v.clause,
-                    if is_known { " (known failure)" } else { "" }
-                );
-                line!(self, "    {}", v.clause.definition());
-            }
+        for (clause, detail) in &r.failures {
+            let is_known = known
+                .expected
+                .iter()
+                .any(|x| x.case == r.id && x.clause == clause.id());
+            line!(
+                self,
+                "  {}{}: {}",
+                clause,
+                if is_known { " (known failure)" } else { "" },
+                show(detail)
+            );
+            line!(self, "    {}", self.run.settings.definition(*clause));
         }
         if !r.stderr_tail.trim().is_empty() {
-            let lines: Vec<&str> = r.stderr_tail.trim_end().lines().collect();
+            let lines: Vec<String> = r
+                .stderr_tail
+                .trim_end()
+                .lines()
+                .map(|l| show(l).to_string())
+                .collect();
             let tail = lines[lines.len().saturating_sub(5)..].join("\n      ");
             line!(self, "  reducer stderr (tail):\n      {tail}");
         }
         if r.skipped.is_none() {
-            let again = self.reproduce(&r.case.id);
+            let again = self.reproduce(&r.id);
             line!(self, "  reproduce: {again}");
         }
     }
@@ -250,37 +306,70 @@ impl Report<'_> {
         line!(self);
         line!(
             self,
-            "minimal counterexample for {} ({} messages, maxMessages {}; shrunk from {} in {} tries)",
+            "minimal counterexample for {} ({} messages, {}; shrunk from {} in {} tries{}; {})",
             cx.clause,
             cx.case.messages.len(),
-            cx.case.max_messages,
-            cx.original_id,
-            cx.tries
+            show(&cx.case.budget_text()),
+            show(&cx.original_id),
+            cx.tries,
+            if cx.out_of_time {
+                ", stopped by --shrink-time"
+            } else {
+                ""
+            },
+            if cx.cases == 1 {
+                "1 case like this".to_string()
+            } else {
+                format!("{} cases like this", cx.cases)
+            }
         );
-        line!(self, "  clause:   {}", cx.clause.definition());
-        line!(self, "  failure:  {}", cx.detail);
+        line!(
+            self,
+            "  clause:   {}",
+            self.run.settings.definition(cx.clause)
+        );
+        if let Some(t) = &cx.case.budget.tokens {
+            line!(self, "  tokens:   {}", show(&t.to_string()));
+        }
+        line!(self, "  failure:  {}", show(&cx.detail));
+        // The input in the run's wire format, like expected and actual
+        // (canonical when it has no form in it); a system prompt of the
+        // format's top level (Anthropic, Bedrock `system`, Gemini
+        // `systemInstruction`) is shown there, as the reducer reads and
+        // writes it.
+        let format = self.run.settings.format;
+        let input = crate::formats::to_wire(format, &cx.case.messages)
+            .unwrap_or_else(|_| cx.case.messages.clone());
         line!(
             self,
             "  input:    {}",
-            compact(&Response::Messages(cx.case.messages.clone()))
+            compact(format, &Response::Messages(input))
         );
-        line!(self, "  expected: {}", compact(&cx.expected));
+        line!(
+            self,
+            "  sizes:    reference: {}, reducer: {}",
+            size(Some(&cx.expected)),
+            size(cx.actual.as_ref())
+        );
+        line!(
+            self,
+            "  expected (reference): {}",
+            compact(format, &cx.expected)
+        );
         match &cx.actual {
-            Some(a) => line!(self, "  actual:   {}", compact(a)),
-            None => line!(self, "  actual:   (no response)"),
+            Some(a) => line!(self, "  actual (reducer):     {}", compact(format, a)),
+            None => line!(self, "  actual (reducer):     (no response)"),
         }
         if let Some(p) = &cx.first_difference {
-            line!(self, "  first difference at {p}");
+            line!(self, "  first difference at {}", show(p));
         }
-        let settings = self.run.settings;
         match &cx.saved_to {
             Some(p) => line!(
                 self,
-                "  saved:    {}\n  replay:   reducer-kit certify --policy {} --format {} --replay {} -- {}",
-                p.display(),
-                settings.policy,
-                settings.format,
-                shell_word(&p.to_string_lossy()),
+                "  saved:    {}\n  replay:   reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
+                show_path(p),
+                self.run_flags(),
+                shell_quote(&p.to_string_lossy()),
                 self.command_line
             ),
             None => {
@@ -292,16 +381,29 @@ impl Report<'_> {
 }
 
 /// ` FLAG PATH` for each path.
-fn flags(flag: &str, paths: &[PathBuf]) -> String {
+fn flags_of(flag: &str, paths: &[PathBuf]) -> String {
     paths
         .iter()
-        .map(|p| format!(" {flag} {}", shell_word(&p.to_string_lossy())))
+        .map(|p| format!(" {flag} {}", shell_quote(&p.to_string_lossy())))
         .collect()
 }
 
-/// A response as one line of JSON, cut after 2,000 characters.
-fn compact(r: &Response) -> String {
-    let s = r.to_json().to_string();
+/// `2 messages`, `1 message`, `an error` or `no response`.
+fn size(r: Option<&Response>) -> String {
+    match r {
+        Some(Response::Messages(m)) if m.len() == 1 => "1 message".into(),
+        Some(Response::Messages(m)) => format!("{} messages", m.len()),
+        Some(_) => "an error".into(),
+        None => "no response".into(),
+    }
+}
+
+/// A response as one line of JSON in `format` (its top-level system
+/// prompt member, if any, before `messages`:
+/// [`crate::protocol::response_json`]), cut after 2,000 characters,
+/// escaped for the terminal.
+fn compact(format: crate::formats::Format, r: &Response) -> String {
+    let s = show(&crate::protocol::response_json(format, r).to_string()).to_string();
     if s.len() > 2000 {
         format!(
             "{}... ({} bytes)",
@@ -311,4 +413,12 @@ fn compact(r: &Response) -> String {
     } else {
         s
     }
+}
+
+/// ` --provider P` when the run has a provider profile (spec v2 §15), else
+/// nothing.
+fn provider_flag(settings: &crate::certify::run::Settings) -> String {
+    settings
+        .provider
+        .map_or(String::new(), |p| format!(" --provider {p}"))
 }

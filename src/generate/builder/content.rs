@@ -55,6 +55,23 @@ const NUMBERS: &[&str] = &[
 ];
 const AUTHORS: &[&str] = &["Ada", "ops-bot", "Zoë 🦊"];
 
+/// Whether some item is a call or an approval item (whose messages have no
+/// extra members without `mixed_tool_messages`).
+fn carries_calls_or_approvals(contents: &[Value]) -> bool {
+    contents.iter().any(|c| {
+        matches!(
+            c.get("$type").and_then(Value::as_str),
+            Some(
+                "functionCall"
+                    | "toolApprovalRequest"
+                    | "toolApprovalResponse"
+                    | "functionApprovalRequest"
+                    | "functionApprovalResponse"
+            )
+        )
+    })
+}
+
 fn number(text: &str) -> Value {
     serde_json::from_str(text).expect("the generator's numbers are JSON")
 }
@@ -93,7 +110,8 @@ impl Builder<'_, '_, '_> {
     pub(super) fn message(&mut self, role: Role, contents: Vec<Value>) -> R<Value> {
         let mut m = Map::new();
         m.insert("role".into(), Value::String(self.role(role)?));
-        let extras = role != Role::System || self.cfg.system_extra_fields;
+        let extras = (role != Role::System || self.cfg.system_extra_fields)
+            && (self.cfg.mixed_tool_messages || !carries_calls_or_approvals(&contents));
         if self.cfg.extra_fields && extras && self.chance(1, 5)? {
             for _ in 0..1 + self.upto(1)? {
                 match self.upto(3)? {

@@ -7,8 +7,8 @@
 mod content;
 
 use super::Config;
-use crate::formats::{view_history, Format};
-use crate::terms::{pinned_index, turns, Role};
+use crate::formats::{read_history, Format};
+use crate::terms::Role;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Value};
 
@@ -30,16 +30,29 @@ pub(super) fn messages(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<
     Ok(b.msgs)
 }
 
-/// Draws a budget around the edges of `messages` (canonical, readable).
-pub(super) fn draw_budget(u: &mut Unstructured, messages: &[Value]) -> arbitrary::Result<usize> {
-    let views =
-        view_history(Format::Canonical, messages).expect("generated histories are readable");
-    let n = views.len() - usize::from(pinned_index(&views).is_some());
-    let all = turns(&views);
+/// Draws a budget around the edges of `messages` (canonical, readable),
+/// counted in the messages of `format` (a Responses item per call; every
+/// other format counts canonical messages).
+pub(super) fn draw_budget(
+    u: &mut Unstructured,
+    messages: &[Value],
+    format: Format,
+) -> arbitrary::Result<usize> {
+    let wire = match format {
+        Format::Responses => crate::formats::responses::to_responses(messages).ok(),
+        _ => None,
+    };
+    let history = match &wire {
+        Some(items) => read_history(Format::Responses, items),
+        None => read_history(Format::Canonical, messages),
+    }
+    .expect("generated histories are readable");
+    let n = history.rest_len();
+    let all = history.turn_spans();
     let mut boundaries = Vec::new();
     let mut total = 0;
     for t in all.iter().skip(1).rev() {
-        total += t.messages.len();
+        total += history.count_in(t.start, t.end);
         boundaries.push(total);
     }
     let top = n.max(1);
@@ -200,7 +213,26 @@ impl Builder<'_, '_, '_> {
         self.push(Role::User, contents)
     }
 
+    /// Maybe a reasoning item (an assistant message of one `reasoning`
+    /// item) before the assistant message about to be pushed; draws nothing
+    /// without `reasoning_items`.
+    fn maybe_reasoning(&mut self) -> R<()> {
+        if !(self.cfg.reasoning_items && self.chance(1, 4)?) {
+            return Ok(());
+        }
+        self.fresh_messages += 1;
+        let mut item = json!({"$type": "reasoning", "id": format!("rs_{}", self.fresh_messages),
+                              "summary": [{"type": "summary_text", "text": self.text()?}]});
+        if self.chance(1, 2)? {
+            item["encrypted_content"] = json!("gAAAAB-opaque");
+        }
+        self.msgs
+            .push(json!({"role": "assistant", "contents": [item]}));
+        Ok(())
+    }
+
     fn assistant_text(&mut self) -> R<()> {
+        self.maybe_reasoning()?;
         let mut contents = Vec::new();
         if self.cfg.opaque_contents && self.chance(1, 6)? {
             contents.push(self.opaque_item()?);
@@ -238,6 +270,7 @@ impl Builder<'_, '_, '_> {
         for id in &ids {
             contents.push(self.call_item(id)?);
         }
+        self.maybe_reasoning()?;
         self.push(Role::Assistant, contents)?;
         self.results(&ids)?;
         self.answered.extend(ids);
@@ -323,7 +356,11 @@ impl Builder<'_, '_, '_> {
         if order.len() > 1 && self.chance(1, 3)? {
             self.shuffle(&mut order)?;
         }
-        let split = order.len() > 1 && self.chance(1, 3)?;
+        let split = if self.cfg.mixed_tool_messages {
+            order.len() > 1 && self.chance(1, 3)?
+        } else {
+            true
+        };
         let mut items = Vec::new();
         for &i in &order {
             items.push(self.response_item(legacy, &reqs[i], approved[i])?);
@@ -342,21 +379,25 @@ impl Builder<'_, '_, '_> {
     /// calls and their results.
     fn approval_flow(&mut self) -> R<()> {
         let (reqs, legacy) = self.requests()?;
-        let mut contents = Vec::new();
-        if self.chance(1, 2)? {
-            contents.push(self.text_item()?);
-        }
-        contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
         let mut mixed = Vec::new();
-        if self.cfg.tool_calls && self.chance(1, 5)? {
-            for _ in 0..1 + self.upto(1)? {
-                mixed.push(self.new_call_id()?);
+        if self.cfg.mixed_tool_messages {
+            let mut contents = Vec::new();
+            if self.chance(1, 2)? {
+                contents.push(self.text_item()?);
             }
+            contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
+            if self.cfg.tool_calls && self.chance(1, 5)? {
+                for _ in 0..1 + self.upto(1)? {
+                    mixed.push(self.new_call_id()?);
+                }
+            }
+            for id in &mixed {
+                contents.push(self.call_item(id)?);
+            }
+            self.push(Role::Assistant, contents)?;
+        } else {
+            self.separate_requests(legacy, &reqs)?;
         }
-        for id in &mixed {
-            contents.push(self.call_item(id)?);
-        }
-        self.push(Role::Assistant, contents)?;
         if !mixed.is_empty() {
             self.results(&mixed)?;
             self.answered.extend(mixed);
@@ -373,6 +414,7 @@ impl Builder<'_, '_, '_> {
         let yes: Vec<usize> = all.iter().copied().filter(|&i| approved[i]).collect();
         if self.cfg.tool_calls && !yes.is_empty() && self.chance(3, 4)? {
             let contents = yes.iter().map(|&i| reqs[i].call.clone()).collect();
+            self.maybe_reasoning()?;
             self.push(Role::Assistant, contents)?;
             let ids: Vec<String> = yes.iter().map(|&i| reqs[i].call_id.clone()).collect();
             self.results(&ids)?;
@@ -381,9 +423,20 @@ impl Builder<'_, '_, '_> {
         Ok(())
     }
 
+    /// Each approval request alone in an assistant message (maybe after a
+    /// reasoning item): the shape without `mixed_tool_messages`.
+    fn separate_requests(&mut self, legacy: bool, reqs: &[Request]) -> R<()> {
+        for r in reqs {
+            self.maybe_reasoning()?;
+            self.push(Role::Assistant, vec![Self::request_item(legacy, r)])?;
+        }
+        Ok(())
+    }
+
     /// Unanswered calls and/or requests at the very end (newest turn):
-    /// an assistant message with requests and/or calls, then results for
-    /// only some calls, or responses for only some requests.
+    /// an assistant message with requests and/or calls (without
+    /// `mixed_tool_messages`: each request alone, then the calls), then
+    /// results for only some calls, or responses for only some requests.
     fn pending_tail(&mut self) -> R<()> {
         let want_requests = self.cfg.approvals && self.chance(1, 2)?;
         let want_calls = self.cfg.tool_calls && (!want_requests || self.chance(1, 2)?);
@@ -396,7 +449,11 @@ impl Builder<'_, '_, '_> {
         } else {
             (Vec::new(), false)
         };
-        contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
+        if self.cfg.mixed_tool_messages {
+            contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
+        } else {
+            self.separate_requests(legacy, &reqs)?;
+        }
         let mut ids = Vec::new();
         if want_calls {
             for _ in 0..1 + self.upto(self.cfg.max_parallel_calls - 1)? {
@@ -406,7 +463,12 @@ impl Builder<'_, '_, '_> {
         for id in &ids {
             contents.push(self.call_item(id)?);
         }
-        self.push(Role::Assistant, contents)?;
+        if !contents.is_empty() || self.cfg.mixed_tool_messages {
+            if !ids.is_empty() {
+                self.maybe_reasoning()?;
+            }
+            self.push(Role::Assistant, contents)?;
+        }
         if !ids.is_empty() {
             // Answer a strict subset; nothing but tool messages may follow.
             if self.cfg.shuffled_results && self.chance(1, 2)? {

@@ -1,0 +1,113 @@
+//! The kit's own cost per certify case (issue 14: at most 100 µs), apart
+//! from the reducer's: prints one JSON line per figure.
+//!
+//! ```sh
+//! cargo run --release --example certify_overhead            # 2,000 generated cases
+//! cargo run --release --example certify_overhead -- 500
+//! ```
+//!
+//! - `in_process_us`: `run_case` against the in-process reference session
+//!   (every request and the checking, no process), per case;
+//! - `reference_us`: the reference session's answers alone (the same
+//!   requests), per case: the reducer's share of `in_process_us`;
+//! - `kit_overhead_us`: the difference: wire conversion, requests, the
+//!   reference answer for `matches-reference`, the extra requests and the
+//!   checker;
+//! - `serve_persistent_us`: `run_cases` with `--jobs 1` against
+//!   `reducer-kit serve --persistent` (the binary must be built: `cargo
+//!   build --release`), per case, wall time: kit, pipes and the child.
+
+use reducer_kit::certify::generated_case;
+use reducer_kit::certify::process::{Limits, Reducer};
+use reducer_kit::certify::run::{run_case, run_cases, RunCase, Settings};
+use reducer_kit::certify::session::{ReferenceSession, Session};
+use reducer_kit::check::extra_requests;
+use reducer_kit::formats::{to_wire, Format};
+use reducer_kit::protocol::{request, Protocol};
+use reducer_kit::terms::Policy;
+use serde_json::json;
+use std::ffi::OsString;
+use std::time::Instant;
+
+fn main() {
+    let n: u64 = std::env::args()
+        .nth(1)
+        .map_or(2_000, |s| s.parse().expect("a number of cases"));
+    let format = Format::Canonical;
+    let policy = Policy::Turns;
+    let cases: Vec<RunCase> = (0..n)
+        .map(|i| generated_case(1, i, format, Protocol::V1))
+        .collect();
+    let mut settings = Settings {
+        reducer: Reducer::new(Vec::new()),
+        format,
+        policy,
+        limits: Limits::default(),
+        persistent: true,
+        jobs: 1,
+        extra_requests: true,
+        provider: None,
+        protocol: Protocol::V1,
+        summaries: false,
+    };
+    let mut reference = ReferenceSession {
+        policy,
+        format,
+        provider: None,
+        protocol: Protocol::V1,
+    };
+
+    // The requests the runner sends, built beforehand.
+    let mut requests = Vec::new();
+    for case in &cases {
+        let wire = to_wire(format, &case.messages).unwrap();
+        let first = reference.respond(&request(format, &case.budget, None, &wire));
+        requests.push(request(format, &case.budget, None, &wire));
+        let req = reducer_kit::check::Request {
+            format,
+            policy,
+            budget: &case.budget,
+            messages: &wire,
+            summary: None,
+        };
+        for extra in extra_requests(&req, &first) {
+            requests.push(request(format, &extra.budget, None, &extra.messages));
+        }
+    }
+    let best = |f: &mut dyn FnMut()| {
+        (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let answers = best(&mut || {
+        for r in &requests {
+            let _ = std::hint::black_box(reference.exchange(r).unwrap());
+        }
+    });
+    let in_process = best(&mut || {
+        for case in &cases {
+            std::hint::black_box(run_case(&mut reference, &settings, case).unwrap());
+        }
+    });
+    let per = |secs: f64| secs * 1e6 / n as f64;
+    println!(
+        "{}",
+        json!({"cases": n, "in_process_us": per(in_process), "reference_us": per(answers), "kit_overhead_us": per(in_process - answers)})
+    );
+
+    let kit = concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/reducer-kit");
+    if std::path::Path::new(kit).exists() {
+        settings.reducer.argv = [kit, "serve", "--persistent"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let serve = best(&mut || {
+            std::hint::black_box(run_cases(&settings, &cases, &|_| {}).unwrap());
+        });
+        println!("{}", json!({"cases": n, "serve_persistent_us": per(serve)}));
+    }
+}

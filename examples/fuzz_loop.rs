@@ -1,0 +1,117 @@
+//! Runs a fuzz target (`reducer_kit::fuzzers`) in a loop, without libFuzzer,
+//! to profile it or to time it where cargo-fuzz is missing: over the
+//! committed seeds in `corpus/fuzz/<target>/` and over random byte buffers
+//! of the seeds' sizes and the seeds with four bytes changed (a stand-in
+//! for libFuzzer's mutations), for `--secs S` seconds (default 10). Prints
+//! executions per second (a run that panics counts, and is counted). With `--stats`, instead: for each seed and 19
+//! random buffers of its size, the history the target carries (messages,
+//! bytes of compact JSON) and the mean time of one execution.
+//!
+//! ```sh
+//! cargo run --release --example fuzz_loop -- reduce_invariants --secs 10
+//! cargo run --release --example fuzz_loop -- reduce_invariants --stats
+//! perf record -g target/release/examples/fuzz_loop checker_convicts --secs 20
+//! ```
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reducer_kit::fuzzers::run_target;
+use std::path::PathBuf;
+
+/// The fuzz targets' allocator (`fuzz/Cargo.toml`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let target = args.next().expect("usage: fuzz_loop TARGET [--secs S]");
+    let mut secs = 10.0;
+    let mut stats = false;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--secs" => secs = args.next().and_then(|s| s.parse().ok()).expect("--secs S"),
+            "--stats" => stats = true,
+            other => panic!("unknown argument {other:?}"),
+        }
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/fuzz")
+        .join(&target);
+    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    seeds.sort();
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    if stats {
+        let t = reducer_kit::fuzzers::target(&target).expect("a target");
+        let carried = t.carried.expect("a target that carries a history");
+        let mut buf = Vec::new();
+        for s in &seeds {
+            for k in 0..20 {
+                buf.clone_from(s);
+                if k > 0 {
+                    rng.fill_bytes(&mut buf);
+                }
+                let c = carried(&mut arbitrary::Unstructured::new(&buf)).unwrap();
+                let bytes = serde_json::to_string(&c.messages).unwrap().len();
+                let t0 = Instant::now();
+                for _ in 0..20 {
+                    run_target(&target, &buf);
+                }
+                let us = t0.elapsed().as_secs_f64() * 1e6 / 20.0;
+                println!(
+                    "seed len {} -> {} messages, {} bytes, {us:.0} us",
+                    s.len(),
+                    c.messages.len(),
+                    bytes
+                );
+            }
+        }
+        return;
+    }
+    let limit = Duration::from_secs_f64(secs);
+    let start = Instant::now();
+    let (mut runs, mut seed_runs) = (0u64, 0u64);
+    let mut buf = Vec::new();
+    // A panic (a bug the target found) is counted, its message printed
+    // once, and the loop goes on.
+    let default_hook = std::panic::take_hook();
+    let printed = std::sync::atomic::AtomicBool::new(false);
+    std::panic::set_hook(Box::new(move |info| {
+        if !printed.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            default_hook(info);
+        }
+    }));
+    let mut panics = 0u64;
+    let mut one = |bytes: &[u8]| {
+        let r = std::panic::catch_unwind(|| run_target(&target, bytes));
+        panics += u64::from(r.is_err());
+    };
+    while start.elapsed() < limit {
+        for s in &seeds {
+            one(s);
+            seed_runs += 1;
+            // A random buffer of the seed's size, and the seed with a few
+            // bytes changed.
+            buf.resize(s.len(), 0);
+            rng.fill_bytes(&mut buf);
+            one(&buf);
+            buf.copy_from_slice(s);
+            for _ in 0..4 {
+                let i = rng.next_u32() as usize % buf.len().max(1);
+                if let Some(b) = buf.get_mut(i) {
+                    *b = rng.next_u32() as u8;
+                }
+            }
+            one(&buf);
+            runs += 3;
+        }
+    }
+    let t = start.elapsed().as_secs_f64();
+    println!(
+        "{target}: {runs} runs ({seed_runs} of seeds, {panics} panicked) in {t:.1} s: {:.0} exec/s",
+        runs as f64 / t
+    );
+}

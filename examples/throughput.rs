@@ -1,0 +1,227 @@
+//! Throughput of the reference reducers and of the checker, in process, on
+//! the histories of `benches/README.md`: prints one JSON object per line
+//! (`{"op", "shape", "policy", "n", "secs", "msgs_per_s", "ns_per_msg"}`),
+//! for `benches/compare_langchain.py` and for the README's tables.
+//!
+//! ```sh
+//! cargo run --release --example throughput                 # every figure
+//! cargo run --release --example throughput -- --sizes 1000,10000 --ops reduce,indices
+//! cargo run --release --example throughput -- --dump 1000  # the history, as JSON
+//! cargo run --release --example throughput -- --tokens     # token budgets (spec v2 §11)
+//! ```
+//!
+//! With `--tokens` every budget is a token budget: costs 1 to 5 in turn,
+//! `maxTokens` three times the message budget (about as many messages
+//! kept), to compare with the unit-cost figures (issue 10: within 1.5×).
+//!
+//! Shapes (all canonical, all valid):
+//! - `normal`: a system message, then turns of user question, assistant
+//!   call, tool result, assistant answer; budget n/2 + 1.
+//! - `long-turn`: a system message, one user question, then one agent turn
+//!   of call / result pairs (the newest turn alone is over the budget, so
+//!   the overflow-question rule applies); budget n/2.
+//! - `nothing-matches` (check only): the `normal` history judged against its
+//!   reference output with every message's text changed, so that no output
+//!   message maps to an input message.
+//!
+//! Ops: `reduce` (values in, values out), `indices` (`reduce_indices` on a
+//! history classified beforehand, and `read_history`, the classification
+//! alone), `check` (every clause, every extra response precomputed).
+//! Timing covers the call only; the input is parsed beforehand. Each figure is the
+//! best of several runs (at least 3, or as many as fit in one second).
+//! Sizes whose predicted time exceeds `--limit SECS` (default 120, from the
+//! previous size's time times 15) are skipped with a `"skipped"` line.
+
+use reducer_kit::check::{check, extra_requests, Extras, Request};
+use reducer_kit::formats::{read_history, Format};
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::{reduce_indices, reduce_request, respond_request};
+use reducer_kit::terms::{Budget, BudgetFields, Policy};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+#[path = "../benches/shapes/mod.rs"]
+mod shapes;
+use shapes::{garbled, long_turn, normal};
+
+fn best_of(mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut best = f64::INFINITY;
+    let mut runs = 0;
+    while runs < 3 || (start.elapsed() < Duration::from_secs(1) && runs < 50) {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+        runs += 1;
+        if best > 2.0 {
+            break;
+        }
+    }
+    best
+}
+
+fn report(op: &str, shape: &str, policy: Policy, n: usize, secs: f64) {
+    println!(
+        "{}",
+        json!({
+            "op": op, "shape": shape, "policy": policy.name(), "n": n, "secs": secs,
+            "msgs_per_s": n as f64 / secs, "ns_per_msg": secs * 1e9 / n as f64,
+        })
+    );
+}
+
+struct Case {
+    shape: &'static str,
+    messages: Vec<Value>,
+    max: Value,
+}
+
+/// The budget members of a case: `maxMessages`, or with `tokens` a token
+/// budget of costs 1 to 5 in turn and three tokens a message.
+fn budget_of(case: &Case, tokens: bool) -> BudgetFields {
+    if !tokens {
+        return BudgetFields::messages(case.max.clone());
+    }
+    let limit = case.max.as_u64().expect("a whole budget") * 3;
+    let costs: Vec<Value> = (0..case.messages.len()).map(|i| json!(1 + i % 5)).collect();
+    BudgetFields::tokens(json!(limit), Value::Array(costs), None)
+}
+
+fn cases(n: usize, with_nothing: bool) -> Vec<Case> {
+    let mut out = vec![
+        Case {
+            shape: "normal",
+            messages: normal(n),
+            max: json!(n / 2 + 1),
+        },
+        Case {
+            shape: "long-turn",
+            messages: long_turn(n),
+            max: json!(n / 2),
+        },
+    ];
+    if with_nothing {
+        out.push(Case {
+            shape: "nothing-matches",
+            messages: normal(n),
+            max: json!(n / 2 + 1),
+        });
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if let Some(n) = arg("--dump") {
+        let n: usize = n.parse().expect("--dump N");
+        println!("{}", Value::Array(normal(n)));
+        return;
+    }
+    let sizes: Vec<usize> = arg("--sizes")
+        .unwrap_or_else(|| "1000,10000,100000,1000000".into())
+        .split(',')
+        .map(|s| s.parse().expect("--sizes N,N,..."))
+        .collect();
+    let ops = arg("--ops").unwrap_or_else(|| "reduce,indices,check".into());
+    let tokens = args.iter().any(|a| a == "--tokens");
+    let limit: f64 = arg("--limit").map_or(120.0, |s| s.parse().expect("--limit SECS"));
+    let format = Format::Canonical;
+    // Previous time per (op, shape, policy), to skip sizes that would take too long.
+    let mut last: std::collections::HashMap<String, f64> = Default::default();
+    let mut skip = |key: String, n: usize, secs: Option<f64>| -> bool {
+        match secs {
+            Some(s) => {
+                last.insert(key, s);
+                false
+            }
+            None => {
+                let too_long = last.get(&key).is_some_and(|s| s * 15.0 > limit);
+                if too_long {
+                    println!(
+                        "{}",
+                        json!({"skipped": key, "n": n, "reason": format!("predicted over {limit} s")})
+                    );
+                }
+                too_long
+            }
+        }
+    };
+    for &n in &sizes {
+        for case in cases(n, ops.contains("check")) {
+            let fields = budget_of(&case, tokens);
+            for policy in Policy::ALL {
+                if ops.contains("reduce") && case.shape != "nothing-matches" {
+                    let key = format!("reduce/{}/{}", case.shape, policy.name());
+                    if !skip(key.clone(), n, None) {
+                        let secs = best_of(|| {
+                            let out =
+                                reduce_request(policy, format, &case.messages, &fields).unwrap();
+                            std::hint::black_box(out);
+                        });
+                        report("reduce", case.shape, policy, n, secs);
+                        skip(key, n, Some(secs));
+                    }
+                }
+                if ops.contains("indices") && case.shape != "nothing-matches" {
+                    // The selection alone, on a history classified beforehand.
+                    let history = read_history(format, &case.messages).unwrap();
+                    let budget = Budget::read(&fields, case.messages.len()).unwrap();
+                    let secs = best_of(|| {
+                        std::hint::black_box(reduce_indices(policy, &history, &budget));
+                    });
+                    report("reduce_indices", case.shape, policy, n, secs);
+                    if policy == Policy::Turns {
+                        let secs = best_of(|| {
+                            std::hint::black_box(read_history(format, &case.messages).unwrap());
+                        });
+                        report("read_history", case.shape, policy, n, secs);
+                    }
+                }
+                if ops.contains("check") {
+                    let key = format!("check/{}/{}", case.shape, policy.name());
+                    if skip(key.clone(), n, None) {
+                        continue;
+                    }
+                    let req = Request {
+                        format,
+                        policy,
+                        budget: &fields,
+                        messages: &case.messages,
+                        summary: None,
+                    };
+                    let reference = respond_request(policy, format, &fields, &case.messages);
+                    let first = match (&reference, case.shape) {
+                        (Response::Messages(m), "nothing-matches") => {
+                            Response::Messages(garbled(m))
+                        }
+                        _ => reference.clone(),
+                    };
+                    let mut extras = Extras {
+                        reference: Some(reference),
+                        ..Extras::default()
+                    };
+                    for extra in extra_requests(&req, &first) {
+                        let r = if case.shape == "nothing-matches" {
+                            first.clone()
+                        } else {
+                            respond_request(policy, format, &extra.budget, &extra.messages)
+                        };
+                        extras.record(&extra, r);
+                    }
+                    let secs = best_of(|| {
+                        let v = check(&req, &first, &extras).unwrap();
+                        std::hint::black_box(v);
+                    });
+                    report("check", case.shape, policy, n, secs);
+                    skip(key, n, Some(secs));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! Knobs by name: every on/off switch of [`Config`] as a kebab-case name
+//! (`approvals`, `developer-role`, …), what turning it off does to a
+//! config, and whether a case (any case, generated or not) still shows
+//! what it switches, as detected from the case itself ([`shapes`] and the
+//! message view). `certify --without` is built on it (issue 12): an
+//! adapter that cannot represent a shape names the knob.
+
+use super::{shapes, Config, Shape};
+use crate::formats::{view_history, Format};
+use crate::terms::{ItemKind, Role};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
+
+macro_rules! knobs {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $field:ident; )*) => {
+        /// An on/off switch of [`Config`], named as `certify --without`
+        /// takes it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Knob {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Knob {
+            /// Every knob, in [`Config`]'s field order.
+            pub const ALL: &'static [Knob] = &[ $( Knob::$variant, )* ];
+
+            /// The knob's name: its [`Config`] field in kebab-case.
+            pub fn name(self) -> &'static str {
+                match self { $( Knob::$variant => $name, )* }
+            }
+
+            /// `config` with this knob off (and nothing else changed; call
+            /// [`Config::sanitize`] after).
+            pub fn turn_off(self, config: &mut Config) {
+                match self { $( Knob::$variant => config.$field = false, )* }
+            }
+        }
+    };
+}
+
+knobs! {
+    /// Messages before the first user question ([`Shape::LeadingSegment`]).
+    LeadingSegment = "leading-segment", leading_segment;
+    /// A pinned system message ([`Shape::PinnedFirst`], [`Shape::PinnedNotFirst`]).
+    PinnedSystem = "pinned-system", pinned_system;
+    /// The pinned system message after another message ([`Shape::PinnedNotFirst`]).
+    PinnedNotFirst = "pinned-not-first", pinned_not_first;
+    /// System messages after the pinned one ([`Shape::LaterSystem`]).
+    LaterSystem = "later-system", later_system;
+    /// The `developer` role ([`Shape::DeveloperRole`]).
+    DeveloperRole = "developer-role", developer_role;
+    /// Roles in other ASCII cases ([`Shape::RoleCase`]).
+    RoleCase = "role-case", role_case;
+    /// Tool calls and results (any call or result item).
+    ToolCalls = "tool-calls", tool_calls;
+    /// Several tool steps in one turn ([`Shape::MultiStepLoop`]).
+    MultiStep = "multi-step", multi_step;
+    /// Several results in one tool message ([`Shape::ResultsBatched`]).
+    BatchedResults = "batched-results", batched_results;
+    /// Results in another order than their calls ([`Shape::ResultsReordered`]).
+    ShuffledResults = "shuffled-results", shuffled_results;
+    /// Text beside calls ([`Shape::TextBesideCalls`]).
+    TextBesideCalls = "text-beside-calls", text_beside_calls;
+    /// Approval flows (any approval request or response item).
+    Approvals = "approvals", approvals;
+    /// The older approval item names ([`Shape::LegacyApproval`]).
+    LegacyApprovals = "legacy-approvals", legacy_approvals;
+    /// Pending calls and requests ([`Shape::PendingCall`], [`Shape::PendingRequest`]).
+    Pending = "pending", pending;
+    /// A call id used again ([`Shape::CallIdReused`]).
+    ReuseCallIds = "reuse-call-ids", reuse_call_ids;
+    /// Content the kit does not interpret ([`Shape::OpaqueContent`]).
+    OpaqueContents = "opaque-contents", opaque_contents;
+    /// Members the kit does not interpret ([`Shape::ExtraFields`]).
+    ExtraFields = "extra-fields", extra_fields;
+    /// Such members on a system message or its items.
+    SystemExtraFields = "system-extra-fields", system_extra_fields;
+    /// `additionalProperties` on a result item.
+    ResultExtraFields = "result-extra-fields", result_extra_fields;
+    /// Empty texts ([`Shape::EmptyText`]).
+    EmptyText = "empty-text", empty_text;
+    /// Non-ASCII text ([`Shape::NonAsciiText`]).
+    NonAsciiText = "non-ascii-text", non_ascii_text;
+    /// Large payloads ([`Shape::LargePayload`]).
+    LargePayloads = "large-payloads", large_payloads;
+    /// Results that are not strings ([`Shape::NonStringResult`]).
+    NonStringResults = "non-string-results", non_string_results;
+}
+
+impl fmt::Display for Knob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A knob name that is not one of [`Knob::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown knob {name:?}; the knobs are: {}", Knob::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownKnob {
+    /// The name given.
+    pub name: String,
+}
+
+impl std::str::FromStr for Knob {
+    type Err = UnknownKnob;
+    /// A knob by its kebab-case name.
+    fn from_str(s: &str) -> Result<Knob, UnknownKnob> {
+        Knob::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == s.trim())
+            .ok_or_else(|| UnknownKnob {
+                name: s.trim().to_string(),
+            })
+    }
+}
+
+/// Knobs from a comma-separated list (`approvals,developer-role`), each
+/// once, in the order of [`Knob::ALL`]; empty names are ignored.
+///
+/// # Errors
+///
+/// [`UnknownKnob`] for the first name that is not a knob.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::generate::knob::{parse_knobs, Knob};
+/// assert_eq!(
+///     parse_knobs("developer-role,approvals,approvals").unwrap(),
+///     vec![Knob::DeveloperRole, Knob::Approvals]
+/// );
+/// assert!(parse_knobs("approval").is_err());
+/// ```
+pub fn parse_knobs(list: &str) -> Result<Vec<Knob>, UnknownKnob> {
+    let mut out: BTreeSet<Knob> = BTreeSet::new();
+    for name in list.split(',').filter(|n| !n.trim().is_empty()) {
+        out.insert(name.parse()?);
+    }
+    let mut v: Vec<Knob> = out.into_iter().collect();
+    v.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
+    Ok(v)
+}
+
+/// `config` with every knob of `off` turned off, then sanitized.
+pub fn without(mut config: Config, off: &[Knob]) -> Config {
+    for k in off {
+        k.turn_off(&mut config);
+    }
+    config.sanitize()
+}
+
+/// The knobs of `off` whose shapes the canonical case (`messages`, budget
+/// `budget`) shows, detected from the case itself: a generated case made
+/// with those knobs off can still show one (with `pinned-system` off a
+/// later system message becomes the pinned one, `pinned-not-first`), and a
+/// hand-written case may show any. Unreadable messages show none.
+pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
+    if off.is_empty() {
+        return Vec::new();
+    }
+    let Ok(views) = view_history(Format::Canonical, messages) else {
+        return Vec::new();
+    };
+    let s = shapes(messages, budget);
+    let has = |shape: Shape| s.contains(&shape);
+    let any_item = |kinds: &[ItemKind]| {
+        views
+            .iter()
+            .any(|v| v.items.iter().any(|i| kinds.contains(&i.kind)))
+    };
+    let item_member = |pick: &dyn Fn(&Value, &Value) -> bool| {
+        messages.iter().any(|m| {
+            m.get("contents")
+                .and_then(Value::as_array)
+                .is_some_and(|items| items.iter().any(|i| pick(m, i)))
+        })
+    };
+    off.iter()
+        .copied()
+        .filter(|k| match k {
+            Knob::LeadingSegment => has(Shape::LeadingSegment),
+            Knob::PinnedSystem => has(Shape::PinnedFirst) || has(Shape::PinnedNotFirst),
+            Knob::PinnedNotFirst => has(Shape::PinnedNotFirst),
+            Knob::LaterSystem => has(Shape::LaterSystem),
+            Knob::DeveloperRole => has(Shape::DeveloperRole),
+            Knob::RoleCase => has(Shape::RoleCase),
+            Knob::ToolCalls => any_item(&[ItemKind::Call, ItemKind::Result]),
+            Knob::MultiStep => has(Shape::MultiStepLoop),
+            Knob::BatchedResults => has(Shape::ResultsBatched),
+            Knob::ShuffledResults => has(Shape::ResultsReordered),
+            Knob::TextBesideCalls => has(Shape::TextBesideCalls),
+            Knob::Approvals => any_item(&[ItemKind::ApprovalRequest, ItemKind::ApprovalResponse]),
+            Knob::LegacyApprovals => has(Shape::LegacyApproval),
+            Knob::Pending => has(Shape::PendingCall) || has(Shape::PendingRequest),
+            Knob::ReuseCallIds => has(Shape::CallIdReused),
+            Knob::OpaqueContents => has(Shape::OpaqueContent),
+            Knob::ExtraFields => has(Shape::ExtraFields),
+            Knob::SystemExtraFields => views.iter().zip(messages).any(|(v, m)| {
+                v.role == Role::System
+                    && (m
+                        .as_object()
+                        .is_some_and(|o| o.keys().any(|k| k != "role" && k != "contents"))
+                        || m.get("contents")
+                            .and_then(Value::as_array)
+                            .is_some_and(|items| {
+                                items
+                                    .iter()
+                                    .any(|i| i.get("additionalProperties").is_some())
+                            }))
+            }),
+            Knob::ResultExtraFields => item_member(&|_, i| {
+                i.get("$type").and_then(Value::as_str) == Some("functionResult")
+                    && i.get("additionalProperties").is_some()
+            }),
+            Knob::EmptyText => has(Shape::EmptyText),
+            Knob::NonAsciiText => has(Shape::NonAsciiText),
+            Knob::LargePayloads => has(Shape::LargePayload),
+            Knob::NonStringResults => has(Shape::NonStringResult),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::seeded_cases;
+
+    #[test]
+    fn unknown_knobs_name_the_known_ones() {
+        let e = parse_knobs("approvals,late-system").unwrap_err();
+        assert_eq!(e.name, "late-system");
+        assert!(e.to_string().starts_with(
+            "unknown knob \"late-system\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system,"
+        ));
+    }
+
+    /// Generated cases with a knob off show it only where the config
+    /// cannot rule it out: with `pinned-not-first` off a later system
+    /// message still becomes the pinned one when swarm turns the leading
+    /// one off (and with `pinned-system` off, a later one is pinned); with
+    /// `multi-step` off an approval flow's calls are a second step; with
+    /// `text-beside-calls` off an approval flow's text can sit beside its
+    /// calls. [`shown`] finds those, and `certify --without` skips them.
+    #[test]
+    fn cases_without_a_knob_do_not_show_it() {
+        let mut still: Vec<(Knob, usize)> = Vec::new();
+        for &k in Knob::ALL {
+            let cfg = without(Config::everything(), &[k]);
+            let n = seeded_cases(3, 150, &cfg)
+                .filter(|c| !shown(&c.messages, c.budget, &[k]).is_empty())
+                .count();
+            if n > 0 {
+                still.push((k, n));
+            }
+        }
+        assert_eq!(
+            still,
+            vec![
+                (Knob::PinnedSystem, 24),
+                (Knob::PinnedNotFirst, 14),
+                (Knob::MultiStep, 9),
+                (Knob::TextBesideCalls, 2)
+            ]
+        );
+    }
+}

@@ -1,0 +1,587 @@
+//! `certify` on failing reducers (issue 8): shrinking through the live
+//! session, bounded by tries and time; counterexamples that show the bug;
+//! rerun lines; usage errors before the run; counts that add up.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{certify, example, kit_path, python, root, text};
+
+/// The reused-id reducer in persistent mode, each start logged to `log`.
+fn logged_id_filter(log: &Path) -> Vec<String> {
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!(
+            "echo $$ >> '{}'; exec '{}' -S '{}' --persistent",
+            log.display(),
+            python(),
+            example("last_n_id_filter.py")
+        ),
+    ]
+}
+
+#[test]
+fn persistent_shrinking_reuses_the_live_reducer() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts");
+    let reducer = logged_id_filter(&log);
+    let reducer: Vec<&str> = reducer.iter().map(String::as_str).collect();
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--persistent",
+            "--jobs",
+            "1",
+            "--case",
+            "gen/1/1595",
+        ],
+        &reducer,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "minimal counterexample for no-orphan-result (4 messages, maxMessages 3; shrunk from gen/1/1595 in 41 tries; 1 case like this)"
+        ),
+        "{stdout}"
+    );
+    // One reducer for the run, one for the shrinking worker: never one per
+    // candidate.
+    let starts = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(starts.lines().count(), 2, "{starts}");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("shrunk 3 failures in ")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn shrink_time_bounds_the_shrinking() {
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--persistent",
+            "--jobs",
+            "1",
+            "--case",
+            "gen/1/1595",
+            "--shrink-time",
+            "0",
+        ],
+        &[
+            python(),
+            "-S",
+            &example("last_n_id_filter.py"),
+            "--persistent",
+        ],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("minimal counterexample for no-orphan-result (19 messages, maxMessages 16; shrunk from gen/1/1595 in 0 tries, stopped by --shrink-time; 1 case like this)"),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains("shrunk 3 failures in ")
+            && text(&out.stderr).contains(" (0 tries), 3 stopped by --shrink-time"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn counterexamples_show_one_example_per_kind_of_failure() {
+    let out = certify(
+        &["--policy", "suffix", "--persistent", "--cases", "400"],
+        &[python(), "-S", &example("naive_last_n.py"), "--persistent"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let headers: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("minimal counterexample for "))
+        .collect();
+    // Generated cases with a valid input are the examples (not the
+    // hand-written spec/rule-* cases whose input is already invalid); one
+    // per kind of failure, with how many cases fail that way.
+    assert_eq!(
+        headers,
+        vec![
+            "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 30 cases like this)",
+            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 8 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 27 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 7 cases like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 17 cases like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/260 in 14 tries; 19 cases like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from spec/approval-partial-strip-suffix in 13 tries; 1 case like this)",
+        ],
+        "{stdout}"
+    );
+    let first = stdout
+        .split("minimal counterexample for no-orphan-result")
+        .nth(1)
+        .unwrap();
+    let lines: Vec<&str> = first.lines().skip(1).take(6).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "  clause:   every result in the output has its call in an earlier output message",
+            "  failure:  output message 0: result \"c1\" has no call earlier in the output",
+            r#"  input:    {"messages":[{"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},{"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]}]}"#,
+            "  sizes:    reference: 0 messages, reducer: 1 message",
+            r#"  expected (reference): {"messages":[]}"#,
+            r#"  actual (reducer):     {"messages":[{"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]}]}"#,
+        ]
+    );
+}
+
+/// `--without`: generated cases from a config without the knobs, every
+/// case that still shows one skipped and counted, the certificate records
+/// the list; an unknown knob is a usage error naming the known ones.
+#[test]
+fn without_skips_the_shapes_turned_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--persistent",
+            "--cases",
+            "300",
+            "--without",
+            "pending,approvals,legacy-approvals",
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        &[python(), "-S", &example("naive_last_n.py"), "--persistent"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        r["without"],
+        serde_json::json!(["approvals", "legacy-approvals", "pending"])
+    );
+    assert_eq!(
+        r["casesPlanned"],
+        serde_json::json!({"corpus": 164, "generated": 276, "corpusDuplicates": 91, "generatedDuplicates": 24, "without": 33})
+    );
+    // 28 corpus cases need protocol 2 (a token budget): skipped by the
+    // protocol, not by --without.
+    assert_eq!(
+        (r["casesRun"].as_u64(), r["casesSkipped"].as_u64()),
+        (Some(412), Some(28))
+    );
+    assert!(stdout.contains(
+        "440 cases: 164 corpus + 276 generated, 91 corpus duplicates dropped, 24 generated duplicates dropped\nskipped: 33 cases with shapes turned off by --without\n"
+    ), "{stdout}");
+    // Nothing with an approval ran: the approval clause was never failed.
+    assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);
+    assert!(r["certificate"]
+        .as_str()
+        .unwrap()
+        .ends_with("; seed 1; without approvals,legacy-approvals,pending"));
+
+    let bad = certify(&["--without", "approvals,late-system"], &["true"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains(
+        "--without: unknown knob \"late-system\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system,"
+    ), "{}", text(&bad.stderr));
+}
+
+/// The lines that rerun a case or replay a saved counterexample keep the
+/// run's options (shell-quoted) and do not shrink a minimal case again;
+/// pasted into a shell, they reproduce the failure.
+#[test]
+fn rerun_lines_rerun_the_same_thing() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let saved = dir.path().join("saved here");
+    let py = python();
+    let naive = example("naive_last_n.py");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--persistent",
+            "--cases",
+            "100",
+            "--corpus",
+            empty.to_str().unwrap(),
+            "--timeout",
+            "5000",
+            "--max-output",
+            "100000",
+            "--without",
+            "pending",
+            "--save-failures",
+            saved.to_str().unwrap(),
+        ],
+        &[py, "-S", &naive, "--persistent"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let reproduce = stdout
+        .lines()
+        .find(|l| l.starts_with("  reproduce: "))
+        .unwrap();
+    assert_eq!(
+        reproduce,
+        format!(
+            "  reproduce: reducer-kit certify --policy suffix --format canonical --persistent --timeout 5000 --max-output 100000 --without pending --corpus {} --case gen/1/17 -- {py} -S {naive} --persistent",
+            empty.display()
+        )
+    );
+    let replay = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("  replay:   "))
+        .unwrap();
+    let file = saved.join("fail-aa8b6bf5d67867f1.json");
+    assert_eq!(
+        replay,
+        format!(
+            "reducer-kit certify --policy suffix --format canonical --persistent --timeout 5000 --max-output 100000 --without pending --shrink-tries 0 --replay '{}' -- {py} -S {naive} --persistent",
+            file.display()
+        )
+    );
+    for line in [
+        reproduce.trim_start().strip_prefix("reproduce: ").unwrap(),
+        replay,
+    ] {
+        let again = Command::new("sh")
+            .arg("-c")
+            .arg(line.replacen("reducer-kit", kit_path(), 1))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(again.status.code(), Some(1), "{line}");
+        assert!(text(&again.stdout).contains("no-orphan-approval"), "{line}");
+    }
+    let again = Command::new("sh")
+        .arg("-c")
+        .arg(replay.replacen("reducer-kit", kit_path(), 1))
+        .output()
+        .unwrap();
+    assert!(text(&again.stdout).contains(
+        "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from fail/aa8b6bf5d67867f1 in 0 tries; 1 case like this)"
+    ), "{}", text(&again.stdout));
+}
+
+/// Output paths, limits and known-failure lists are checked before the
+/// first case: a usage error (exit 2) that names the option, with no
+/// temporary file name, and no run started.
+#[test]
+fn mistakes_fail_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let f = file.display().to_string();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            vec!["--report-json".into(), format!("{d}/missing/r.json")],
+            format!("reducer-kit: error: --report-json {d}/missing/r.json: no folder {d}/missing\n"),
+        ),
+        (
+            vec!["--report-junit".into(), d.clone()],
+            format!("reducer-kit: error: --report-junit {d}: is a folder, not a file\n"),
+        ),
+        (
+            vec!["--save-failures".into(), f.clone()],
+            format!("reducer-kit: error: --save-failures {f}: exists and is not a folder\n"),
+        ),
+        (
+            vec!["--save-failures".into(), format!("{f}/x/y")],
+            format!("reducer-kit: error: --save-failures {f}/x/y: {f} is not a folder\n"),
+        ),
+        (
+            vec!["--timeout".into(), "0".into()],
+            "error: invalid value '0' for '--timeout <MS>': must be at least 1\n\nFor more information, try '--help'.\n".into(),
+        ),
+        (
+            vec!["--max-output".into(), "0".into()],
+            "error: invalid value '0' for '--max-output <BYTES>': must be at least 1\n\nFor more information, try '--help'.\n".into(),
+        ),
+        (
+            vec!["--jobs".into(), "0".into()],
+            "error: invalid value '0' for '--jobs <N>': must be at least 1\n\nFor more information, try '--help'.\n".into(),
+        ),
+    ];
+    for (args, stderr) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = certify(&args, &[kit_path(), "serve"]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stderr), stderr, "{args:?}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// An `--expect-fail` line with an unknown clause, or a case id in no
+/// source of the run: a warning, or a usage error under
+/// `--strict-expectations`.
+#[test]
+fn expectations_name_real_cases_and_clauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("known.txt");
+    std::fs::write(
+        &list,
+        "gen/1/5000 budget\ngen/1/3 nope\nspec/nothing budget\ngen/1/3 budget\n",
+    )
+    .unwrap();
+    let l = list.display().to_string();
+    let problems = format!(
+        "{l}:1: case id \"gen/1/5000\" is in no source of this run\n\
+         reducer-kit: {{}}: {l}:2: unknown clause id \"nope\"\n\
+         reducer-kit: {{}}: {l}:3: case id \"spec/nothing\" is in no source of this run\n"
+    );
+    let args = ["--cases", "10", "--expect-fail", &l];
+    let out = certify(&args, &[kit_path(), "serve"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = text(&out.stderr);
+    let warnings = format!(
+        "reducer-kit: warning: {}",
+        problems.replace("{}", "warning")
+    );
+    assert!(stderr.starts_with(&warnings), "{stderr}");
+    let strict = certify(
+        &[
+            "--cases",
+            "10",
+            "--expect-fail",
+            &l,
+            "--strict-expectations",
+        ],
+        &[kit_path(), "serve"],
+    );
+    assert_eq!(strict.status.code(), Some(2));
+    assert_eq!(
+        text(&strict.stderr),
+        format!("reducer-kit: error: {}", problems.replace("{}", "error"))
+    );
+}
+
+/// `generate` without options makes the cases `certify` runs: one
+/// `gen/<seed>/<n>` id names one case everywhere.
+#[test]
+fn generate_and_certify_name_the_same_cases() {
+    let out = Command::new(kit_path())
+        .args(["generate", "--count", "40"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 40);
+    for (n, line) in lines.iter().enumerate() {
+        let c = reducer_kit::certify::generated_case(
+            1,
+            n as u64,
+            reducer_kit::formats::Format::Canonical,
+            reducer_kit::protocol::Protocol::V1,
+        );
+        assert_eq!(line["id"], c.id.as_str());
+        assert_eq!(Some(line["maxMessages"].clone()), c.budget.max_messages);
+        assert_eq!(line["messages"], serde_json::Value::Array(c.messages));
+    }
+    // Pending tails are generated too (certify's config), and say so.
+    assert!(lines.iter().any(|l| l["allowPending"] == true));
+}
+
+/// "and N more failing cases" names the JSON report only when one is
+/// written.
+#[test]
+fn more_failing_cases_name_the_report_only_when_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let naive = example("naive_last_n.py");
+    let reducer = [python(), "-S", naive.as_str(), "--persistent"];
+    let args = [
+        "--policy",
+        "suffix",
+        "--persistent",
+        "--cases",
+        "400",
+        "--shrink-tries",
+        "0",
+    ];
+    let without = text(&certify(&args, &reducer).stdout);
+    assert!(
+        without.contains("\n... and 18 more failing cases\n"),
+        "{without}"
+    );
+    let mut with: Vec<&str> = args.to_vec();
+    let r = report.to_str().unwrap();
+    with.extend(["--report-json", r]);
+    let with = text(&certify(&with, &reducer).stdout);
+    assert!(
+        with.contains(&format!("\n... and 18 more failing cases (all in {r})\n")),
+        "{with}"
+    );
+}
+
+/// A `protocol-json` failure shows what the reducer wrote (cut after 300
+/// characters, escaped), in the case failure and the counterexample.
+#[test]
+fn protocol_json_failures_show_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let script = dir.path().join("bad.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nwhile read l; do printf 'not json \\033[31m'; head -c 400 /dev/zero | tr '\\0' x; echo; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = certify(
+        &[
+            "--persistent",
+            "--cases",
+            "1",
+            "--corpus",
+            empty.to_str().unwrap(),
+        ],
+        &[script.to_str().unwrap()],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let shown = format!(
+        "the response is not JSON: expected ident at line 1 column 2; it wrote \"not json \\u001b[31m{}\"... (414 bytes)",
+        "x".repeat(286)
+    );
+    assert!(
+        stdout.contains(&format!("  protocol-json: {shown}\n")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("  failure:  {shown}\n")),
+        "{stdout}"
+    );
+}
+
+/// Counterexamples are printed in the run's wire format: input, expected
+/// and actual alike.
+#[test]
+fn counterexamples_are_printed_in_the_runs_format() {
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--format",
+            "openai",
+            "--persistent",
+            "--cases",
+            "200",
+        ],
+        &[
+            python(),
+            "-S",
+            &example("naive_last_n.py"),
+            "--format",
+            "openai",
+            "--persistent",
+        ],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let cx: Vec<&str> = stdout
+        .split("minimal counterexample for no-orphan-result")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            l.starts_with("  input") || l.starts_with("  expected") || l.starts_with("  actual")
+        })
+        .take(3)
+        .collect();
+    assert_eq!(
+        cx,
+        vec![
+            r#"  input:    {"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}"#,
+            r#"  expected (reference): {"messages":[]}"#,
+            r#"  actual (reducer):     {"messages":[{"role":"tool","tool_call_id":"c1","content":""}]}"#,
+        ]
+    );
+}
+
+/// In a format with a top-level system prompt (Anthropic), a counterexample
+/// shows it where the reducer reads and writes it, as `system` beside
+/// `messages`, not as a `system` message inside `messages` (which the
+/// Anthropic API refuses).
+#[test]
+fn counterexamples_show_the_anthropic_system_at_the_top_level() {
+    // Keeps the last maxMessages messages and drops the top-level system.
+    let script = "import json,sys\n\
+        for line in sys.stdin:\n\
+        \x20   r = json.loads(line)\n\
+        \x20   n = r.get('maxMessages')\n\
+        \x20   ok = isinstance(n, int) and not isinstance(n, bool) and n >= 1\n\
+        \x20   print(json.dumps({'messages': r['messages'][-n:]} if ok else {'error': 'bad'}), flush=True)\n";
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--format",
+            "anthropic",
+            "--persistent",
+            "--cases",
+            "200",
+        ],
+        &[python(), "-S", "-c", script],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let cx: Vec<&str> = stdout
+        .split("minimal counterexample for system-pinned")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            l.starts_with("  failure")
+                || l.starts_with("  input")
+                || l.starts_with("  expected")
+                || l.starts_with("  actual")
+        })
+        .take(4)
+        .collect();
+    assert_eq!(
+        cx,
+        vec![
+            "  failure:  the pinned system message (input message 0) is missing",
+            r#"  input:    {"system":"","messages":[]}"#,
+            r#"  expected (reference): {"system":"","messages":[]}"#,
+            r#"  actual (reducer):     {"messages":[]}"#,
+        ]
+    );
+}
+
+/// A reducer program that cannot be started is named in the error (exit 2),
+/// in per-case and persistent mode; the error said only "No such file or
+/// directory".
+#[test]
+fn a_reducer_that_cannot_start_is_named() {
+    for mode in [&[][..], &["--persistent"][..]] {
+        let mut args = vec!["--policy", "suffix", "--cases", "3"];
+        args.extend(mode);
+        let out = certify(&args, &["/nonexistent/no-such-reducer", "--flag"]);
+        assert_eq!(out.status.code(), Some(2), "{mode:?}");
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            stderr.lines().last(),
+            Some("reducer-kit: error: cannot run the reducer: /nonexistent/no-such-reducer: No such file or directory (os error 2)"),
+            "{stderr}"
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! Helpers shared by the `certify` integration tests: where the kit and its
+//! example reducers are, the real Python executable, and running
+//! `reducer-kit certify`.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn kit_path() -> &'static str {
+    env!("CARGO_BIN_EXE_reducer-kit")
+}
+
+/// The real Python executable (not a version-manager shim, which costs a
+/// tenth of a second per start), run with -S: the examples use only the
+/// standard library.
+pub fn python() -> &'static str {
+    static PY: OnceLock<String> = OnceLock::new();
+    PY.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
+}
+
+pub fn example(name: &str) -> String {
+    root()
+        .join("examples/reducers")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+pub fn certify(args: &[&str], reducer: &[&str]) -> Output {
+    Command::new(kit_path())
+        .arg("certify")
+        .args(args)
+        .arg("--")
+        .args(reducer)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

@@ -1,0 +1,488 @@
+//! Spec v2 §14.5–§15: call groups, attached reasoning and provider
+//! profiles, on the small inputs of issue 11 and a few more, with the exact
+//! outputs and verdicts.
+
+use reducer_kit::check::{check_reducer_with, check_with, Extras, Outcome, Request, Verdict};
+use reducer_kit::formats::{view_history, Format};
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::{reduce, reduce_request_with, reduce_with, reference_with, respond_with};
+use reducer_kit::terms::provider::provider_violations;
+use reducer_kit::terms::BudgetFields;
+use reducer_kit::terms::{Clause, Policy, Provider};
+use reducer_kit::validate::{validate, Options};
+use serde_json::{json, Value};
+
+fn list(v: Value) -> Vec<Value> {
+    serde_json::from_value(v).unwrap()
+}
+
+fn outcome(verdicts: &[Verdict], clause: Clause) -> Outcome {
+    verdicts
+        .iter()
+        .find(|v| v.clause == clause)
+        .unwrap_or_else(|| panic!("{clause} not judged"))
+        .outcome
+        .clone()
+}
+
+/// Every verdict of the reference reducer on a request passes (or is not
+/// judged), with the profile.
+fn reference_passes(
+    format: Format,
+    policy: Policy,
+    provider: Option<Provider>,
+    h: &[Value],
+    max: usize,
+) {
+    let max = json!(max);
+    let req = Request {
+        format,
+        policy,
+        budget: &BudgetFields::messages(max.clone()),
+        messages: h,
+        summary: None,
+    };
+    let expected = respond_with(policy, format, &max, h, provider);
+    let verdicts = check_reducer_with(
+        &req,
+        reference_with(policy, format, provider),
+        Some(expected),
+        provider,
+    )
+    .unwrap();
+    let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
+    assert!(failed.is_empty(), "{policy} {max} {provider:?}: {failed:?}");
+}
+
+fn parallel_responses() -> Vec<Value> {
+    list(json!([
+        {"role": "user", "content": "Weather in Paris and Rome?"},
+        {"type": "function_call", "call_id": "a", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+        {"type": "function_call", "call_id": "b", "name": "get_weather", "arguments": "{\"city\":\"Rome\"}"},
+        {"type": "function_call_output", "call_id": "a", "output": "sunny"},
+        {"type": "function_call_output", "call_id": "b", "output": "rain"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Paris sunny, Rome rain."}]}
+    ]))
+}
+
+#[test]
+fn responses_parallel_calls_validate_with_no_violation() {
+    let views = view_history(Format::Responses, &parallel_responses()).unwrap();
+    assert_eq!(validate(&views, Options::default()), Vec::new());
+    // The same items as separate canonical messages break the v1 rule: the
+    // call group exists only where the format has call items.
+    let canonical = list(json!([
+        {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+        {"role": "assistant", "contents": [{"$type": "functionCall", "callId": "a"}]},
+        {"role": "assistant", "contents": [{"$type": "functionCall", "callId": "b"}]},
+        {"role": "tool", "contents": [{"$type": "functionResult", "callId": "a"}]},
+        {"role": "tool", "contents": [{"$type": "functionResult", "callId": "b"}]}
+    ]));
+    let v = validate(
+        &view_history(Format::Canonical, &canonical).unwrap(),
+        Options::default(),
+    );
+    assert_eq!(
+        v.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+        [
+            "results-before-continuation: message 2, id \"a\"",
+            "result-follows-call: message 3, id \"a\""
+        ]
+    );
+}
+
+#[test]
+fn suffix_never_starts_inside_a_call_group() {
+    let h = parallel_responses();
+    // Budget 4: |M| - N = 2 is call b, which continues the group; 3 and 4
+    // are outputs; the run starts at the assistant's answer.
+    let out = reduce(Policy::Suffix, Format::Responses, &h, &json!(4)).unwrap();
+    assert_eq!(out, h[5..].to_vec());
+    let out = reduce(Policy::Suffix, Format::Responses, &h, &json!(5)).unwrap();
+    assert_eq!(out, h[1..].to_vec());
+    for max in 1..=7 {
+        reference_passes(Format::Responses, Policy::Suffix, None, &h, max);
+        reference_passes(Format::Responses, Policy::Turns, None, &h, max);
+    }
+}
+
+#[test]
+fn turns_overflow_tail_moves_past_the_group_and_reasoning() {
+    let h = list(json!([
+        {"role": "user", "content": "q"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"},
+        {"type": "function_call", "call_id": "b", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "a", "output": "1"},
+        {"type": "function_call_output", "call_id": "b", "output": "2"},
+        {"type": "reasoning", "id": "rs_2", "summary": []},
+        {"role": "assistant", "content": "done"}
+    ]));
+    // Budget 4: the question and the last 3 (2 "b output", 6 reasoning, 7);
+    // the output of b is an orphan once call b's group is cut.
+    let out = reduce(Policy::Turns, Format::Responses, &h, &json!(4)).unwrap();
+    assert_eq!(out, vec![h[0].clone(), h[6].clone(), h[7].clone()]);
+    // Budget 2: the tail of one message would be the answer, right after
+    // the reasoning item attached to it: the tail start moves past the end,
+    // leaving the question alone.
+    let out = reduce(Policy::Turns, Format::Responses, &h, &json!(2)).unwrap();
+    assert_eq!(out, vec![h[0].clone()]);
+    // Budget 3: the question, rs_2 and its item.
+    let out = reduce(Policy::Turns, Format::Responses, &h, &json!(3)).unwrap();
+    assert_eq!(out, vec![h[0].clone(), h[6].clone(), h[7].clone()]);
+    for max in 1..=9 {
+        reference_passes(Format::Responses, Policy::Turns, None, &h, max);
+        reference_passes(Format::Responses, Policy::Suffix, None, &h, max);
+        reference_passes(
+            Format::Responses,
+            Policy::Suffix,
+            Some(Provider::OpenAiResponses),
+            &h,
+            max,
+        );
+    }
+}
+
+#[test]
+fn a_reducer_that_drops_reasoning_alone_fails_reasoning_attached() {
+    let h = list(json!([
+        {"role": "user", "content": "q"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"role": "assistant", "content": "a"}
+    ]));
+    let max = json!(1);
+    let req = Request {
+        format: Format::Responses,
+        policy: Policy::Suffix,
+        budget: &BudgetFields::messages(max.clone()),
+        messages: &h,
+        summary: None,
+    };
+    let verdicts = check_with(
+        &req,
+        &Response::Messages(vec![h[2].clone()]),
+        &Extras::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        outcome(&verdicts, Clause::ReasoningAttached),
+        Outcome::Fail("the reasoning item at input message 1 is dropped while the item it is attached to (input message 2) is kept".into())
+    );
+    // The reference keeps the answer with its reasoning only when both fit.
+    assert_eq!(
+        reduce(Policy::Suffix, Format::Responses, &h, &max).unwrap(),
+        Vec::<Value>::new()
+    );
+    assert_eq!(
+        reduce(Policy::Suffix, Format::Responses, &h, &json!(2)).unwrap(),
+        h[1..].to_vec()
+    );
+}
+
+fn weather_gemini() -> Vec<Value> {
+    list(json!([
+        {"role": "user", "parts": [{"text": "weather?"}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "w1", "name": "get_weather", "args": {"city": "Paris"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "w1", "name": "get_weather", "response": {"output": "sunny"}}}]},
+        {"role": "model", "parts": [{"text": "sunny"}]}
+    ]))
+}
+
+#[test]
+fn gemini_suffix_never_starts_on_the_response_nor_with_the_profile_on_the_call() {
+    let h = weather_gemini();
+    let two = reduce(Policy::Suffix, Format::Gemini, &h, &json!(2)).unwrap();
+    assert_eq!(two, vec![h[3].clone()]);
+    let two = reduce_with(
+        Policy::Suffix,
+        Format::Gemini,
+        &h,
+        &json!(2),
+        Some(Provider::Gemini),
+    )
+    .unwrap();
+    assert_eq!(two, vec![h[3].clone()]);
+    // Budget 3: without a profile the run starts on the model's call; Gemini
+    // rejects a call that does not follow a user turn, so with the profile
+    // the start moves on.
+    let three = reduce(Policy::Suffix, Format::Gemini, &h, &json!(3)).unwrap();
+    assert_eq!(three, h[1..].to_vec());
+    let views = view_history(Format::Gemini, &three).unwrap();
+    assert_eq!(
+        provider_violations(Provider::Gemini, &views)
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>(),
+        ["call-after-user-or-response: message 0: a message with calls comes the first message of the conversation"]
+    );
+    let three = reduce_with(
+        Policy::Suffix,
+        Format::Gemini,
+        &h,
+        &json!(3),
+        Some(Provider::Gemini),
+    )
+    .unwrap();
+    assert_eq!(three, vec![h[3].clone()]);
+    for max in 1..=5 {
+        for policy in [Policy::Suffix, Policy::Turns] {
+            reference_passes(Format::Gemini, policy, None, &h, max);
+            reference_passes(Format::Gemini, policy, Some(Provider::Gemini), &h, max);
+        }
+    }
+}
+
+fn done_chat() -> Vec<Value> {
+    list(json!([
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Look it up."},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "found"},
+        {"role": "assistant", "content": "done"}
+    ]))
+}
+
+#[test]
+fn anthropic_profile_rejects_a_window_that_starts_with_the_call() {
+    let h = done_chat();
+    let max = json!(2);
+    let req = Request {
+        format: Format::OpenAi,
+        policy: Policy::Suffix,
+        budget: &BudgetFields::messages(max.clone()),
+        messages: &h,
+        summary: None,
+    };
+    let window = vec![h[0].clone(), h[2].clone(), h[3].clone()];
+    let verdicts = check_with(
+        &req,
+        &Response::Messages(window),
+        &Extras::default(),
+        Some(Provider::Anthropic),
+    )
+    .unwrap();
+    assert_eq!(
+        outcome(&verdicts, Clause::ProviderAccepts),
+        Outcome::Fail(
+            "the anthropic profile rejects the output: first-is-user: message 1: the first message is \"assistant\", not \"user\"".into()
+        )
+    );
+    // Without a profile the clause is not judged at all.
+    let plain = check_with(
+        &req,
+        &Response::Messages(vec![h[0].clone(), h[4].clone()]),
+        &Extras::default(),
+        None,
+    )
+    .unwrap();
+    assert!(plain.iter().all(|v| v.clause != Clause::ProviderAccepts));
+    // The reference: suffix keeps [system, "done"], which Anthropic rejects
+    // (the conversation starts with the assistant); no later start is
+    // accepted, so the newest user message alone.
+    assert_eq!(
+        reduce(Policy::Suffix, Format::OpenAi, &h, &max).unwrap(),
+        vec![h[0].clone(), h[4].clone()]
+    );
+    assert_eq!(
+        reduce_with(
+            Policy::Suffix,
+            Format::OpenAi,
+            &h,
+            &max,
+            Some(Provider::Anthropic)
+        )
+        .unwrap(),
+        vec![h[0].clone(), h[1].clone()]
+    );
+    for n in 1..=5 {
+        for p in Provider::ALL {
+            for policy in [Policy::Suffix, Policy::Turns] {
+                reference_passes(Format::OpenAi, policy, Some(p), &h, n);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_history_without_a_user_message_is_an_error_under_a_profile() {
+    let h = list(json!([
+        {"role": "assistant", "content": "one"},
+        {"role": "user", "content": "two"},
+        {"role": "assistant", "content": "three"}
+    ]));
+    // The input passes the OpenAI chat profile; suffix at 1 keeps "three".
+    assert_eq!(
+        reduce_with(
+            Policy::Suffix,
+            Format::OpenAi,
+            &h,
+            &json!(1),
+            Some(Provider::OpenAiChat)
+        )
+        .unwrap(),
+        vec![h[2].clone()]
+    );
+    let only_assistant = list(json!([
+        {"role": "user", "content": [{"type": "toolApprovalResponse", "requestId": "r0"}]},
+        {"role": "assistant", "content": "x"}
+    ]));
+    // Bedrock: the input passes (it starts with a user message), but the
+    // budget of one keeps "x" alone; the only user message is
+    // approval-only, not a turn start: an error.
+    assert_eq!(
+        reduce_with(
+            Policy::Suffix,
+            Format::OpenAi,
+            &only_assistant,
+            &json!(1),
+            Some(Provider::Bedrock)
+        )
+        .unwrap_err()
+        .to_string(),
+        "no output within the budget passes the bedrock profile (no user message that starts a turn fits the budget alone)"
+    );
+    // A history with user messages, none of which fits a token budget
+    // alone: the same error (it said "the history has no user message").
+    let h = list(json!([
+        {"role": "user", "content": "a long question"},
+        {"role": "assistant", "content": "ok"}
+    ]));
+    assert_eq!(
+        reduce_request_with(
+            Policy::Suffix,
+            Format::OpenAi,
+            &h,
+            &BudgetFields::tokens(json!(5), json!([10, 1]), None),
+            Some(Provider::Anthropic)
+        )
+        .unwrap_err()
+        .to_string(),
+        "no output within the budget passes the anthropic profile (no user message that starts a turn fits the budget alone)"
+    );
+}
+
+/// The reference reducers pass every clause under every profile, in every
+/// format, on generated histories (the property the fuzz target
+/// `reduce_invariants` holds without a profile).
+#[test]
+fn the_reference_passes_every_clause_under_every_profile() {
+    use reducer_kit::certify::generated_case;
+    use reducer_kit::formats::to_wire;
+    let (mut judged, mut moved) = (0, 0);
+    for format in Format::ALL {
+        for n in 0..60 {
+            let case = generated_case(3, n, format, reducer_kit::protocol::Protocol::V1);
+            let Ok(h) = to_wire(format, &case.messages) else {
+                continue;
+            };
+            let Some(max) = case.budget.max_messages.as_ref().and_then(Value::as_u64) else {
+                continue;
+            };
+            for provider in Provider::ALL {
+                for policy in [Policy::Turns, Policy::Suffix] {
+                    reference_passes(format, policy, Some(provider), &h, max as usize);
+                    judged += 1;
+                    let m = json!(max);
+                    if reduce_with(policy, format, &h, &m, Some(provider)).ok()
+                        != reduce(policy, format, &h, &m).ok()
+                    {
+                        moved += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{judged} judged, {moved} moved by the profile");
+    assert!(
+        judged > 2000 && moved > 50,
+        "{judged} judged, {moved} moved"
+    );
+}
+
+/// The command line with `--provider`: `validate` says what the provider
+/// rejects, `reduce` honours the profile, `check` judges
+/// `provider-accepts`, on the issue's OpenAI Chat history.
+#[test]
+fn the_command_line_with_a_provider() {
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("rk-providers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.json");
+    let window = dir.join("out.json");
+    let h = done_chat();
+    std::fs::write(&input, serde_json::to_string(&h).unwrap()).unwrap();
+    std::fs::write(
+        &window,
+        serde_json::to_string(&vec![h[0].clone(), h[2].clone(), h[3].clone()]).unwrap(),
+    )
+    .unwrap();
+    let kit = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_reducer-kit"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (i, w) = (input.to_str().unwrap(), window.to_str().unwrap());
+    let (code, out, _) = kit(&[
+        "validate",
+        "--format",
+        "openai",
+        "--provider",
+        "anthropic",
+        w,
+    ]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        out,
+        format!("{w}: anthropic rejects it: first-is-user: message 1: the first message is \"assistant\", not \"user\"\n1 history: 1 invalid or rejected by anthropic\n")
+    );
+    let (code, out, _) = kit(&[
+        "validate",
+        "--format",
+        "openai",
+        "--provider",
+        "anthropic",
+        i,
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, "1 history: all valid and accepted by anthropic\n");
+    let (code, out, err) = kit(&[
+        "reduce",
+        "--format",
+        "openai",
+        "--policy",
+        "suffix",
+        "--max",
+        "2",
+        "--provider",
+        "anthropic",
+        i,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got, Value::Array(vec![h[0].clone(), h[1].clone()]));
+    let (code, out, _) = kit(&[
+        "check",
+        "--format",
+        "openai",
+        "--policy",
+        "suffix",
+        "--max",
+        "2",
+        "--provider",
+        "anthropic",
+        i,
+        w,
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("FAIL        provider-accepts: the anthropic profile rejects the output: first-is-user: message 1: the first message is \"assistant\", not \"user\"\n"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,180 @@
+//! Shrinking reaches the minimum (issue 8): the reused-call-id bug of a
+//! last-N reducer with an id-set orphan filter, embedded at the end of
+//! generated cases, shrinks to the same four messages from every seed,
+//! every candidate through one in-process session.
+
+use reducer_kit::certify::counterexample::{shrink_in, ShrinkLimits, ShrinkProgress};
+use reducer_kit::certify::process::{Limits, Reducer};
+use reducer_kit::certify::run::{run_case, RunCase, Settings};
+use reducer_kit::certify::session::{Exchange, RunError, Session};
+use reducer_kit::formats::{view_history, Format};
+use reducer_kit::generate::{seeded_case, Config};
+use reducer_kit::protocol::{Protocol, Response};
+use reducer_kit::terms::{pinned_index, Budget, Clause, ItemKind, Policy};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// The buggy reducer, in process: the pinned message and the last
+/// `maxMessages` others, then results whose call id is not among the kept
+/// calls' ids removed (a message left empty goes). Counts its requests.
+struct LastNIdFilter {
+    requests: usize,
+}
+
+impl Session for LastNIdFilter {
+    fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError> {
+        self.requests += 1;
+        let budget = match Budget::parse(&request["maxMessages"]) {
+            Ok(b) => b.max_messages(),
+            Err(e) => return Ok(Ok(Response::Error(e.to_string()))),
+        };
+        let messages = request["messages"].as_array().cloned().unwrap_or_default();
+        let views = view_history(Format::Canonical, &messages).expect("valid input");
+        let pinned = pinned_index(&views);
+        let rest: Vec<usize> = (0..views.len()).filter(|&i| Some(i) != pinned).collect();
+        let mut kept: Vec<usize> = rest[rest.len().saturating_sub(budget)..].to_vec();
+        kept.extend(pinned);
+        kept.sort_unstable();
+        let calls: HashSet<&str> = kept
+            .iter()
+            .flat_map(|&m| views[m].items.iter())
+            .filter(|i| i.kind == ItemKind::Call)
+            .map(|i| i.id.as_str())
+            .collect();
+        let mut out = Vec::new();
+        for &m in &kept {
+            let gone: Vec<usize> = views[m]
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::Result && !calls.contains(i.id.as_str()))
+                .filter_map(|i| i.elem)
+                .collect();
+            let mut msg = messages[m].clone();
+            if let Some(Value::Array(items)) = msg.get_mut("contents") {
+                let mut e = 0;
+                items.retain(|_| {
+                    e += 1;
+                    !gone.contains(&(e - 1))
+                });
+                if items.is_empty() {
+                    continue;
+                }
+            }
+            out.push(msg);
+        }
+        Ok(Ok(Response::Messages(out)))
+    }
+}
+
+/// The issue's five messages: one question, the same call id `x` twice.
+fn reused_id_turn() -> Vec<Value> {
+    serde_json::from_value(json!([
+        {"role":"user","contents":[{"$type":"text","text":"Run twice."}]},
+        {"role":"assistant","contents":[{"$type":"functionCall","callId":"x","name":"lookup","arguments":{"key":"x"}}]},
+        {"role":"tool","contents":[{"$type":"functionResult","callId":"x","result":"value for x"}]},
+        {"role":"assistant","contents":[{"$type":"functionCall","callId":"x","name":"lookup","arguments":{"key":"x"}}]},
+        {"role":"tool","contents":[{"$type":"functionResult","callId":"x","result":"value for x"}]}
+    ]))
+    .unwrap()
+}
+
+fn settings() -> Settings {
+    Settings {
+        reducer: Reducer::new(Vec::new()),
+        format: Format::Canonical,
+        policy: Policy::Suffix,
+        limits: Limits::default(),
+        persistent: true,
+        jobs: 1,
+        extra_requests: true,
+        protocol: Protocol::V1,
+        summaries: false,
+        provider: None,
+    }
+}
+
+#[test]
+fn the_reused_id_case_alone_fails_no_orphan_result() {
+    let mut session = LastNIdFilter { requests: 0 };
+    let case = RunCase::with_max_messages("issue-8".into(), json!(3), reused_id_turn());
+    let r = run_case(&mut session, &settings(), &case).unwrap();
+    let failed: Vec<Clause> = r.failures().map(|v| v.clause).collect();
+    assert_eq!(
+        failed,
+        vec![
+            Clause::NoOrphanResult,
+            Clause::ValidOutput,
+            Clause::MatchesReference
+        ]
+    );
+}
+
+#[test]
+fn the_reused_id_case_shrinks_to_four_messages_from_generated_cases() {
+    let minimal: Vec<Value> = serde_json::from_value(json!([
+        {"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},
+        {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]},
+        {"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},
+        {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]}
+    ]))
+    .unwrap();
+    let config = Config::default();
+    let mut seeds = 0;
+    for seed in 1..=6u64 {
+        // The first case of the seed with at least 10 messages and no call
+        // id `x`, then the issue's turn.
+        let g = (0..200)
+            .map(|n| seeded_case(seed, n, &config))
+            .find(|g| {
+                g.messages.len() >= 10
+                    && !serde_json::to_string(&g.messages)
+                        .unwrap()
+                        .contains("\"x\"")
+            })
+            .expect("a long case");
+        let mut messages = g.messages.clone();
+        messages.extend(reused_id_turn());
+        let case = RunCase::with_max_messages(format!("gen/{seed}"), json!(3), messages);
+        let mut session = LastNIdFilter { requests: 0 };
+        let failing = run_case(&mut session, &settings(), &case).unwrap();
+        assert!(failing
+            .failures()
+            .any(|v| v.clause == Clause::NoOrphanResult));
+        let before = session.requests;
+        let seen: Mutex<Vec<ShrinkProgress>> = Mutex::new(Vec::new());
+        let cx = shrink_in(
+            &mut session,
+            &settings(),
+            &failing,
+            Clause::NoOrphanResult,
+            &ShrinkLimits::tries(200),
+            &|p| seen.lock().unwrap().push(*p),
+        )
+        .unwrap();
+        assert_eq!(cx.case.messages, minimal, "seed {seed}: {:?}", cx.case);
+        assert_eq!(cx.case.budget.max_messages, Some(json!(3)));
+        assert!(
+            cx.tries <= 200 && !cx.out_of_time,
+            "seed {seed}: {} tries",
+            cx.tries
+        );
+        // One request per candidate (no extra requests for this clause),
+        // all through the one session.
+        assert_eq!(session.requests - before, cx.tries);
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), cx.tries + 1);
+        assert_eq!(
+            seen.last(),
+            Some(&ShrinkProgress {
+                clause: Clause::NoOrphanResult,
+                tries: cx.tries,
+                messages: 4,
+                done: true
+            })
+        );
+        assert_eq!(cx.expected, Response::Messages(minimal[2..].to_vec()));
+        seeds += 1;
+    }
+    assert_eq!(seeds, 6);
+}
