@@ -731,12 +731,32 @@ fn reduce_and_check_take_token_budgets() {
     );
     assert_eq!(code, Some(0));
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), json!([]));
-    // Bad token budgets are rejected with the reference's error.
+    // --max-tokens with no costs at all is a usage error (exit 2); an
+    // envelope's token budget without costs is invalid input (exit 1, the
+    // reference's error).
     let (code, _, err) = run(&["reduce", "--policy", "suffix", "--max-tokens", "45"], &h);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err.trim_end(),
+        "reducer-kit: error: <stdin>: --max-tokens needs the messages' costs: --tokens FILE, --costs text-length, or the envelope's tokens"
+    );
+    let env = json!({"maxTokens": 46, "messages": issue()}).to_string();
+    let (code, _, err) = run(&["reduce", "--policy", "suffix"], &env);
     assert_eq!(code, Some(1));
     assert!(
         err.contains("tokens must be an array with one cost per message (5 messages), got null"),
         "{err}"
+    );
+    // A --tokens file of the wrong length is blamed on that file.
+    let short = dir.path().join("short.json");
+    std::fs::write(&short, "[5, 1, 40]").unwrap();
+    let short = short.to_str().unwrap();
+    let (code, out, err) = run(&["reduce", "--max-tokens", "45", "--tokens", short], &h);
+    assert_eq!(code, Some(2));
+    assert_eq!(out, "");
+    assert_eq!(
+        err.trim_end(),
+        format!("reducer-kit: error: {short}: 3 costs for the 5 messages of <stdin> (one cost per message)")
     );
     let (code, _, err) = run(
         &[

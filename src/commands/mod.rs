@@ -304,6 +304,9 @@ fn parse_limit(text: &str) -> Result<Value, String> {
 pub trait BudgetSource {
     /// Where the entry came from.
     fn origin(&self) -> &Origin;
+    /// How many messages it has (a top-level system prompt counted, as the
+    /// system pseudo-message that leads them).
+    fn message_count(&self) -> usize;
     /// An envelope member other than `messages`, as a value.
     fn member(&self, key: &str) -> Option<Value>;
     /// `--max` or the envelope's `maxMessages`.
@@ -320,6 +323,10 @@ pub trait BudgetSource {
 impl BudgetSource for Entry {
     fn origin(&self) -> &Origin {
         &self.origin
+    }
+
+    fn message_count(&self) -> usize {
+        self.messages.len()
     }
 
     fn member(&self, key: &str) -> Option<Value> {
@@ -341,6 +348,10 @@ impl BudgetSource for Entry {
 impl BudgetSource for RawEntry<'_> {
     fn origin(&self) -> &Origin {
         &self.origin
+    }
+
+    fn message_count(&self) -> usize {
+        self.messages.len()
     }
 
     fn member(&self, key: &str) -> Option<Value> {
@@ -396,8 +407,10 @@ impl BudgetArgs {
     /// # Errors
     ///
     /// Reported here, with exit code 2 (usage): an unreadable `--tokens`
-    /// file or one that does not hold one array per history, an entry with
-    /// no budget.
+    /// file, one that does not hold one array per history or whose array
+    /// for a history has not one cost per message (named by the file and
+    /// the history), `--max-tokens` with no costs at all (no `--tokens`,
+    /// no `--costs`, no envelope `tokens`), an entry with no budget.
     pub fn fields<E: BudgetSource>(&self, entries: &[E]) -> Result<Vec<BudgetFields>, ExitCode> {
         let files = match &self.tokens {
             None => None,
@@ -423,11 +436,33 @@ impl BudgetArgs {
                 Some(n) => n.clone(),
                 None => envelope("maxTokens").unwrap_or(Value::Null),
             };
-            let tokens = match (&files, self.costs) {
-                (Some(f), _) => Some(f[i].clone()),
-                (None, Some(CostsArg::TextLength)) => Some(e.text_length_costs()),
-                (None, None) => envelope("tokens"),
-            };
+            let tokens =
+                match (&files, self.costs) {
+                    (Some(f), _) => {
+                        let (n, want) = (cost_count(&f[i]), e.message_count());
+                        if n != Some(want) {
+                            let path = self.tokens.as_deref().unwrap_or("--tokens");
+                            let got = n.map_or_else(
+                                || "not an array".to_string(),
+                                |n| format!("{n} costs"),
+                            );
+                            return Err(usage(format!(
+                            "{path}: {got} for the {want} messages of {} (one cost per message{})",
+                            e.origin(),
+                            if entries.len() > 1 { ", one array per history" } else { "" }
+                        )));
+                        }
+                        Some(f[i].clone())
+                    }
+                    (None, Some(CostsArg::TextLength)) => Some(e.text_length_costs()),
+                    (None, None) => envelope("tokens"),
+                };
+            if tokens.is_none() && self.max_tokens.is_some() {
+                return Err(usage(format!(
+                    "{}: --max-tokens needs the messages' costs: --tokens FILE, --costs text-length, or the envelope's tokens",
+                    e.origin()
+                )));
+            }
             let count_pinned = if self.count_pinned {
                 Some(Value::Bool(true))
             } else {
@@ -441,6 +476,11 @@ impl BudgetArgs {
         }
         Ok(out)
     }
+}
+
+/// How many costs an array of costs holds (`None`: not an array).
+fn cost_count(v: &Value) -> Option<usize> {
+    v.as_array().map(Vec::len)
 }
 
 /// The `--tokens` file: one array of costs, or (for several histories) an
