@@ -5,12 +5,17 @@
 //! for libFuzzer's mutations), for `--secs S` seconds (default 10). Prints
 //! executions per second (a run that panics counts, and is counted). With `--stats`, instead: for each seed and 19
 //! random buffers of its size, the history the target carries (messages,
-//! bytes of compact JSON) and the mean time of one execution.
+//! bytes of compact JSON) and the mean time of one execution. With `--rounds
+//! N`: exactly N rounds over the seeds (each seed, a random buffer of its
+//! size, the seed lightly changed), the same inputs on every run: a fixed
+//! workload for `valgrind --tool=callgrind`, whose instruction count does
+//! not depend on the machine's load.
 //!
 //! ```sh
 //! cargo run --release --example fuzz_loop -- reduce_invariants --secs 10
 //! cargo run --release --example fuzz_loop -- reduce_invariants --stats
 //! perf record -g target/release/examples/fuzz_loop checker_convicts --secs 20
+//! valgrind --tool=callgrind target/release/examples/fuzz_loop reduce_invariants --rounds 20
 //! ```
 
 use rand::{RngCore, SeedableRng};
@@ -28,10 +33,12 @@ fn main() {
     let target = args.next().expect("usage: fuzz_loop TARGET [--secs S]");
     let mut secs = 10.0;
     let mut stats = false;
+    let mut rounds: Option<u64> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--secs" => secs = args.next().and_then(|s| s.parse().ok()).expect("--secs S"),
             "--stats" => stats = true,
+            "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()),
             other => panic!("unknown argument {other:?}"),
         }
     }
@@ -89,7 +96,9 @@ fn main() {
         let r = std::panic::catch_unwind(|| run_target(&target, bytes));
         panics += u64::from(r.is_err());
     };
-    while start.elapsed() < limit {
+    let mut round = 0u64;
+    while rounds.map_or(start.elapsed() < limit, |n| round < n) {
+        round += 1;
         for s in &seeds {
             one(s);
             seed_runs += 1;

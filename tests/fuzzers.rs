@@ -101,6 +101,25 @@ fn reduce_invariants() {
     exercise("reduce_invariants");
 }
 
+/// The fuzz target picks one invalid budget and the OpenAI judgement on
+/// half the inputs; on the seeds, every one of them as well.
+#[test]
+fn reduce_invariants_with_every_variant_on_the_seeds() {
+    for (path, bytes) in seeds("reduce_invariants") {
+        let r = std::panic::catch_unwind(|| {
+            reducer_kit::fuzzers::reduce_invariants::run_all(&mut arbitrary::Unstructured::new(
+                &bytes,
+            ))
+        });
+        assert!(
+            matches!(r, Ok(Ok(()))),
+            "{}: {}",
+            path.display(),
+            describe_target("reduce_invariants", &bytes)
+        );
+    }
+}
+
 #[test]
 fn checker_convicts() {
     exercise("checker_convicts");

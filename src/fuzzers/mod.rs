@@ -223,6 +223,20 @@ pub(crate) fn case_policy_summary(
     Ok((case, policy, summary))
 }
 
+/// A number drawn from the whole of an input's bytes (FNV-1a), without
+/// consuming them: what a target uses to pick which of several
+/// history-independent checks to run on this execution, so that every
+/// execution pays for one of them rather than all (libFuzzer's mutations
+/// change it, and the same input picks the same check again). The
+/// generator usually reads an input to its end, so a draw after the case
+/// would nearly always be the default.
+pub(crate) fn input_pick(u: &Unstructured) -> u64 {
+    let bytes = u.peek_bytes(u.len()).unwrap_or_default();
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// A case as one compact case-format line (with `expected` for `policy`),
 /// to paste into a corpus file or `reducer-kit check`.
 pub(crate) fn case_line(case: &GeneratedCase, policy: Policy) -> String {

@@ -179,6 +179,11 @@ fn whole(value: &Value) -> Option<Whole> {
     let Value::Number(n) = value else {
         return None;
     };
+    // The common case, written as plain digits: exactly what the decimal
+    // reading below gives it, without its allocations.
+    if let Some(v) = n.as_u64() {
+        return Some(Whole::Exact(v));
+    }
     let d = crate::json::Decimal::parse(&n.to_string());
     if d.digits.is_empty() {
         return Some(Whole::Exact(0));
