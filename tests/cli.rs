@@ -694,3 +694,49 @@ fn check_judges_json_lines_pairwise() {
         text(&out.stdout)
     );
 }
+
+/// In a format with a top-level system prompt, `validate` numbers messages
+/// as `check` does: the prompt is message 0 (spec v2 §13.1), so the first
+/// entry of `messages` is message 1. It numbered from `messages` alone, so
+/// the same orphan result was message 2 in `validate` and 3 in `check`.
+#[test]
+fn validate_and_check_number_a_top_level_system_prompt_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.json");
+    std::fs::write(
+        &input,
+        json!({"system": "be brief", "maxMessages": 2, "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9", "content": "x"}]}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let path = input.to_str().unwrap();
+    let out = run(&["validate", "--format", "anthropic", path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{path}: calls-answered: message 2, id \"t1\"\n{path}: result-follows-call: message 3, id \"t9\"\n1 history: 1 invalid\n"
+        )
+    );
+    let output = dir.path().join("out.json");
+    std::fs::write(&output, "[]").unwrap();
+    let out = run(&[
+        "check",
+        "--policy",
+        "suffix",
+        "--format",
+        "anthropic",
+        path,
+        output.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&out.stdout)
+            .contains("the input is not valid (result-follows-call: message 3, id \"t9\")"),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -8,6 +8,7 @@ use reducer_kit::formats::Format;
 use reducer_kit::input::{read_entries, Entry, InputError, NoBudget, Origin, RawEntry};
 use reducer_kit::terms::budget::text_length_cost;
 use reducer_kit::terms::{Budget, BudgetFields, Policy, Provider};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::process::ExitCode;
 
@@ -551,6 +552,17 @@ where
         }
     }
     Ok(())
+}
+
+/// The system pseudo-message `{"role": "system", "content": <member>}` of
+/// an entry whose envelope has the top-level system prompt of `format`
+/// ([`Format::system_member`]), as [`reducer_kit::protocol::join_system`]
+/// makes it: message 0 of the kit's list, as `check`, `certify` and the
+/// spec (v2 §13.1) number it; `reduce` and `validate` read it so.
+pub fn system_pseudo(format: Format, e: &RawEntry) -> Option<Box<RawValue>> {
+    let key = format.system_member()?;
+    let (_, raw) = e.envelope.as_ref()?.iter().find(|(k, _)| k == key)?;
+    RawValue::from_string(format!("{{\"role\":\"system\",\"content\":{}}}", raw.get())).ok()
 }
 
 /// Reads the entries of `path`, or reports and gives the exit code.

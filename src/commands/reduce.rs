@@ -65,8 +65,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // countPinned, counted. Its cost is the envelope's `systemTokens`
     // before its `tokens`, the first cost of a --tokens file, or its text
     // length. The member itself is written back as it came.
-    let pseudo: Vec<Option<Box<RawValue>>> =
-        entries.iter().map(|e| system_pseudo(format, e)).collect();
+    let pseudo: Vec<Option<Box<RawValue>>> = entries
+        .iter()
+        .map(|e| super::system_pseudo(format, e))
+        .collect();
     let entries: Vec<RawEntry> = entries
         .into_iter()
         .zip(&pseudo)
@@ -131,16 +133,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let _ = out.flush();
     Ok(ExitCode::SUCCESS)
-}
-
-/// The system pseudo-message `{"role": "system", "content": <member>}` of
-/// an entry whose envelope has the top-level system prompt of `format`
-/// ([`Format::system_member`]), as [`reducer_kit::protocol::join_system`]
-/// makes it.
-fn system_pseudo(format: Format, e: &RawEntry) -> Option<Box<RawValue>> {
-    let key = format.system_member()?;
-    let (_, raw) = e.envelope.as_ref()?.iter().find(|(k, _)| k == key)?;
-    RawValue::from_string(format!("{{\"role\":\"system\",\"content\":{}}}", raw.get())).ok()
 }
 
 /// Writes one reduced entry and a newline: as the entry came (a bare array,

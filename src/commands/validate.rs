@@ -2,7 +2,7 @@
 
 use super::{Histories, ProviderArg};
 use reducer_kit::formats::{read_history_raw, view_message, Format};
-use reducer_kit::input::{parse_raw_entries, read_text, source_name};
+use reducer_kit::input::{parse_raw_entries, read_text, source_name, RawEntry};
 use reducer_kit::terminal::show;
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::{MessageView, Provider};
@@ -41,8 +41,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|e| (&e.origin, super::parsed(&e.messages)))
     ));
+    // A top-level system prompt (Anthropic and Bedrock `system`, Gemini
+    // `systemInstruction`) is message 0, the system pseudo-message, as
+    // `check` and `certify` number messages.
+    let pseudo: Vec<_> = entries
+        .iter()
+        .map(|e| super::system_pseudo(format, e))
+        .collect();
+    let entries: Vec<RawEntry> = entries
+        .into_iter()
+        .zip(&pseudo)
+        .map(|(e, p)| RawEntry {
+            messages: p.iter().map(|b| &**b).chain(e.messages).collect(),
+            ..e
+        })
+        .collect();
     for e in &entries {
-        let history = match read_history_raw(Format::from(args.input.format), &e.messages) {
+        let history = match read_history_raw(format, &e.messages) {
             Ok(v) => v,
             Err(err) => {
                 outln!(
