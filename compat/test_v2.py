@@ -67,6 +67,14 @@ CASES = [
     # A malformed v2 request is refused.
     ("python", "compat/python/langchain_trim.py", "last",
      {"maxTokens": 5, "tokens": [1, 2], "messages": HISTORY}, "error"),
+    # Both budgets, and a pinned message alone over the budget under
+    # countPinned (spec v2 11.2), are refused by the adapters' wire layer
+    # (the kit's corpus cases spec/bad-budget-both and
+    # spec/bad-budget-unsatisfiable; the wire layer answered them).
+    ("python", "compat/python/langchain_trim.py", "last", request(5, maxMessages=3), "error"),
+    ("python", "compat/python/langchain_trim.py", "last", request(3, countPinned=True), "error"),
+    ("node", "compat/node/langchain_trim.mjs", "last", request(5, maxMessages=3), "error"),
+    ("node", "compat/node/langchain_trim.mjs", "last", request(3, countPinned=True), "error"),
 ]
 
 

@@ -181,6 +181,9 @@ export class Request {
     });
     this.pinned = this.messages.find((x) => x.role === "system") ?? null;
     if (this.pinned) this.pinned.pinned = true;
+    if (m.has("maxMessages") && m.has("maxTokens")) {
+      throw new BadRequest("the request has both maxMessages and maxTokens (exactly one is allowed)");
+    }
     if (m.has("maxMessages") || !m.has("maxTokens")) {
       this.budgetKind = "messages";
       this.budget = parseWhole(m.get("maxMessages"), "maxMessages", 1);
@@ -197,6 +200,9 @@ export class Request {
       const cp = m.has("countPinned") ? JSON.parse(m.get("countPinned")) : false;
       if (typeof cp !== "boolean") throw new BadRequest("`countPinned` must be true or false");
       this.countPinned = cp;
+      if (cp && this.pinned && this.pinned.tokenCost > this.budget) {
+        throw new BadRequest(`countPinned: the pinned system message alone costs ${this.pinned.tokenCost} > maxTokens ${this.budget}`);
+      }
     }
     const summary = m.has("summary") ? JSON.parse(m.get("summary")) : false;
     if (typeof summary !== "boolean") throw new BadRequest("`summary` must be true or false");

@@ -260,7 +260,10 @@ class Request:
             self.pinned.pinned = True
 
         has_tokens = obj.get("maxTokens", _ABSENT) is not _ABSENT
-        if obj.get("maxMessages", _ABSENT) is not _ABSENT or not has_tokens:
+        has_messages = obj.get("maxMessages", _ABSENT) is not _ABSENT
+        if has_tokens and has_messages:
+            raise BadRequest("the request has both maxMessages and maxTokens (exactly one is allowed)")
+        if has_messages or not has_tokens:
             self.budget_kind = "messages"
             self.budget = parse_budget(obj.get("maxMessages"), "maxMessages")
             self.count_pinned = False
@@ -273,10 +276,16 @@ class Request:
                 raise BadRequest("`tokens` must be an array with one cost per message")
             for m, t in zip(wire, tokens):
                 m.token_cost = parse_count(t, "tokens[%d]" % m.index)
+            for m in self.messages:
+                if m.index < 0 and obj.get("systemTokens", _ABSENT) is not _ABSENT:
+                    m.token_cost = parse_count(obj.get("systemTokens"), "systemTokens")
             count_pinned = obj.get("countPinned", False)
             if not isinstance(count_pinned, bool):
                 raise BadRequest("`countPinned` must be true or false")
             self.count_pinned = count_pinned
+            if count_pinned and self.pinned is not None and self.pinned.token_cost > self.budget:
+                raise BadRequest("countPinned: the pinned system message alone costs %d > maxTokens %d"
+                                 % (self.pinned.token_cost, self.budget))
         summary = obj.get("summary", False)
         if not isinstance(summary, bool):
             raise BadRequest("`summary` must be true or false")
