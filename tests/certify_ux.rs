@@ -6,25 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{certify, example, kit_path, python, root, text};
-
-/// The kit's own hand-written and real-conversation corpora, without
-/// `corpus/compat/` (which `compat/run` rewrites whenever the matrix is
-/// regenerated): the runs below count cases and name counterexamples, and
-/// must not change with the matrix.
-const KIT_CASES: [&str; 6] = [
-    "--corpus",
-    "corpus/seed",
-    "--corpus",
-    "corpus/spec",
-    "--corpus",
-    "corpus/tau-bench",
-];
-
-/// `args` followed by [`KIT_CASES`].
-fn on_kit_cases<'a>(args: &[&'a str]) -> Vec<&'a str> {
-    args.iter().copied().chain(KIT_CASES).collect()
-}
+use common::{certify, example, kit_path, on_kit_cases, python, root, text};
 
 /// The reused-id reducer in persistent mode, each start logged to `log`.
 fn logged_id_filter(log: &Path) -> Vec<String> {

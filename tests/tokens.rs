@@ -13,6 +13,9 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+mod common;
+use common::on_kit_cases;
+
 fn text(role: &str, t: &str) -> Value {
     json!({"role": role, "contents": [{"$type": "text", "text": t}]})
 }
@@ -486,17 +489,6 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
     let serve = [kit(), "serve", "--policy", "suffix", "--persistent"];
     // The kit's own corpora, without corpus/compat/ (which compat/run
     // rewrites: its token adapters' counterexamples are version 2 cases).
-    let kit_cases = [
-        "--corpus",
-        "corpus/seed",
-        "--corpus",
-        "corpus/spec",
-        "--corpus",
-        "corpus/tau-bench",
-    ];
-    let on_kit_cases = |args: &[&'static str]| -> Vec<&'static str> {
-        args.iter().copied().chain(kit_cases).collect()
-    };
     let (code, r) = certify(
         &on_kit_cases(&["--policy", "suffix", "--persistent", "--cases", "0"]),
         &serve,

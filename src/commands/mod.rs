@@ -565,6 +565,23 @@ pub fn system_pseudo(format: Format, e: &RawEntry) -> Option<Box<RawValue>> {
     RawValue::from_string(format!("{{\"role\":\"system\",\"content\":{}}}", raw.get())).ok()
 }
 
+/// `entries` with each one's system pseudo-message (`pseudo`, from
+/// [`system_pseudo`], one per entry) leading its messages: the kit's list,
+/// as `reduce` and `validate` read it.
+pub fn lead_with_pseudo<'a>(
+    entries: Vec<RawEntry<'a>>,
+    pseudo: &'a [Option<Box<RawValue>>],
+) -> Vec<RawEntry<'a>> {
+    entries
+        .into_iter()
+        .zip(pseudo)
+        .map(|(e, p)| RawEntry {
+            messages: p.iter().map(|b| &**b).chain(e.messages).collect(),
+            ..e
+        })
+        .collect()
+}
+
 /// Reads the entries of `path`, or reports and gives the exit code.
 pub fn load(path: &str) -> Result<Vec<Entry>, ExitCode> {
     read_entries(path).map_err(|e| input_failure(&e))

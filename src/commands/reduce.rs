@@ -69,16 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| super::system_pseudo(format, e))
         .collect();
-    let entries: Vec<RawEntry> = entries
-        .into_iter()
-        .zip(&pseudo)
-        .map(|(e, p)| RawEntry {
-            origin: e.origin,
-            messages: p.iter().map(|b| &**b).chain(e.messages).collect(),
-            max_messages: e.max_messages,
-            envelope: e.envelope,
-        })
-        .collect();
+    let entries = super::lead_with_pseudo(entries, &pseudo);
     let mut budgets = match args.budget.fields(&entries) {
         Ok(b) => b,
         Err(code) => return Ok(code),

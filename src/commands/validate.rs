@@ -2,7 +2,7 @@
 
 use super::{Histories, ProviderArg};
 use reducer_kit::formats::{read_history_raw, view_message, Format};
-use reducer_kit::input::{parse_raw_entries, read_text, source_name, RawEntry};
+use reducer_kit::input::{parse_raw_entries, read_text, source_name};
 use reducer_kit::terminal::show;
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::{MessageView, Provider};
@@ -48,14 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| super::system_pseudo(format, e))
         .collect();
-    let entries: Vec<RawEntry> = entries
-        .into_iter()
-        .zip(&pseudo)
-        .map(|(e, p)| RawEntry {
-            messages: p.iter().map(|b| &**b).chain(e.messages).collect(),
-            ..e
-        })
-        .collect();
+    let entries = super::lead_with_pseudo(entries, &pseudo);
     for e in &entries {
         let history = match read_history_raw(format, &e.messages) {
             Ok(v) => v,

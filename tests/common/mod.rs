@@ -53,3 +53,21 @@ pub fn certify(args: &[&str], reducer: &[&str]) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// The kit's own hand-written and real-conversation corpora, without
+/// `corpus/compat/` (which `compat/run` rewrites whenever the matrix is
+/// regenerated): runs that count cases or name counterexamples use these,
+/// so that they do not change with the matrix.
+pub const KIT_CASES: [&str; 6] = [
+    "--corpus",
+    "corpus/seed",
+    "--corpus",
+    "corpus/spec",
+    "--corpus",
+    "corpus/tau-bench",
+];
+
+/// `args` followed by [`KIT_CASES`].
+pub fn on_kit_cases<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    args.iter().copied().chain(KIT_CASES).collect()
+}
