@@ -26,13 +26,16 @@
 //!
 //! Ops: `reduce` (values in, values out), `indices` (`reduce_indices` on a
 //! history classified beforehand, and `read_history`, the classification
-//! alone), `check` (every clause, every extra response precomputed).
+//! alone), `check` (every clause, every extra response precomputed: the
+//! input classified inside the call), `prepared` (`check_prepared`: the
+//! same verdicts on an input classified beforehand with `PreparedInput`,
+//! reported as op `check_prepared`).
 //! Timing covers the call only; the input is parsed beforehand. Each figure is the
 //! best of several runs (at least 3, or as many as fit in one second).
 //! Sizes whose predicted time exceeds `--limit SECS` (default 120, from the
 //! previous size's time times 15) are skipped with a `"skipped"` line.
 
-use reducer_kit::check::{check, extra_requests, Extras, Request};
+use reducer_kit::check::{check, check_prepared, extra_requests, Extras, PreparedInput, Request};
 use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce_indices, reduce_request, respond_request};
@@ -128,7 +131,7 @@ fn main() {
         .split(',')
         .map(|s| s.parse().expect("--sizes N,N,..."))
         .collect();
-    let ops = arg("--ops").unwrap_or_else(|| "reduce,indices,check".into());
+    let ops = arg("--ops").unwrap_or_else(|| "reduce,indices,check,prepared".into());
     let tokens = args.iter().any(|a| a == "--tokens");
     let limit: f64 = arg("--limit").map_or(120.0, |s| s.parse().expect("--limit SECS"));
     let format = Format::Canonical;
@@ -153,7 +156,8 @@ fn main() {
         }
     };
     for &n in &sizes {
-        for case in cases(n, ops.contains("check")) {
+        let checks = ops.contains("check") || ops.contains("prepared");
+        for case in cases(n, checks) {
             let fields = budget_of(&case, tokens);
             for policy in Policy::ALL {
                 if ops.contains("reduce") && case.shape != "nothing-matches" {
@@ -183,7 +187,7 @@ fn main() {
                         report("read_history", case.shape, policy, n, secs);
                     }
                 }
-                if ops.contains("check") {
+                if checks {
                     let key = format!("check/{}/{}", case.shape, policy.name());
                     if skip(key.clone(), n, None) {
                         continue;
@@ -214,12 +218,25 @@ fn main() {
                         };
                         extras.record(&extra, r);
                     }
-                    let secs = best_of(|| {
-                        let v = check(&req, &first, &extras).unwrap();
-                        std::hint::black_box(v);
-                    });
-                    report("check", case.shape, policy, n, secs);
-                    skip(key, n, Some(secs));
+                    let mut secs = None;
+                    if ops.contains("check") {
+                        let s = best_of(|| {
+                            let v = check(&req, &first, &extras).unwrap();
+                            std::hint::black_box(v);
+                        });
+                        report("check", case.shape, policy, n, s);
+                        secs = Some(s);
+                    }
+                    if ops.contains("prepared") {
+                        let input = PreparedInput::new(&req).unwrap();
+                        let s = best_of(|| {
+                            let v = check_prepared(&req, &input, &first, &extras);
+                            std::hint::black_box(v);
+                        });
+                        report("check_prepared", case.shape, policy, n, s);
+                        secs = secs.or(Some(s));
+                    }
+                    skip(key, n, secs);
                 }
             }
         }
