@@ -3,7 +3,7 @@
 //! mutant of. A clause whose judgement is deleted from the checker makes at
 //! least one of these fail.
 
-use reducer_kit::check::{check, Extras, Request};
+use reducer_kit::check::{check, check_prepared, Extras, PreparedInput, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce, respond, respond_budget, respond_request};
@@ -64,8 +64,12 @@ fn convicted(
         messages: input,
         summary: None,
     };
-    check(&req, &output, &extras)
-        .unwrap()
+    let verdicts = check(&req, &output, &extras).unwrap();
+    // The same verdicts, descriptions included, on an input classified
+    // beforehand.
+    let prepared = PreparedInput::new(&req).unwrap();
+    assert_eq!(check_prepared(&req, &prepared, &output, &extras), verdicts);
+    verdicts
         .into_iter()
         .filter(|v| v.failed())
         .map(|v| v.clause.id())

@@ -11,6 +11,15 @@
 //! removable elements plus one of its removable elements (messages that
 //! lost some) — and only the candidates it names are tested with
 //! [`embeds`]. The bound only decreases, so each index chain is walked once.
+//!
+//! **Answers compared in the same pass.** Whole answers that some clauses
+//! compare with the output (`deterministic`, `idempotent`,
+//! `matches-reference`: [`Beside::whole`]) and the smaller budget's answer
+//! (`budget-monotone`: [`Beside::tail`]) are compared message by message
+//! inside the mapping's loop, so that each output message is brought into
+//! the cache once for all of them rather than once per clause. The results
+//! ([`Compared`]) are exactly what the clauses' own comparisons give; the
+//! clauses fall back to those when an answer was not compared here.
 
 use crate::formats::Format;
 use crate::json::{json_eq, json_hash, member_hash, mix, object_hash};
@@ -28,6 +37,33 @@ pub(super) struct Mapping {
     /// `(input message, its removed item indices)` for each kept input
     /// message that lost items, ascending by input message.
     removed: Vec<(usize, Vec<usize>)>,
+    /// The answers compared with the output in the same pass.
+    pub(super) compared: Compared,
+}
+
+/// Other answers to compare with the output in the mapping's pass.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Beside<'a> {
+    /// Answers compared whole with the output: equal when of the same
+    /// length and [`json_eq`] message by message (as
+    /// [`Response::same_as`](crate::protocol::Response::same_as)).
+    pub(super) whole: [Option<&'a [Value]>; 3],
+    /// An answer compared with the output's tail: how many of its last
+    /// messages are [`json_eq`] to the output's last messages, aligned at
+    /// the end.
+    pub(super) tail: Option<&'a [Value]>,
+}
+
+/// What the comparisons of [`Beside`] found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Compared {
+    /// Per [`Beside::whole`] answer: whether it equals the output (`None`:
+    /// not given).
+    pub(super) whole: [Option<bool>; 3],
+    /// The number of the [`Beside::tail`] answer's last messages equal to
+    /// the output's last messages, one for one from the end (0 when not
+    /// given).
+    pub(super) tail_run: usize,
 }
 
 impl Mapping {
@@ -101,6 +137,9 @@ pub(super) struct EmbedIndex<'a> {
     h: &'a History,
     /// An input message never matched this way (the pinned one).
     skip: Option<usize>,
+    /// How many input messages just below the bound are tried one by one
+    /// before the index is built or used (at least 1).
+    near: usize,
     built: bool,
     /// Key → the latest entry with that key not yet passed by the bound.
     heads: hashbrown::HashTable<(u64, u32)>,
@@ -165,18 +204,23 @@ fn keys(
 
 impl<'a> EmbedIndex<'a> {
     /// An index over `input` (classified as `h`), leaving out `skip`. Built
-    /// on the first lookup that needs it.
+    /// on the first lookup that needs it. Each lookup first tries the
+    /// `near` input messages just below its bound one by one (the latest
+    /// embedding by its definition; at least the one message below the
+    /// bound is tried).
     pub(super) fn new(
         format: Format,
         input: &'a [Value],
         h: &'a History,
         skip: Option<usize>,
+        near: usize,
     ) -> EmbedIndex<'a> {
         EmbedIndex {
             format,
             input,
             h,
             skip,
+            near: near.max(1),
             built: false,
             heads: hashbrown::HashTable::new(),
             entries: Vec::new(),
@@ -250,26 +294,33 @@ impl<'a> EmbedIndex<'a> {
     }
 
     /// The latest input message before `bound` (never the skipped one)
-    /// that `o` — message `k` of the output classified as `oh` — equals or
-    /// equals but for removed results / approval responses, with the
-    /// removed item indices.
-    pub(super) fn latest_before(
+    /// that `o` — message `k` of the output classified as `oh()` — equals
+    /// or equals but for removed results / approval responses, with the
+    /// removed item indices. `oh` is called only when the index is
+    /// consulted (the messages near the bound did not match).
+    pub(super) fn latest_before<'h>(
         &mut self,
         o: &Value,
-        oh: &History,
+        oh: impl FnOnce() -> &'h History,
         k: usize,
         bound: usize,
     ) -> Option<(usize, Vec<usize>)> {
-        let mut j = bound.checked_sub(1)?;
-        if Some(j) == self.skip {
+        let mut tried = 0;
+        let mut j = bound;
+        while tried < self.near {
             j = j.checked_sub(1)?;
-        }
-        if let Some(r) = embeds(self.format, o, &self.input[j], self.h, j) {
-            return Some((j, r));
+            if Some(j) == self.skip {
+                continue;
+            }
+            if let Some(r) = embeds(self.format, o, &self.input[j], self.h, j) {
+                return Some((j, r));
+            }
+            tried += 1;
         }
         if !self.built {
             self.build();
         }
+        let oh = oh();
         let mut removable = std::mem::take(&mut self.scratch);
         let (whole, stripped) = keys(self.format, o, oh, k, &mut removable);
         let first_removable = removable.first().copied().unwrap_or(NO_ELEMENT);
@@ -285,13 +336,15 @@ impl<'a> EmbedIndex<'a> {
 }
 
 /// Maps `output` (classified leniently as `out_h`) onto `input` (classified
-/// as `in_h`) by the latest embedding (semantics §7).
+/// as `in_h`) by the latest embedding (semantics §7), comparing the
+/// answers of `beside` with the output in the same pass.
 pub(super) fn map_output(
     format: Format,
     input: &[Value],
     in_h: &History,
     output: &[Value],
     out_h: &History,
+    beside: Beside<'_>,
 ) -> Mapping {
     let pinned = in_h.pinned();
     let first_system = (0..out_h.len()).find(|&k| out_h.role(k) == Role::System);
@@ -306,13 +359,30 @@ pub(super) fn map_output(
         map[k] = Some(p);
         kept[p] = true;
     }
-    let mut index = EmbedIndex::new(format, input, in_h, pinned);
+    // Whole answers still equal so far (compared only at the same length).
+    let mut whole = beside
+        .whole
+        .map(|a| a.map(|a| (a, a.len() == output.len())));
+    // The tail answer, aligned at the end, while its run lasts.
+    let mut tail = beside.tail;
+    let mut tail_run = 0;
+    let mut index = EmbedIndex::new(format, input, in_h, pinned, 1);
     let mut bound = input.len();
     for k in (0..output.len()).rev() {
+        for (a, equal) in whole.iter_mut().flatten() {
+            *equal = *equal && json_eq(&output[k], &a[k]);
+        }
+        if let Some(t) = tail {
+            // Message k of the output faces message k − (|output| − |t|).
+            match (k + t.len()).checked_sub(output.len()) {
+                Some(i) if json_eq(&t[i], &output[k]) => tail_run += 1,
+                _ => tail = None,
+            }
+        }
         if Some(k) == out_pinned {
             continue;
         }
-        if let Some((j, r)) = index.latest_before(&output[k], out_h, k, bound) {
+        if let Some((j, r)) = index.latest_before(&output[k], || out_h, k, bound) {
             bound = j;
             kept[j] = true;
             if !r.is_empty() {
@@ -327,5 +397,9 @@ pub(super) fn map_output(
         map,
         kept,
         removed,
+        compared: Compared {
+            whole: whole.map(|w| w.map(|(_, equal)| equal)),
+            tail_run,
+        },
     }
 }

@@ -6,21 +6,41 @@
 //! [`Extras::reference`](super::Extras::reference): the checker never
 //! reduces).
 
-use super::mapping::{map_output, EmbedIndex};
+use super::mapping::{map_output, Beside, EmbedIndex};
 use super::{
     answer_of, describe_answers, describe_difference, fail, not_judged, preview, Judge, Outcome,
-    OutputState,
+    OutputState, AGAIN, REFERENCE, REPEAT,
 };
 use crate::formats::read_history_lenient;
 use crate::json::{first_difference_in, json_eq};
 use crate::protocol::Response;
-use crate::terms::{Budget, Policy};
+use crate::terms::{Budget, History, Policy};
+use std::cell::OnceCell;
+
+/// How many messages of the larger answer just below the bound
+/// `budget-monotone` tries one by one before indexing that answer.
+const MONOTONE_NEAR: usize = 16;
 
 impl Judge<'_> {
+    /// Whether `r`, the extra answer at position `which` of
+    /// [`Beside::whole`], is the same as the response
+    /// ([`Response::same_as`]): as compared in the mapping's pass when it
+    /// was, else compared here.
+    fn same_as_response(&self, which: usize, r: &Response) -> bool {
+        match self
+            .out
+            .as_ref()
+            .and_then(|o| o.mapping.compared.whole[which])
+        {
+            Some(equal) => equal,
+            None => r.same_as(self.response),
+        }
+    }
+
     pub(super) fn deterministic(&self) -> Outcome {
         match &self.extras.repeat {
             None => not_judged("needs the response to a repeated request"),
-            Some(r) if r.same_as(self.response) => Outcome::Pass,
+            Some(r) if self.same_as_response(REPEAT, r) => Outcome::Pass,
             Some(r) => fail(format!(
                 "the same request got a different response: {}",
                 describe_difference(self.response, r)
@@ -57,7 +77,7 @@ impl Judge<'_> {
         let Some(reference) = &self.extras.reference else {
             return not_judged("needs the reference reducer's answer");
         };
-        if reference.same_as(self.response) {
+        if self.same_as_response(REFERENCE, reference) {
             Outcome::Pass
         } else {
             fail(format!(
@@ -82,8 +102,13 @@ impl Judge<'_> {
         match &self.extras.again {
             None => not_judged("needs the response to the output reduced again"),
             Some(Response::Messages(m))
-                if m.len() == out.messages.len()
-                    && m.iter().zip(out.messages).all(|(x, y)| json_eq(x, y)) =>
+                if match out.mapping.compared.whole[AGAIN] {
+                    Some(equal) => equal,
+                    None => {
+                        m.len() == out.messages.len()
+                            && m.iter().zip(out.messages).all(|(x, y)| json_eq(x, y))
+                    }
+                } =>
             {
                 Outcome::Pass
             }
@@ -171,16 +196,21 @@ impl Judge<'_> {
         if (0..out.h.len()).any(|k| out.h.view(k).is_unreadable()) {
             return not_judged("the output cannot be read");
         }
-        let small_h = read_history_lenient(self.req.format, small);
+        // Classified only when needed: for the smaller answer's summary, or
+        // when the index of the larger answer is consulted.
+        let small_h = OnceCell::new();
+        let small_history =
+            || -> &History { small_h.get_or_init(|| read_history_lenient(self.req.format, small)) };
         // The smaller answer's summary: its first message that maps to no
         // input message.
         let small_summary = self.req.summary.and_then(|_| {
             map_output(
                 self.req.format,
                 self.req.messages,
-                &self.in_h,
+                self.in_h,
                 small,
-                &small_h,
+                small_history(),
+                Beside::default(),
             )
             .map
             .iter()
@@ -195,13 +225,29 @@ impl Judge<'_> {
         };
         // Latest embedding of the smaller output into the larger one (the
         // larger one's summary left out).
-        let mut index = EmbedIndex::new(self.req.format, out.messages, &out.h, out.summary);
+        let mut index = EmbedIndex::new(
+            self.req.format,
+            out.messages,
+            &out.h,
+            out.summary,
+            MONOTONE_NEAR,
+        );
         let mut bound = out.messages.len();
-        for (k, m) in small.iter().enumerate().rev() {
+        let mut rest = small.len();
+        if out.summary.is_none() && small_summary.is_none() {
+            // The smaller answer's last messages equal to the larger one's
+            // last ones, one for one (compared in the mapping's pass), are
+            // what the search below finds first: each at the message just
+            // below the bound.
+            let run = out.mapping.compared.tail_run;
+            bound -= run;
+            rest -= run;
+        }
+        for (k, m) in small[..rest].iter().enumerate().rev() {
             if Some(k) == small_summary {
                 continue;
             }
-            match index.latest_before(m, &small_h, k, bound) {
+            match index.latest_before(m, small_history, k, bound) {
                 Some((j, _)) => bound = j,
                 None => {
                     return fail(format!(

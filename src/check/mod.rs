@@ -48,7 +48,7 @@ use crate::terms::{
     Policy, Provider, ShapeError, TurnSpan,
 };
 use crate::validate::{validate_history, Options};
-use mapping::{map_output, Mapping};
+use mapping::{map_output, Beside, Mapping};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -189,7 +189,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
     if b.available(pinned).is_err() {
         return out;
     }
-    let out_state = OutputState::new(req, &in_h, m);
+    let out_state = OutputState::new(req, &in_h, m, Beside::default());
     let summary = out_state.summary;
     let s = req.summary.unwrap_or(1);
     let costs: Option<Vec<u64>> = out_state
@@ -290,27 +290,63 @@ pub fn check_with(
     provider: Option<Provider>,
 ) -> Result<Vec<Verdict>, ShapeError> {
     let in_h = read_history(req.format, req.messages)?;
-    let mut judge = Judge::new(req, in_h, response, extras);
+    let mut judge = Judge::new(req, &in_h, response, extras);
     if let Some(p) = provider {
         let views = view_history(req.format, req.messages)?;
         judge.provider = provider_violations(p, &views).is_empty().then_some(p);
         judge.provider_given = Some(p);
         judge.in_views = views;
     }
-    let judged = Clause::judged_in(
-        req.policy,
-        req.summary.is_some(),
-        req.format.has_reasoning(),
-        provider.is_some(),
-    );
-    Ok(judged
-        .into_iter()
-        .filter(|c| c.level() != Level::Protocol)
-        .map(|clause| Verdict {
-            clause,
-            outcome: judge.judge(clause),
+    Ok(judge.verdicts(provider.is_some()))
+}
+
+/// An input history classified once ([`read_history`]), for judging
+/// responses to its request with [`check_prepared`] without classifying it
+/// again; also the checker's figure on a history read beforehand (as the
+/// reference reducer's selection is timed on a classified history,
+/// `benches/README.md`).
+#[derive(Clone, Debug)]
+pub struct PreparedInput {
+    history: History,
+}
+
+impl PreparedInput {
+    /// Classifies `req.messages` in `req.format`.
+    ///
+    /// # Errors
+    ///
+    /// As [`check`]: a [`ShapeError`] when the input history cannot be read.
+    pub fn new(req: &Request) -> Result<PreparedInput, ShapeError> {
+        Ok(PreparedInput {
+            history: read_history(req.format, req.messages)?,
         })
-        .collect())
+    }
+
+    /// The classified history.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+}
+
+/// [`check`] on an input classified beforehand: the same verdicts, in the
+/// same order, as `check(req, response, extras)` gives.
+///
+/// # Panics
+///
+/// May panic, or judge nonsense, when `input` was not prepared from
+/// `req.messages` in `req.format` (its length is checked).
+pub fn check_prepared(
+    req: &Request,
+    input: &PreparedInput,
+    response: &Response,
+    extras: &Extras,
+) -> Vec<Verdict> {
+    assert_eq!(
+        input.history.len(),
+        req.messages.len(),
+        "a prepared input is judged with its own request"
+    );
+    Judge::new(req, &input.history, response, extras).verdicts(false)
 }
 
 fn fail(text: impl Into<String>) -> Outcome {
@@ -331,7 +367,7 @@ struct Room {
 struct Judge<'a> {
     req: &'a Request<'a>,
     /// The input, classified once.
-    in_h: History,
+    in_h: &'a History,
     response: &'a Response,
     extras: &'a Extras,
     budget: Result<Room, BudgetError>,
@@ -371,10 +407,16 @@ struct OutputState<'a> {
     summary: Option<usize>,
 }
 
+/// The positions of the answers of [`Beside::whole`] that [`Judge::new`]
+/// gives: the repeated request's, the output reduced again, the reference.
+const REPEAT: usize = 0;
+const AGAIN: usize = 1;
+const REFERENCE: usize = 2;
+
 impl<'a> OutputState<'a> {
-    fn new(req: &Request, in_h: &History, m: &'a [Value]) -> OutputState<'a> {
+    fn new(req: &Request, in_h: &History, m: &'a [Value], beside: Beside<'_>) -> OutputState<'a> {
         let h = read_history_lenient(req.format, m);
-        let mapping = map_output(req.format, req.messages, in_h, m, &h);
+        let mapping = map_output(req.format, req.messages, in_h, m, &h, beside);
         let summary = req
             .summary
             .and_then(|_| mapping.map.iter().position(Option::is_none));
@@ -410,7 +452,7 @@ impl<'a> OutputState<'a> {
 impl<'a> Judge<'a> {
     fn new(
         req: &'a Request<'a>,
-        in_h: History,
+        in_h: &'a History,
         response: &'a Response,
         extras: &'a Extras,
     ) -> Judge<'a> {
@@ -423,7 +465,21 @@ impl<'a> Judge<'a> {
         let out = match response {
             // With a budget that cannot be honoured only the response's
             // kind is judged.
-            Response::Messages(m) if budget.is_ok() => Some(OutputState::new(req, &in_h, m)),
+            Response::Messages(m) if budget.is_ok() => {
+                let messages = |r: &'a Option<Response>| match r {
+                    Some(Response::Messages(a)) => Some(a.as_slice()),
+                    _ => None,
+                };
+                let mut beside = Beside::default();
+                beside.whole[REPEAT] = messages(&extras.repeat);
+                beside.whole[AGAIN] = messages(&extras.again);
+                beside.whole[REFERENCE] = messages(&extras.reference);
+                beside.tail = extras.smaller.as_ref().and_then(|(_, r)| match r {
+                    Response::Messages(a) => Some(a.as_slice()),
+                    Response::Error(_) => None,
+                });
+                Some(OutputState::new(req, in_h, m, beside))
+            }
             _ => None,
         };
         Judge {
@@ -439,6 +495,25 @@ impl<'a> Judge<'a> {
             provider_given: None,
             in_views: Vec::new(),
         }
+    }
+
+    /// Every judged clause of the request's policy (with `provider`: under
+    /// the profile) and its outcome, in report order.
+    fn verdicts(&self, provider: bool) -> Vec<Verdict> {
+        let judged = Clause::judged_in(
+            self.req.policy,
+            self.req.summary.is_some(),
+            self.req.format.has_reasoning(),
+            provider,
+        );
+        judged
+            .into_iter()
+            .filter(|c| c.level() != Level::Protocol)
+            .map(|clause| Verdict {
+                clause,
+                outcome: self.judge(clause),
+            })
+            .collect()
     }
 
     /// The summary's cost S.
@@ -468,7 +543,7 @@ impl<'a> Judge<'a> {
     fn validity(&self) -> &(bool, bool, Option<String>) {
         self.lazy.validity.get_or_init(|| {
             let strict = validate_history(
-                &self.in_h,
+                self.in_h,
                 Options {
                     allow_pending: false,
                 },
@@ -477,7 +552,7 @@ impl<'a> Judge<'a> {
                 return (true, true, None);
             }
             let pending = validate_history(
-                &self.in_h,
+                self.in_h,
                 Options {
                     allow_pending: true,
                 },

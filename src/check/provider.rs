@@ -15,7 +15,7 @@ impl Judge<'_> {
     pub(super) fn reasoning_attached(&self, out: &OutputState) -> Outcome {
         let kept = &out.mapping.kept;
         for j in 0..self.in_h.len() {
-            if attached_reasoning(&self.in_h, j) && kept[j] != kept[j + 1] {
+            if attached_reasoning(self.in_h, j) && kept[j] != kept[j + 1] {
                 let (k, d) = if kept[j] {
                     ("kept", "dropped")
                 } else {

@@ -163,7 +163,7 @@ impl Judge<'_> {
                 self.req.format,
                 &out.messages[k],
                 &self.req.messages[j],
-                &self.in_h,
+                self.in_h,
                 j,
             )
             .is_some()
@@ -231,7 +231,7 @@ impl Judge<'_> {
                 if !matches!(item.kind, ItemKind::Call | ItemKind::ApprovalRequest) {
                     continue;
                 }
-                if let Some((pm, pt)) = self.partner().partner(&self.in_h, j, t) {
+                if let Some((pm, pt)) = self.partner().partner(self.in_h, j, t) {
                     if !out.mapping.kept[pm] || out.mapping.removed(pm).contains(&pt) {
                         let (what, answer) = if item.kind == ItemKind::Call {
                             ("call", "result")
@@ -277,7 +277,7 @@ impl Judge<'_> {
     /// kept in the output.
     pub(super) fn explainable_drop(&self, out: &OutputState, j: usize) -> bool {
         // An attached reasoning item goes with its item (spec v2 §14.6).
-        if crate::terms::links::attached_reasoning(&self.in_h, j) && !out.mapping.kept[j + 1] {
+        if crate::terms::links::attached_reasoning(self.in_h, j) && !out.mapping.kept[j + 1] {
             return true;
         }
         let items = self.in_h.items(j);
@@ -286,7 +286,7 @@ impl Judge<'_> {
                 item.kind.is_removable()
                     && self
                         .partner()
-                        .partner_message(&self.in_h, j, t)
+                        .partner_message(self.in_h, j, t)
                         .is_none_or(|pm| !out.mapping.kept[pm])
             })
     }

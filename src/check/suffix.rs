@@ -37,12 +37,12 @@ impl Judge<'_> {
         let v = self.in_h.view(j);
         v.role != Role::Tool
             && !v.is_approval_only()
-            && !linked_to_previous(&self.in_h, j)
+            && !linked_to_previous(self.in_h, j)
             && !self.in_h.items(j).iter().enumerate().any(|(t, item)| {
                 item.kind.is_removable()
                     && self
                         .partner()
-                        .partner_message(&self.in_h, j, t)
+                        .partner_message(self.in_h, j, t)
                         .is_some_and(|pm| pm < j)
             })
     }

@@ -169,7 +169,7 @@ impl Judge<'_> {
         // The tail never begins inside a call group or right after an
         // attached reasoning item (spec v2 §14.5–§14.6).
         while tail_start < newest.end
-            && (Some(tail_start) == self.pinned || linked_to_previous(&self.in_h, tail_start))
+            && (Some(tail_start) == self.pinned || linked_to_previous(self.in_h, tail_start))
         {
             tail_start += 1;
             tail = tail.saturating_sub(1);
