@@ -321,11 +321,6 @@ impl PreparedInput {
             history: read_history(req.format, req.messages)?,
         })
     }
-
-    /// The classified history.
-    pub fn history(&self) -> &History {
-        &self.history
-    }
 }
 
 /// [`check`] on an input classified beforehand: the same verdicts, in the
