@@ -27,19 +27,27 @@
 //! Ops: `reduce` (values in, values out), `indices` (`reduce_indices` on a
 //! history classified beforehand, and `read_history`, the classification
 //! alone), `check` (every clause, every extra response precomputed: the
-//! input classified inside the call), `prepared` (`check_prepared`: the
-//! same verdicts on an input classified beforehand with `PreparedInput`,
-//! reported as op `check_prepared`).
+//! input and answers read inside the call), `prepared` (`check_prepared`:
+//! the same verdicts on the input and the answers read beforehand with
+//! `PreparedInput` and `PreparedAnswers` — classified, and written as
+//! canonical texts — as `reduce_indices` is timed on a classified history;
+//! reported as op `check_prepared`, and the reading alone as op
+//! `check_read`).
 //! Timing covers the call only; the input is parsed beforehand. Each figure is the
 //! best of several runs (at least 3, or as many as fit in one second).
 //! With `--cpu` each run is timed by the calling thread's CPU time
 //! (`CLOCK_THREAD_CPUTIME_ID`) instead of the wall clock, so that other
 //! processes on a shared machine do not count (the `"clock"` member says
 //! which).
+//! With `--runs N` each figure is the best of exactly N runs (`--runs 1`
+//! under `valgrind --tool=callgrind --toggle-collect=...` counts the
+//! instructions of one call, whatever the machine's load).
 //! Sizes whose predicted time exceeds `--limit SECS` (default 120, from the
 //! previous size's time times 15) are skipped with a `"skipped"` line.
 
-use reducer_kit::check::{check, check_prepared, extra_requests, Extras, PreparedInput, Request};
+use reducer_kit::check::{
+    check, check_prepared, extra_requests, Extras, PreparedAnswers, PreparedInput, Request,
+};
 use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce_indices, reduce_request, respond_request};
@@ -86,10 +94,21 @@ fn time_one(f: &mut impl FnMut()) -> f64 {
     }
 }
 
+/// With `--runs N`: exactly N runs of each figure (for counting
+/// instructions, e.g. `--runs 1` under `valgrind --tool=callgrind`).
+static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn best_of(mut f: impl FnMut()) -> f64 {
     let start = Instant::now();
     let mut best = f64::INFINITY;
     let mut runs = 0;
+    let exact = RUNS.load(Ordering::Relaxed);
+    if exact > 0 {
+        for _ in 0..exact {
+            best = best.min(time_one(&mut f));
+        }
+        return best;
+    }
     while runs < 3 || (start.elapsed() < Duration::from_secs(1) && runs < 50) {
         best = best.min(time_one(&mut f));
         runs += 1;
@@ -171,7 +190,13 @@ fn main() {
         .collect();
     let ops = arg("--ops").unwrap_or_else(|| "reduce,indices,check,prepared".into());
     let tokens = args.iter().any(|a| a == "--tokens");
+    // `--shapes normal,long-turn`: only those shapes.
+    let shapes = arg("--shapes");
     CPU_CLOCK.store(args.iter().any(|a| a == "--cpu"), Ordering::Relaxed);
+    RUNS.store(
+        arg("--runs").map_or(0, |s| s.parse().expect("--runs N")),
+        Ordering::Relaxed,
+    );
     let limit: f64 = arg("--limit").map_or(120.0, |s| s.parse().expect("--limit SECS"));
     let format = Format::Canonical;
     // Previous time per (op, shape, policy), to skip sizes that would take too long.
@@ -197,6 +222,12 @@ fn main() {
     for &n in &sizes {
         let checks = ops.contains("check") || ops.contains("prepared");
         for case in cases(n, checks) {
+            if shapes
+                .as_ref()
+                .is_some_and(|s| !s.split(',').any(|x| x == case.shape))
+            {
+                continue;
+            }
             let fields = budget_of(&case, tokens);
             for policy in Policy::ALL {
                 if ops.contains("reduce") && case.shape != "nothing-matches" {
@@ -268,11 +299,18 @@ fn main() {
                     }
                     if ops.contains("prepared") {
                         let input = PreparedInput::new(&req).unwrap();
+                        let answers = PreparedAnswers::new(format, &first, &extras);
                         let s = best_of(|| {
-                            let v = check_prepared(&req, &input, &first, &extras);
+                            let v = check_prepared(&req, &input, &answers);
                             std::hint::black_box(v);
                         });
                         report("check_prepared", case.shape, policy, n, s);
+                        let s = best_of(|| {
+                            let input = PreparedInput::new(&req).unwrap();
+                            let answers = PreparedAnswers::new(format, &first, &extras);
+                            std::hint::black_box((input, answers));
+                        });
+                        report("check_read", case.shape, policy, n, s);
                         secs = secs.or(Some(s));
                     }
                     skip(key, n, secs);

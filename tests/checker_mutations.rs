@@ -3,7 +3,7 @@
 //! mutant of. A clause whose judgement is deleted from the checker makes at
 //! least one of these fail.
 
-use reducer_kit::check::{check, check_prepared, Extras, PreparedInput, Request};
+use reducer_kit::check::{check, check_prepared, Extras, PreparedAnswers, PreparedInput, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce, respond, respond_budget, respond_request};
@@ -65,10 +65,12 @@ fn convicted(
         summary: None,
     };
     let verdicts = check(&req, &output, &extras).unwrap();
-    // The same verdicts, descriptions included, on an input classified
-    // beforehand.
+    // The same verdicts, descriptions included, on an input and answers
+    // read beforehand (one input judged twice: nothing is consumed).
     let prepared = PreparedInput::new(&req).unwrap();
-    assert_eq!(check_prepared(&req, &prepared, &output, &extras), verdicts);
+    let answers = PreparedAnswers::new(Format::Canonical, &output, &extras);
+    assert_eq!(check_prepared(&req, &prepared, &answers), verdicts);
+    assert_eq!(check_prepared(&req, &prepared, &answers), verdicts);
     verdicts
         .into_iter()
         .filter(|v| v.failed())

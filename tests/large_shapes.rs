@@ -1,9 +1,13 @@
 //! The two shapes issue 14 found quadratic, at full size, with the exact
 //! verdicts (their speed is measured in `benches/`, never timed here): one
 //! agent turn of 100,002 messages over the budget (the overflow-question
-//! rule), and an output none of whose messages maps to an input message.
+//! rule), and an output none of whose messages maps to an input message;
+//! each judged on values ([`check`]) and on canonical texts
+//! ([`check_prepared`]), with the same verdicts.
 
-use reducer_kit::check::{check, extra_requests, Extras, Outcome, Request};
+use reducer_kit::check::{
+    check, check_prepared, extra_requests, Extras, Outcome, PreparedAnswers, PreparedInput, Request,
+};
 use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce_indices, respond, respond_request};
@@ -32,8 +36,13 @@ fn verdicts(
         };
         extras.record(&extra, r);
     }
-    check(req, first, &extras)
-        .unwrap()
+    let verdicts = check(req, first, &extras).unwrap();
+    // The same verdicts comparing canonical texts (histories read
+    // beforehand): there the index is built after a scan of the input.
+    let input = PreparedInput::new(req).unwrap();
+    let answers = PreparedAnswers::new(req.format, first, &extras);
+    assert_eq!(check_prepared(req, &input, &answers), verdicts);
+    verdicts
         .into_iter()
         .map(|v| {
             let (kind, text) = match v.outcome {

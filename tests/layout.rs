@@ -133,7 +133,7 @@ fn every_room_imports_only_what_it_may() {
                 "terms", "validate", "json",
             ],
         ),
-        ("json.rs", &[]),
+        ("json", &[]),
         ("atomic.rs", &[]),
         ("input.rs", &[]),
         ("terminal.rs", &[]),

@@ -12,6 +12,10 @@
 //! lost some) — and only the candidates it names are tested with
 //! [`embeds`]. The bound only decreases, so each index chain is walked once.
 //!
+//! Messages are compared as [`Texts`]: on their canonical texts
+//! ([`crate::json::canon`]: a hash, then the bytes) when the histories
+//! were read beforehand, else on their values.
+//!
 //! **Answers compared in the same pass.** Whole answers that some clauses
 //! compare with the output (`deterministic`, `idempotent`,
 //! `matches-reference`: [`Beside::whole`]) and the smaller budget's answer
@@ -21,10 +25,144 @@
 //! ([`Compared`]) are exactly what the clauses' own comparisons give; the
 //! clauses fall back to those when an answer was not compared here.
 
-use crate::formats::Format;
+use crate::json::canon::{text_hash, CanonHistory, Items};
 use crate::json::{json_eq, json_hash, member_hash, mix, object_hash};
 use crate::terms::{History, Role};
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// The messages of one history as the checker compares them: the values,
+/// and their canonical texts when they were read beforehand
+/// ([`super::PreparedInput`], [`super::PreparedAnswers`]). Two histories
+/// that both have canonical texts are compared on those (a hash and the
+/// bytes); otherwise on the values ([`json_eq`], [`json_hash`]). The
+/// answers are the same either way; histories indexed and looked up
+/// together ([`EmbedIndex`]) both have texts or both not.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Texts<'a> {
+    pub(super) values: &'a [Value],
+    pub(super) canon: Option<&'a CanonHistory>,
+    /// The format's items member ([`crate::formats::Format::items_key`]).
+    pub(super) key: &'static str,
+}
+
+/// A message's items array, as [`Texts::items`] finds it: in its
+/// canonical text, or the message's members and the array's elements.
+enum ItemsOf<'a> {
+    Canon(Items<'a>),
+    Values(&'a Map<String, Value>, &'a [Value]),
+}
+
+impl ItemsOf<'_> {
+    fn len(&self) -> usize {
+        match self {
+            ItemsOf::Canon(i) => i.len(),
+            ItemsOf::Values(_, a) => a.len(),
+        }
+    }
+}
+
+impl Texts<'_> {
+    /// The number of messages.
+    pub(super) fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether message `k` equals message `j` of `other` (semantics §1.3).
+    #[inline]
+    pub(super) fn same(&self, k: usize, other: &Texts, j: usize) -> bool {
+        match (self.canon, other.canon) {
+            (Some(a), Some(b)) => a.same(k, b, j),
+            _ => json_eq(&self.values[k], &other.values[j]),
+        }
+    }
+
+    /// Whether the two histories are equal message by message.
+    pub(super) fn same_history(&self, other: &Texts) -> bool {
+        match (self.canon, other.canon) {
+            (Some(a), Some(b)) => a.same_history(b),
+            _ => {
+                self.len() == other.len()
+                    && (0..self.len()).all(|k| json_eq(&self.values[k], &other.values[k]))
+            }
+        }
+    }
+
+    /// A hash of message `k`, consistent with [`Texts::same`] between
+    /// histories that both have texts, or both not.
+    fn hash(&self, k: usize) -> u64 {
+        match self.canon {
+            Some(c) => c.hash(k),
+            None => json_hash(&self.values[k]),
+        }
+    }
+
+    /// Message `k`'s items array, when it is an object with an items array
+    /// member.
+    fn items(&self, k: usize) -> Option<ItemsOf<'_>> {
+        match self.canon {
+            Some(c) => c.items(k).map(ItemsOf::Canon),
+            None => {
+                let o = self.values[k].as_object()?;
+                match o.get(self.key)? {
+                    Value::Array(a) => Some(ItemsOf::Values(o, a)),
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Whether two messages' members other than their items arrays are
+    /// equal (in canonical texts members are sorted, so exactly when the
+    /// texts around the arrays are).
+    fn same_frame(&self, a: &ItemsOf, b: &ItemsOf) -> bool {
+        match (a, b) {
+            (ItemsOf::Canon(x), ItemsOf::Canon(y)) => x.prefix == y.prefix && x.suffix == y.suffix,
+            (ItemsOf::Values(x, _), ItemsOf::Values(y, _)) => {
+                x.len() == y.len()
+                    && y.iter()
+                        .all(|(k, v)| k == self.key || x.get(k).is_some_and(|w| json_eq(v, w)))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether element `e` of `a` (an array of this history) equals
+    /// element `f` of `b` (an array of `other`).
+    fn same_elem(&self, a: &ItemsOf, e: usize, other: &Texts, b: &ItemsOf, f: usize) -> bool {
+        match (a, b, self.canon, other.canon) {
+            (ItemsOf::Canon(x), ItemsOf::Canon(y), Some(c), Some(d)) => {
+                c.elem(x, e) == d.elem(y, f)
+            }
+            (ItemsOf::Values(_, x), ItemsOf::Values(_, y), _, _) => json_eq(&x[e], &y[f]),
+            _ => false,
+        }
+    }
+
+    /// The hash of element `e` of `a` (consistent as [`Texts::hash`] is).
+    fn elem_hash(&self, a: &ItemsOf, e: usize) -> u64 {
+        match (a, self.canon) {
+            (ItemsOf::Canon(x), Some(c)) => text_hash(c.elem(x, e)),
+            (ItemsOf::Values(_, x), _) => json_hash(&x[e]),
+            (ItemsOf::Canon(_), None) => unreachable!("canonical items come from canonical texts"),
+        }
+    }
+
+    /// The hash of the members of a message but its items array.
+    fn frame_hash(&self, a: &ItemsOf) -> u64 {
+        match a {
+            ItemsOf::Canon(x) => mix(text_hash(x.prefix), text_hash(x.suffix)),
+            ItemsOf::Values(o, _) => {
+                let frame = o
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != self.key)
+                    .fold(0u64, |f, (k, m)| {
+                        f.wrapping_add(member_hash(k, json_hash(m)))
+                    });
+                object_hash(o.len(), std::iter::once(frame))
+            }
+        }
+    }
+}
 
 /// The output mapped onto the input.
 pub(super) struct Mapping {
@@ -41,17 +179,17 @@ pub(super) struct Mapping {
     pub(super) compared: Compared,
 }
 
-/// Other answers to compare with the output in the mapping's pass.
+/// Other answers to compare with the output in the mapping's pass, as
+/// canonical texts.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Beside<'a> {
     /// Answers compared whole with the output: equal when of the same
-    /// length and [`json_eq`] message by message (as
+    /// length and equal message by message (as
     /// [`Response::same_as`](crate::protocol::Response::same_as)).
-    pub(super) whole: [Option<&'a [Value]>; 3],
+    pub(super) whole: [Option<Texts<'a>>; 3],
     /// An answer compared with the output's tail: how many of its last
-    /// messages are [`json_eq`] to the output's last messages, aligned at
-    /// the end.
-    pub(super) tail: Option<&'a [Value]>,
+    /// messages equal the output's last messages, aligned at the end.
+    pub(super) tail: Option<Texts<'a>>,
 }
 
 /// What the comparisons of [`Beside`] found.
@@ -77,34 +215,26 @@ impl Mapping {
     }
 }
 
-/// Whether `o` equals `i` (message `j` of `h`), or equals it but for
-/// removed results / approval responses; returns the removed item indices
-/// of `i` (empty when equal).
+/// Whether message `k` of `oc` equals message `j` of `ic` (classified as
+/// `h`), or equals it but for removed results / approval responses;
+/// returns the removed item indices of message `j` (empty when equal).
 pub(super) fn embeds(
-    format: Format,
-    o: &Value,
-    i: &Value,
-    h: &History,
+    oc: &Texts,
+    k: usize,
+    ic: &Texts,
     j: usize,
+    h: &History,
 ) -> Option<Vec<usize>> {
-    if json_eq(o, i) {
+    if oc.same(k, ic, j) {
         return Some(Vec::new());
     }
     if !h.view(j).has_removable() {
         return None;
     }
-    let (oo, io) = (o.as_object()?, i.as_object()?);
-    let key = format.items_key();
-    if oo.len() != io.len()
-        || !io
-            .iter()
-            .all(|(k, v)| k == key || oo.get(k).is_some_and(|w| json_eq(v, w)))
-    {
+    let (oa, ia) = (oc.items(k)?, ic.items(j)?);
+    if !ic.same_frame(&oa, &ia) {
         return None;
     }
-    let (Value::Array(oa), Value::Array(ia)) = (oo.get(key)?, io.get(key)?) else {
-        return None;
-    };
     let items = h.items(j);
     let removable_elem = |e: usize| {
         items
@@ -113,8 +243,8 @@ pub(super) fn embeds(
     };
     let mut removed = Vec::new();
     let mut next = 0;
-    for (e, iv) in ia.iter().enumerate() {
-        if next < oa.len() && json_eq(&oa[next], iv) {
+    for e in 0..ia.len() {
+        if next < oa.len() && oc.same_elem(&oa, next, ic, &ia, e) {
             next += 1;
         } else {
             removed.push(removable_elem(e)?);
@@ -132,14 +262,18 @@ const NO_ELEMENT: u64 = 0x33;
 
 /// The input messages a message could embed into, by key, latest first.
 pub(super) struct EmbedIndex<'a> {
-    format: Format,
-    input: &'a [Value],
+    c: Texts<'a>,
     h: &'a History,
     /// An input message never matched this way (the pinned one).
     skip: Option<usize>,
     /// How many input messages just below the bound are tried one by one
     /// before the index is built or used (at least 1).
     near: usize,
+    /// How many more input messages lookups may try one by one, beyond
+    /// `near`, before the index is built (canonical texts only, where a try
+    /// is a hash compare: a lookup that finds its message far below the
+    /// bound, or nowhere, then costs no index; their total stays linear).
+    scan: usize,
     built: bool,
     /// Key → the latest entry with that key not yet passed by the bound.
     heads: hashbrown::HashTable<(u64, u32)>,
@@ -148,42 +282,21 @@ pub(super) struct EmbedIndex<'a> {
     scratch: Vec<u64>,
 }
 
-/// The keys of a message (see the module doc): its whole hash and, when it
-/// is an object whose items member is an array, the hash of its members and
-/// non-removable elements; `removable` gets its removable elements' hashes.
-fn keys(
-    format: Format,
-    v: &Value,
-    h: &History,
-    j: usize,
-    removable: &mut Vec<u64>,
-) -> (u64, Option<u64>) {
+/// The keys of message `k` of `c` (classified as `h`; see the module doc):
+/// its whole hash and, when it is an object whose items member is an
+/// array, the hash of its other members and of its non-removable
+/// elements; `removable` gets its removable elements' hashes.
+fn keys(c: &Texts, k: usize, h: &History, removable: &mut Vec<u64>) -> (u64, Option<u64>) {
     removable.clear();
-    let Value::Object(o) = v else {
-        return (json_hash(v), None);
+    let whole = c.hash(k);
+    let Some(arr) = c.items(k) else {
+        return (whole, None);
     };
-    let key = format.items_key();
-    let mut frame = 0u64;
-    let mut items_member = None;
-    for (k, m) in o {
-        if k == key {
-            if let Value::Array(a) = m {
-                items_member = Some(a);
-                continue;
-            }
-        }
-        frame = frame.wrapping_add(member_hash(k, json_hash(m)));
-    }
-    let Some(arr) = items_member else {
-        return (object_hash(o.len(), std::iter::once(frame)), None);
-    };
-    let items = h.items(j);
-    let mut whole = mix(5, arr.len() as u64);
-    let mut kept = mix(7, 0);
+    let items = h.items(k);
+    let mut kept = c.frame_hash(&arr);
     let mut t = 0;
-    for (e, elem) in arr.iter().enumerate() {
-        let eh = json_hash(elem);
-        whole = mix(whole, eh);
+    for e in 0..arr.len() {
+        let eh = c.elem_hash(&arr, e);
         while t < items.len() && items[t].elem().is_none_or(|ie| ie < e) {
             t += 1;
         }
@@ -197,30 +310,27 @@ fn keys(
             kept = mix(kept, eh);
         }
     }
-    let whole = object_hash(o.len(), [frame, member_hash(key, whole)].into_iter());
-    let stripped = mix(mix(frame, o.len() as u64), kept);
-    (whole, Some(stripped))
+    (whole, Some(kept))
 }
 
 impl<'a> EmbedIndex<'a> {
-    /// An index over `input` (classified as `h`), leaving out `skip`. Built
-    /// on the first lookup that needs it. Each lookup first tries the
-    /// `near` input messages just below its bound one by one (the latest
-    /// embedding by its definition; at least the one message below the
-    /// bound is tried).
+    /// An index over the input `c` (classified as `h`), leaving out
+    /// `skip`. Built on the first lookup that needs it. Each lookup first
+    /// tries the `near` input messages just below its bound one by one (the
+    /// latest embedding by its definition; at least the one message below
+    /// the bound is tried).
     pub(super) fn new(
-        format: Format,
-        input: &'a [Value],
+        c: Texts<'a>,
         h: &'a History,
         skip: Option<usize>,
         near: usize,
     ) -> EmbedIndex<'a> {
         EmbedIndex {
-            format,
-            input,
+            c,
             h,
             skip,
             near: near.max(1),
+            scan: if c.canon.is_some() { c.len() } else { 0 },
             built: false,
             heads: hashbrown::HashTable::new(),
             entries: Vec::new(),
@@ -244,14 +354,19 @@ impl<'a> EmbedIndex<'a> {
 
     fn build(&mut self) {
         self.built = true;
-        self.entries.reserve(self.input.len());
-        self.heads.reserve(self.input.len(), |&(k, _)| k);
+        self.entries.reserve(self.c.len());
+        self.heads.reserve(self.c.len(), |&(k, _)| k);
         let mut removable = std::mem::take(&mut self.scratch);
-        for j in 0..self.input.len() {
+        for j in 0..self.c.len() {
             if Some(j) == self.skip {
                 continue;
             }
-            let (whole, stripped) = keys(self.format, &self.input[j], self.h, j, &mut removable);
+            if !self.h.view(j).has_removable() {
+                // Only an equal message embeds into it.
+                self.add(mix(WHOLE, self.c.hash(j)), j);
+                continue;
+            }
+            let (whole, stripped) = keys(&self.c, j, self.h, &mut removable);
             self.add(mix(WHOLE, whole), j);
             if let (Some(s), false) = (stripped, removable.is_empty()) {
                 self.add(mix(STRIPPED, mix(s, NO_ELEMENT)), j);
@@ -264,12 +379,14 @@ impl<'a> EmbedIndex<'a> {
     }
 
     /// The latest input message before `bound` (and after `floor`, when
-    /// given) under `key` that `o` embeds into, with the removed items.
-    /// Moves the key's head below `bound` for good: bounds only decrease.
+    /// given) under `key` that message `k` of `oc` embeds into, with the
+    /// removed items. Moves the key's head below `bound` for good: bounds
+    /// only decrease.
     fn walk(
         &mut self,
         key: u64,
-        o: &Value,
+        oc: &Texts,
+        k: usize,
         bound: usize,
         floor: Option<usize>,
     ) -> Option<(usize, Vec<usize>)> {
@@ -285,7 +402,7 @@ impl<'a> EmbedIndex<'a> {
             if floor.is_some_and(|f| j <= f) {
                 return None;
             }
-            if let Some(r) = embeds(self.format, o, &self.input[j], self.h, j) {
+            if let Some(r) = embeds(oc, k, &self.c, j, self.h) {
                 return Some((j, r));
             }
             e = prev;
@@ -294,95 +411,107 @@ impl<'a> EmbedIndex<'a> {
     }
 
     /// The latest input message before `bound` (never the skipped one)
-    /// that `o` — message `k` of the output classified as `oh()` — equals
-    /// or equals but for removed results / approval responses, with the
-    /// removed item indices. `oh` is called only when the index is
-    /// consulted (the messages near the bound did not match).
+    /// that message `k` of `oc` (classified as `oh()`) equals or equals
+    /// but for removed results / approval responses, with the removed item
+    /// indices. `oh` is called only when the index is consulted (the
+    /// messages near the bound did not match).
     pub(super) fn latest_before<'h>(
         &mut self,
-        o: &Value,
+        oc: &Texts,
         oh: impl FnOnce() -> &'h History,
         k: usize,
         bound: usize,
     ) -> Option<(usize, Vec<usize>)> {
         let mut tried = 0;
         let mut j = bound;
-        while tried < self.near {
-            j = j.checked_sub(1)?;
+        let limit = if self.built {
+            self.near
+        } else {
+            self.near + self.scan
+        };
+        while tried < limit {
+            let Some(below) = j.checked_sub(1) else {
+                self.scan -= tried.saturating_sub(self.near).min(self.scan);
+                return None;
+            };
+            j = below;
             if Some(j) == self.skip {
                 continue;
             }
-            if let Some(r) = embeds(self.format, o, &self.input[j], self.h, j) {
+            if let Some(r) = embeds(oc, k, &self.c, j, self.h) {
+                self.scan -= tried.saturating_sub(self.near).min(self.scan);
                 return Some((j, r));
             }
             tried += 1;
         }
+        self.scan = 0;
         if !self.built {
             self.build();
         }
         let oh = oh();
         let mut removable = std::mem::take(&mut self.scratch);
-        let (whole, stripped) = keys(self.format, o, oh, k, &mut removable);
+        let (whole, stripped) = keys(oc, k, oh, &mut removable);
         let first_removable = removable.first().copied().unwrap_or(NO_ELEMENT);
         self.scratch = removable;
-        let exact = self.walk(mix(WHOLE, whole), o, bound, None);
+        let exact = self.walk(mix(WHOLE, whole), oc, k, bound, None);
         let floor = exact.as_ref().map(|(j, _)| *j);
         let partial = match (stripped, oh.view(k).is_unreadable()) {
-            (Some(s), false) => self.walk(mix(STRIPPED, mix(s, first_removable)), o, bound, floor),
+            (Some(s), false) => {
+                self.walk(mix(STRIPPED, mix(s, first_removable)), oc, k, bound, floor)
+            }
             _ => None,
         };
         partial.or(exact)
     }
 }
 
-/// Maps `output` (classified leniently as `out_h`) onto `input` (classified
-/// as `in_h`) by the latest embedding (semantics §7), comparing the
-/// answers of `beside` with the output in the same pass.
+/// Maps the output (canonical texts `oc`, classified leniently as `out_h`)
+/// onto the input (`ic`, classified as `in_h`) by the latest embedding
+/// (semantics §7), comparing the answers of `beside` with the output in
+/// the same pass.
 pub(super) fn map_output(
-    format: Format,
-    input: &[Value],
+    ic: Texts<'_>,
     in_h: &History,
-    output: &[Value],
+    oc: Texts<'_>,
     out_h: &History,
     beside: Beside<'_>,
 ) -> Mapping {
     let pinned = in_h.pinned();
     let first_system = (0..out_h.len()).find(|&k| out_h.role(k) == Role::System);
     let out_pinned = match (pinned, first_system) {
-        (Some(p), Some(k)) if json_eq(&output[k], &input[p]) => Some(k),
+        (Some(p), Some(k)) if oc.same(k, &ic, p) => Some(k),
         _ => None,
     };
-    let mut map: Vec<Option<usize>> = vec![None; output.len()];
-    let mut kept = vec![false; input.len()];
+    let n = oc.len();
+    let mut map: Vec<Option<usize>> = vec![None; n];
+    let mut kept = vec![false; ic.len()];
     let mut removed = Vec::new();
     if let (Some(k), Some(p)) = (out_pinned, pinned) {
         map[k] = Some(p);
         kept[p] = true;
     }
     // Whole answers still equal so far (compared only at the same length).
-    let mut whole = beside
-        .whole
-        .map(|a| a.map(|a| (a, a.len() == output.len())));
+    let mut whole = beside.whole.map(|a| a.map(|a| (a, a.len() == n)));
     // The tail answer, aligned at the end, while its run lasts.
     let mut tail = beside.tail;
     let mut tail_run = 0;
-    let mut index = EmbedIndex::new(format, input, in_h, pinned, 1);
-    let mut bound = input.len();
-    for k in (0..output.len()).rev() {
+    let mut index = EmbedIndex::new(ic, in_h, pinned, 1);
+    let mut bound = ic.len();
+    for k in (0..n).rev() {
         for (a, equal) in whole.iter_mut().flatten() {
-            *equal = *equal && json_eq(&output[k], &a[k]);
+            *equal = *equal && oc.same(k, a, k);
         }
         if let Some(t) = tail {
             // Message k of the output faces message k − (|output| − |t|).
-            match (k + t.len()).checked_sub(output.len()) {
-                Some(i) if json_eq(&t[i], &output[k]) => tail_run += 1,
+            match (k + t.len()).checked_sub(n) {
+                Some(i) if t.same(i, &oc, k) => tail_run += 1,
                 _ => tail = None,
             }
         }
         if Some(k) == out_pinned {
             continue;
         }
-        if let Some((j, r)) = index.latest_before(&output[k], || out_h, k, bound) {
+        if let Some((j, r)) = index.latest_before(&oc, || out_h, k, bound) {
             bound = j;
             kept[j] = true;
             if !r.is_empty() {

@@ -9,10 +9,10 @@
 use super::mapping::{map_output, Beside, EmbedIndex};
 use super::{
     answer_of, describe_answers, describe_difference, fail, not_judged, preview, Judge, Outcome,
-    OutputState, AGAIN, REFERENCE, REPEAT,
+    OutputState, AGAIN, OUTPUT, REFERENCE, REPEAT, SMALLER,
 };
 use crate::formats::read_history_lenient;
-use crate::json::{first_difference_in, json_eq};
+use crate::json::first_difference_in;
 use crate::protocol::Response;
 use crate::terms::{Budget, History, Policy};
 use std::cell::OnceCell;
@@ -33,7 +33,13 @@ impl Judge<'_> {
             .and_then(|o| o.mapping.compared.whole[which])
         {
             Some(equal) => equal,
-            None => r.same_as(self.response),
+            None => match (
+                self.answers.texts(OUTPUT, self.canon),
+                self.answers.texts(which, self.canon),
+            ) {
+                (Some(out), Some(answer)) => out.same_history(&answer),
+                _ => r.same_as(self.response),
+            },
         }
     }
 
@@ -92,6 +98,9 @@ impl Judge<'_> {
         if self.cost_of_m(b) > room {
             return not_judged("the input does not fit the budget");
         }
+        if self.in_t.same_history(&out.t) {
+            return Outcome::Pass;
+        }
         match first_difference_in(self.req.messages, out.messages) {
             None => Outcome::Pass,
             Some(path) => fail(format!("the input fits but the output differs at {path}")),
@@ -101,13 +110,14 @@ impl Judge<'_> {
     pub(super) fn idempotent(&self, out: &OutputState) -> Outcome {
         match &self.extras.again {
             None => not_judged("needs the response to the output reduced again"),
-            Some(Response::Messages(m))
-                if match out.mapping.compared.whole[AGAIN] {
-                    Some(equal) => equal,
-                    None => {
-                        m.len() == out.messages.len()
-                            && m.iter().zip(out.messages).all(|(x, y)| json_eq(x, y))
-                    }
+            Some(Response::Messages(_))
+                if match (
+                    out.mapping.compared.whole[AGAIN],
+                    self.answers.texts(AGAIN, self.canon),
+                ) {
+                    (Some(equal), _) => equal,
+                    (None, Some(again)) => again.same_history(&out.t),
+                    (None, None) => false,
                 } =>
             {
                 Outcome::Pass
@@ -203,12 +213,14 @@ impl Judge<'_> {
             || -> &History { small_h.get_or_init(|| read_history_lenient(self.req.format, small)) };
         // The smaller answer's summary: its first message that maps to no
         // input message.
+        let Some(small_t) = self.answers.texts(SMALLER, self.canon) else {
+            unreachable!("an answer of messages has texts")
+        };
         let small_summary = self.req.summary.and_then(|_| {
             map_output(
-                self.req.format,
-                self.req.messages,
+                self.in_t,
                 self.in_h,
-                small,
+                small_t,
                 small_history(),
                 Beside::default(),
             )
@@ -225,13 +237,7 @@ impl Judge<'_> {
         };
         // Latest embedding of the smaller output into the larger one (the
         // larger one's summary left out).
-        let mut index = EmbedIndex::new(
-            self.req.format,
-            out.messages,
-            &out.h,
-            out.summary,
-            MONOTONE_NEAR,
-        );
+        let mut index = EmbedIndex::new(out.t, out.h, out.summary, MONOTONE_NEAR);
         let mut bound = out.messages.len();
         let mut rest = small.len();
         if out.summary.is_none() && small_summary.is_none() {
@@ -247,7 +253,7 @@ impl Judge<'_> {
             if Some(k) == small_summary {
                 continue;
             }
-            match index.latest_before(m, small_history, k, bound) {
+            match index.latest_before(&small_t, small_history, k, bound) {
                 Some((j, _)) => bound = j,
                 None => {
                     return fail(format!(

@@ -40,6 +40,7 @@ mod suffix;
 mod turns;
 
 use crate::formats::{read_history, read_history_lenient, view_history, Format};
+use crate::json::canon::CanonHistory;
 use crate::json::first_difference_in;
 use crate::protocol::Response;
 use crate::terms::provider::provider_violations;
@@ -48,7 +49,7 @@ use crate::terms::{
     Policy, Provider, ShapeError, TurnSpan,
 };
 use crate::validate::{validate_history, Options};
-use mapping::{map_output, Beside, Mapping};
+use mapping::{map_output, Beside, Mapping, Texts};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -189,7 +190,20 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
     if b.available(pinned).is_err() {
         return out;
     }
-    let out_state = OutputState::new(req, &in_h, m, Beside::default());
+    let texts = |values| Texts {
+        values,
+        canon: None,
+        key: req.format.items_key(),
+    };
+    let out_h = read_history_lenient(req.format, m);
+    let out_state = OutputState::new(
+        req,
+        &in_h,
+        texts(req.messages),
+        texts(m),
+        &out_h,
+        Beside::default(),
+    );
     let summary = out_state.summary;
     let s = req.summary.unwrap_or(1);
     let costs: Option<Vec<u64>> = out_state
@@ -289,8 +303,15 @@ pub fn check_with(
     extras: &Extras,
     provider: Option<Provider>,
 ) -> Result<Vec<Verdict>, ShapeError> {
-    let in_h = read_history(req.format, req.messages)?;
-    let mut judge = Judge::new(req, &in_h, response, extras);
+    // Each history is read once here and compared as values: writing
+    // canonical texts pays only when a history is judged more than once or
+    // is large (`benches/README.md`).
+    let input = PreparedInput {
+        history: read_history(req.format, req.messages)?,
+        canon: None,
+    };
+    let answers = PreparedAnswers::read(req.format, response, extras, false);
+    let mut judge = Judge::new(req, &input, &answers);
     if let Some(p) = provider {
         let views = view_history(req.format, req.messages)?;
         judge.provider = provider_violations(p, &views).is_empty().then_some(p);
@@ -300,18 +321,21 @@ pub fn check_with(
     Ok(judge.verdicts(provider.is_some()))
 }
 
-/// An input history classified once ([`read_history`]), for judging
-/// responses to its request with [`check_prepared`] without classifying it
-/// again; also the checker's figure on a history read beforehand (as the
-/// reference reducer's selection is timed on a classified history,
-/// `benches/README.md`).
+/// An input history read once for judging: classified ([`read_history`])
+/// and written as canonical texts ([`CanonHistory`], what every comparison
+/// of messages reads). Judging responses to its request with
+/// [`check_prepared`] reads it no more; it is also the checker's figure on
+/// histories read beforehand (as the reference reducer's selection is timed
+/// on a classified history, `benches/README.md`).
 #[derive(Clone, Debug)]
 pub struct PreparedInput {
     history: History,
+    /// `None` inside [`check`], which compares values.
+    canon: Option<CanonHistory>,
 }
 
 impl PreparedInput {
-    /// Classifies `req.messages` in `req.format`.
+    /// Reads `req.messages` in `req.format`.
     ///
     /// # Errors
     ///
@@ -319,29 +343,115 @@ impl PreparedInput {
     pub fn new(req: &Request) -> Result<PreparedInput, ShapeError> {
         Ok(PreparedInput {
             history: read_history(req.format, req.messages)?,
+            canon: Some(CanonHistory::of(req.format.items_key(), req.messages)),
         })
     }
 }
 
-/// [`check`] on an input classified beforehand: the same verdicts, in the
-/// same order, as `check(req, response, extras)` gives.
+/// A response and the [`Extras`] it is judged with, read once: the
+/// response's messages classified leniently (an unreadable message is
+/// flagged, not an error) and every answer's messages written as canonical
+/// texts ([`CanonHistory`]), so that [`check_prepared`] compares bytes.
+/// (The answer for the budget less a summary's cost is compared as
+/// values, when there is a summary.)
+#[derive(Clone, Debug)]
+pub struct PreparedAnswers<'a> {
+    response: &'a Response,
+    extras: &'a Extras,
+    key: &'static str,
+    /// The response's messages, classified leniently.
+    out_h: Option<History>,
+    /// The canonical texts of the answers at [`REPEAT`], [`AGAIN`],
+    /// [`REFERENCE`], [`SMALLER`] and [`OUTPUT`] (answers of messages
+    /// only); `None` inside [`check`], which compares values.
+    canon: Option<[Option<CanonHistory>; 5]>,
+}
+
+impl<'a> PreparedAnswers<'a> {
+    /// Reads `response` and the answers of `extras`, all in `format`.
+    pub fn new(format: Format, response: &'a Response, extras: &'a Extras) -> PreparedAnswers<'a> {
+        PreparedAnswers::read(format, response, extras, true)
+    }
+
+    /// Reads the answers, writing their canonical texts when `canon`.
+    fn read(
+        format: Format,
+        response: &'a Response,
+        extras: &'a Extras,
+        canon: bool,
+    ) -> PreparedAnswers<'a> {
+        let mut answers = PreparedAnswers {
+            response,
+            extras,
+            key: format.items_key(),
+            out_h: None,
+            canon: None,
+        };
+        answers.out_h = answers
+            .messages(OUTPUT)
+            .map(|m| read_history_lenient(format, m));
+        if canon {
+            let texts = [REPEAT, AGAIN, REFERENCE, SMALLER, OUTPUT].map(|which| {
+                answers
+                    .messages(which)
+                    .map(|m| CanonHistory::of(answers.key, m))
+            });
+            answers.canon = Some(texts);
+        }
+        answers
+    }
+
+    /// The messages of the answer at `which`, when it is an answer of
+    /// messages.
+    fn messages(&self, which: usize) -> Option<&'a [Value]> {
+        let answer = match which {
+            REPEAT => self.extras.repeat.as_ref(),
+            AGAIN => self.extras.again.as_ref(),
+            REFERENCE => self.extras.reference.as_ref(),
+            SMALLER => self.extras.smaller.as_ref().map(|(_, r)| r),
+            _ => Some(self.response),
+        };
+        match answer {
+            Some(Response::Messages(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The answer at `which` as the checker compares it (with its
+    /// canonical texts when `canon` and they were written).
+    fn texts(&self, which: usize, canon: bool) -> Option<Texts<'_>> {
+        self.messages(which).map(|values| Texts {
+            values,
+            canon: self
+                .canon
+                .as_ref()
+                .filter(|_| canon)
+                .and_then(|c| c[which].as_ref()),
+            key: self.key,
+        })
+    }
+}
+
+/// [`check`] on an input and answers read beforehand: the same verdicts,
+/// in the same order, as `check(req, response, extras)` gives for the
+/// response and extras `answers` was read from.
 ///
 /// # Panics
 ///
 /// May panic, or judge nonsense, when `input` was not prepared from
-/// `req.messages` in `req.format` (its length is checked).
+/// `req.messages` in `req.format`, or `answers` in another format (the
+/// input's length is checked).
 pub fn check_prepared(
     req: &Request,
     input: &PreparedInput,
-    response: &Response,
-    extras: &Extras,
+    answers: &PreparedAnswers,
 ) -> Vec<Verdict> {
     assert_eq!(
         input.history.len(),
         req.messages.len(),
         "a prepared input is judged with its own request"
     );
-    Judge::new(req, &input.history, response, extras).verdicts(false)
+    Judge::new(req, input, answers).verdicts(false)
 }
 
 fn fail(text: impl Into<String>) -> Outcome {
@@ -363,8 +473,13 @@ struct Judge<'a> {
     req: &'a Request<'a>,
     /// The input, classified once.
     in_h: &'a History,
+    /// The input's messages as compared.
+    in_t: Texts<'a>,
     response: &'a Response,
     extras: &'a Extras,
+    answers: &'a PreparedAnswers<'a>,
+    /// Whether histories are compared on their canonical texts.
+    canon: bool,
     budget: Result<Room, BudgetError>,
     pinned: Option<usize>,
     /// Computed on first use (a clause that is not judged needs none).
@@ -392,8 +507,10 @@ struct Lazy {
 
 struct OutputState<'a> {
     messages: &'a [Value],
+    /// The output's messages as compared.
+    t: Texts<'a>,
     /// The output, classified leniently (unreadable messages flagged).
-    h: History,
+    h: &'a History,
     /// Pairing over the whole output.
     pairing: Pairing,
     mapping: Mapping,
@@ -407,16 +524,27 @@ struct OutputState<'a> {
 const REPEAT: usize = 0;
 const AGAIN: usize = 1;
 const REFERENCE: usize = 2;
+/// The positions of the smaller budget's answer and of the response in
+/// [`PreparedAnswers`].
+const SMALLER: usize = 3;
+const OUTPUT: usize = 4;
 
 impl<'a> OutputState<'a> {
-    fn new(req: &Request, in_h: &History, m: &'a [Value], beside: Beside<'_>) -> OutputState<'a> {
-        let h = read_history_lenient(req.format, m);
-        let mapping = map_output(req.format, req.messages, in_h, m, &h, beside);
+    fn new(
+        req: &Request,
+        in_h: &History,
+        in_t: Texts<'_>,
+        t: Texts<'a>,
+        h: &'a History,
+        beside: Beside<'_>,
+    ) -> OutputState<'a> {
+        let mapping = map_output(in_t, in_h, t, h, beside);
         let summary = req
             .summary
             .and_then(|_| mapping.map.iter().position(Option::is_none));
         OutputState {
-            messages: m,
+            messages: t.values,
+            t,
             pairing: h.pairing(),
             h,
             mapping,
@@ -447,43 +575,45 @@ impl<'a> OutputState<'a> {
 impl<'a> Judge<'a> {
     fn new(
         req: &'a Request<'a>,
-        in_h: &'a History,
-        response: &'a Response,
-        extras: &'a Extras,
+        input: &'a PreparedInput,
+        answers: &'a PreparedAnswers<'a>,
     ) -> Judge<'a> {
+        let in_h = &input.history;
+        // Canonical texts are compared when every history has them.
+        let canon = input.canon.is_some() && answers.canon.is_some();
+        let in_t = Texts {
+            values: req.messages,
+            canon: input.canon.as_ref().filter(|_| canon),
+            key: req.format.items_key(),
+        };
         let budget = Budget::read(req.budget, req.messages.len()).and_then(|budget| {
             Ok(Room {
                 room: budget.available(in_h.pinned())?,
                 budget,
             })
         });
-        let out = match response {
+        let out = match (answers.texts(OUTPUT, canon), &answers.out_h) {
             // With a budget that cannot be honoured only the response's
             // kind is judged.
-            Response::Messages(m) if budget.is_ok() => {
-                let messages = |r: &'a Option<Response>| match r {
-                    Some(Response::Messages(a)) => Some(a.as_slice()),
-                    _ => None,
+            (Some(t), Some(h)) if budget.is_ok() => {
+                let beside = Beside {
+                    whole: [REPEAT, AGAIN, REFERENCE].map(|w| answers.texts(w, canon)),
+                    tail: answers.texts(SMALLER, canon),
                 };
-                let mut beside = Beside::default();
-                beside.whole[REPEAT] = messages(&extras.repeat);
-                beside.whole[AGAIN] = messages(&extras.again);
-                beside.whole[REFERENCE] = messages(&extras.reference);
-                beside.tail = extras.smaller.as_ref().and_then(|(_, r)| match r {
-                    Response::Messages(a) => Some(a.as_slice()),
-                    Response::Error(_) => None,
-                });
-                Some(OutputState::new(req, in_h, m, beside))
+                Some(OutputState::new(req, in_h, in_t, t, h, beside))
             }
             _ => None,
         };
         Judge {
             req,
-            response,
-            extras,
+            response: answers.response,
+            extras: answers.extras,
+            answers,
             budget,
             pinned: in_h.pinned(),
             in_h,
+            in_t,
+            canon,
             lazy: Lazy::default(),
             out,
             provider: None,

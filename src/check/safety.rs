@@ -158,16 +158,9 @@ impl Judge<'_> {
                 out.h.message_view(k).role_text
             ));
         }
-        if let Some(j) = (0..self.req.messages.len()).find(|&j| {
-            embeds(
-                self.req.format,
-                &out.messages[k],
-                &self.req.messages[j],
-                self.in_h,
-                j,
-            )
-            .is_some()
-        }) {
+        if let Some(j) =
+            (0..self.in_t.len()).find(|&j| embeds(&out.t, k, &self.in_t, j, self.in_h).is_some())
+        {
             return fail(format!(
                 "the summary (output message {k}) is input message {j} (a copy, not a summary: the output holds it twice or out of order)"
             ));
@@ -213,7 +206,7 @@ impl Judge<'_> {
     ) -> Outcome {
         for k in 0..out.h.len() {
             for (t, item) in out.h.items(k).iter().enumerate() {
-                if item.kind == kind && out.pairing.partner(&out.h, k, t).is_none() {
+                if item.kind == kind && out.pairing.partner(out.h, k, t).is_none() {
                     return fail(format!(
                         "output message {k}: {what} {:?} has no {partner} earlier in the output",
                         out.h.id(item.id)
@@ -266,7 +259,7 @@ impl Judge<'_> {
                 self.req.format
             ));
         }
-        match validate_history(&out.h, Options { allow_pending }).first() {
+        match validate_history(out.h, Options { allow_pending }).first() {
             None => Outcome::Pass,
             Some(v) => fail(format!("the output breaks {v}")),
         }

@@ -6,6 +6,8 @@
 //! compares number representations, so the kit uses [`json_eq`] everywhere a
 //! clause or rule says "equal".
 
+pub mod canon;
+
 use serde_json::{Map, Number, Value};
 
 /// Whether `a` and `b` are equal JSON values in the sense of semantics §1.
@@ -167,40 +169,9 @@ pub fn canonical_number(n: &Number) -> String {
 /// assert_eq!(canonical_json(&a), r#"{"a":[1e0,"x"],"b":12e0}"#);
 /// ```
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Number(n) => out.push_str(&canonical_number(n)),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(members) => {
-            let mut names: Vec<&String> = members.keys().collect();
-            names.sort();
-            out.push('{');
-            for (i, name) in names.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(name.clone()).to_string());
-                out.push(':');
-                write_canonical(&members[name], out);
-            }
-            out.push('}');
-        }
-        other => out.push_str(&other.to_string()),
-    }
+    let mut out = Vec::new();
+    canon::write_canonical(value, &mut out);
+    String::from_utf8(out).expect("canonical text is UTF-8")
 }
 
 /// A JSON number's exact value: sign, significant digits without leading
