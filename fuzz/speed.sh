@@ -10,6 +10,10 @@
 #   bash fuzz/speed.sh /tmp/old/fuzz fuzz               # before, after
 #   SECS=30 TARGETS="reduce_invariants checker_convicts" bash fuzz/speed.sh
 #
+# What .ci/fuzz runs: reduce_invariants and checker_convicts built with
+# `--no-trace-compares` (into fuzz/target-notc there; build a directory with
+# `cargo +nightly fuzz build -s none --no-trace-compares` to time them here).
+#
 # SECS: seconds per run (default 60; -max_total_time). Prints one table row
 # per target: exec/s per directory, in the order given. A run a crash stops
 # early shows libFuzzer's figure up to the crash (its last status line),
