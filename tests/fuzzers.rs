@@ -177,6 +177,14 @@ fn fuzz_manifest_and_ci_list_exactly_the_table() {
     for t in TARGETS {
         assert!(!ci.contains(t), ".ci/fuzz names the target {t} itself");
     }
+    // The targets built without comparison tracing are targets.
+    let no_tc = std::fs::read_to_string(root.join("fuzz/no-trace-compares")).unwrap();
+    let listed: Vec<&str> = no_tc
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    assert_eq!(listed, ["reduce_invariants", "checker_convicts"]);
+    assert!(listed.iter().all(|t| TARGETS.contains(t)), "{listed:?}");
 }
 
 #[test]
