@@ -6,6 +6,11 @@ mod commands;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// mimalloc: the kit allocates and frees a `serde_json` value per message
+/// and item (Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = commands::Cli::parse();
     match commands::run(cli) {

@@ -289,6 +289,168 @@ pub fn request(
     Value::Object(r)
 }
 
+/// The text of [`request`]`(format, budget, summary, messages)`, byte for
+/// byte what its `to_string` gives, written from the borrowed parts: the
+/// messages are not copied into a request object first (the runner sends
+/// three or four requests per case).
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::{formats::Format, protocol::{request, request_text}, terms::BudgetFields};
+/// use serde_json::json;
+/// let h = [json!({"role": "system", "content": "S"}), json!({"role": "user", "content": "Hi"})];
+/// let budget = BudgetFields::tokens(json!(10), json!([4, 3]), None);
+/// let text = request_text(Format::Anthropic, &budget, Some(2), &h);
+/// assert_eq!(text, request(Format::Anthropic, &budget, Some(2), &h).to_string());
+/// assert_eq!(text, r#"{"maxTokens":10,"tokens":[3],"system":"S","systemTokens":4,"messages":[{"role":"user","content":"Hi"}],"summary":true,"summaryTokens":2}"#);
+/// ```
+pub fn request_text(
+    format: Format,
+    budget: &BudgetFields,
+    summary: Option<u64>,
+    messages: &[Value],
+) -> String {
+    let mut out = Vec::with_capacity(64 + messages.len() * 96);
+    let mut first = true;
+    let mut member = |out: &mut Vec<u8>, key: &str, value: &dyn erased::Json| {
+        out.push(if first { b'{' } else { b',' });
+        first = false;
+        serde_json::to_writer(&mut *out, key).expect("writing to a Vec cannot fail");
+        out.push(b':');
+        value.write(out);
+    };
+    // As `envelope_with`: the pseudo-message and its cost travel apart.
+    let (system, rest) = match (top_level_system(format), messages.first()) {
+        (true, Some(m)) => match anthropic::system_content(m) {
+            Some(s) => (Some(s), &messages[1..]),
+            None => (None, messages),
+        },
+        _ => (None, messages),
+    };
+    let (tokens, system_tokens) = match (&budget.tokens, system) {
+        (Some(Value::Array(costs)), Some(_)) if !costs.is_empty() => {
+            (Some(erased::Costs::Rest(&costs[1..])), Some(&costs[0]))
+        }
+        (Some(t), _) => (Some(erased::Costs::Whole(t)), None),
+        (None, _) => (None, None),
+    };
+    if let Some(m) = &budget.max_messages {
+        member(&mut out, "maxMessages", m);
+    }
+    if let Some(m) = &budget.max_tokens {
+        member(&mut out, "maxTokens", m);
+    }
+    if let Some(t) = &tokens {
+        member(&mut out, "tokens", t);
+    }
+    if let Some(c) = &budget.count_pinned {
+        member(&mut out, "countPinned", c);
+    }
+    if let (Some(s), Some(key)) = (system, format.system_member()) {
+        member(&mut out, key, s);
+        if let Some(c) = system_tokens {
+            member(&mut out, "systemTokens", c);
+        }
+    }
+    member(&mut out, "messages", &erased::Array(rest));
+    if let Some(s) = summary {
+        member(&mut out, "summary", &Value::Bool(true));
+        if budget.max_tokens.is_some() {
+            member(&mut out, "summaryTokens", &Value::from(s));
+        }
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text is UTF-8")
+}
+
+/// A request the runner sends, from borrowed parts (the arguments of
+/// [`request`]): its text is written once, when first asked for
+/// ([`request_text`]; a request sent twice is written once), and its
+/// object is built only for a session that reads one.
+#[derive(Debug)]
+pub struct OutgoingRequest<'a> {
+    /// The wire format of `messages`.
+    pub format: Format,
+    /// The budget members, as sent.
+    pub budget: &'a BudgetFields,
+    /// The summary member's cost, when summaries are allowed.
+    pub summary: Option<u64>,
+    /// The kit's message list (see [`request`]).
+    pub messages: &'a [Value],
+    text: std::cell::OnceCell<String>,
+}
+
+impl<'a> OutgoingRequest<'a> {
+    /// The request of [`request`]`(format, budget, summary, messages)`.
+    pub fn new(
+        format: Format,
+        budget: &'a BudgetFields,
+        summary: Option<u64>,
+        messages: &'a [Value],
+    ) -> OutgoingRequest<'a> {
+        OutgoingRequest {
+            format,
+            budget,
+            summary,
+            messages,
+            text: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Its JSON text (one line, no newline).
+    pub fn text(&self) -> &str {
+        self.text
+            .get_or_init(|| request_text(self.format, self.budget, self.summary, self.messages))
+    }
+
+    /// Its JSON object ([`request`]).
+    pub fn to_value(&self) -> Value {
+        request(self.format, self.budget, self.summary, self.messages)
+    }
+}
+
+/// The values [`request_text`] writes, borrowed.
+mod erased {
+    use serde_json::Value;
+
+    /// Something written as JSON text.
+    pub(super) trait Json {
+        fn write(&self, out: &mut Vec<u8>);
+    }
+
+    impl Json for Value {
+        fn write(&self, out: &mut Vec<u8>) {
+            serde_json::to_writer(out, self).expect("writing to a Vec cannot fail");
+        }
+    }
+
+    /// An array, borrowed.
+    pub(super) struct Array<'a>(pub &'a [Value]);
+
+    impl Json for Array<'_> {
+        fn write(&self, out: &mut Vec<u8>) {
+            serde_json::to_writer(out, self.0).expect("writing to a Vec cannot fail");
+        }
+    }
+
+    /// `tokens`: the member as given, or an array's entries after the
+    /// system prompt's.
+    pub(super) enum Costs<'a> {
+        Whole(&'a Value),
+        Rest(&'a [Value]),
+    }
+
+    impl Json for Costs<'_> {
+        fn write(&self, out: &mut Vec<u8>) {
+            match self {
+                Costs::Whole(v) => v.write(out),
+                Costs::Rest(r) => Array(r).write(out),
+            }
+        }
+    }
+}
+
 /// Reads a protocol v1 response object in `format`. In a format with a
 /// top-level system prompt, that member (`system`, `systemInstruction`)
 /// becomes the leading system pseudo-message.
@@ -305,6 +467,35 @@ pub fn response_from_json(format: Format, value: &Value) -> Result<Response, Res
         }
         (_, r) => Ok(r),
     }
+}
+
+/// [`response_from_json`] of a response object the caller no longer needs:
+/// its messages are moved out, not copied (the runner reads every answer
+/// this way).
+///
+/// # Errors
+///
+/// As [`Response::from_json`].
+pub fn response_from_value(format: Format, value: Value) -> Result<Response, ResponseError> {
+    let Value::Object(mut obj) = value else {
+        return Err(ResponseError::NotAnObject);
+    };
+    match (obj.get("messages"), obj.get("error")) {
+        (Some(Value::Array(_)), None) | (None, Some(Value::String(_))) => {}
+        // The borrowing reader names what is wrong.
+        _ => return Response::from_json(&Value::Object(obj)),
+    }
+    if let Some(Value::String(e)) = obj.remove("error") {
+        return Ok(Response::Error(e));
+    }
+    let Some(Value::Array(m)) = obj.remove("messages") else {
+        unreachable!("checked above: an array of messages")
+    };
+    let system = format.system_member().and_then(|key| obj.remove(key));
+    Ok(Response::Messages(match format.system_member() {
+        Some(_) => join_system(system, m),
+        None => m,
+    }))
 }
 
 /// A request a reducer cannot read. Its message is what `reducer-kit
@@ -469,5 +660,84 @@ mod tests {
         // In a format without a top-level system prompt, systemTokens is not read.
         let back = request_from_json(Format::OpenAi, &json!({"maxTokens": 5, "tokens": [1], "systemTokens": 3, "messages": [{"role": "user"}]})).unwrap();
         assert_eq!(back.budget.tokens, Some(json!([1])));
+    }
+
+    #[test]
+    fn a_response_read_by_value_is_the_response_read_by_reference() {
+        let objects = [
+            json!({"messages": history()}),
+            json!({"system": "Be brief.", "messages": [{"role": "user", "content": "Hi"}]}),
+            json!({"systemInstruction": {"parts": []}, "messages": []}),
+            json!({"error": "maxMessages must be >= 1"}),
+            json!({"messages": [], "error": "both"}),
+            json!({"messages": {}}),
+            json!({"error": 3}),
+            json!({}),
+            json!([]),
+        ];
+        for format in Format::ALL {
+            for o in &objects {
+                let by_ref = response_from_json(format, o).map_err(|e| e.to_string());
+                let by_value = response_from_value(format, o.clone()).map_err(|e| e.to_string());
+                assert_eq!(by_value, by_ref, "{format} {o}");
+            }
+        }
+        assert_eq!(
+            response_from_value(
+                Format::Anthropic,
+                json!({"system": "S", "messages": [{"role": "user", "content": "Hi"}]})
+            )
+            .unwrap(),
+            Response::Messages(vec![
+                json!({"role": "system", "content": "S"}),
+                json!({"role": "user", "content": "Hi"})
+            ])
+        );
+    }
+
+    #[test]
+    fn request_text_is_the_request_objects_text() {
+        let pseudo = json!({"role": "system", "content": "Be brief."});
+        let histories = [
+            history(),
+            vec![],
+            vec![pseudo.clone()],
+            vec![
+                json!({"content": "first", "role": "system"}),
+                json!({"role": "user", "content": "Hi"}),
+            ],
+            vec![
+                json!({"role": "system", "content": "S", "name": "x"}),
+                json!({"role": "user", "content": "é\"\n"}),
+            ],
+        ];
+        let budgets = [
+            BudgetFields::messages(json!(3)),
+            BudgetFields::messages(json!("3")),
+            BudgetFields::messages(Value::Null),
+            BudgetFields::tokens(json!(10), json!([4, 3, 2]), None),
+            BudgetFields::tokens(json!(10), json!([]), Some(json!(true))),
+            BudgetFields::tokens(json!(0), json!("3"), Some(json!("yes"))),
+            BudgetFields {
+                max_messages: Some(json!(2)),
+                max_tokens: Some(json!(5)),
+                tokens: Some(json!([1, 1, 1])),
+                count_pinned: Some(json!(false)),
+            },
+            BudgetFields::default(),
+        ];
+        for format in Format::ALL {
+            for h in &histories {
+                for b in &budgets {
+                    for summary in [None, Some(2)] {
+                        assert_eq!(
+                            request_text(format, b, summary, h),
+                            request(format, b, summary, h).to_string(),
+                            "{format} {b:?} {summary:?} {h:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use reducer_kit::certify::run::{run_case, RunCase, Settings};
 use reducer_kit::certify::session::{Exchange, RunError, Session};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::generate::{seeded_case, Config};
-use reducer_kit::protocol::{Protocol, Response};
+use reducer_kit::protocol::{OutgoingRequest, Protocol, Response};
 use reducer_kit::terms::{pinned_index, Budget, Clause, ItemKind, Policy};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -23,7 +23,8 @@ struct LastNIdFilter {
 }
 
 impl Session for LastNIdFilter {
-    fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError> {
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        let request = &request.to_value();
         self.requests += 1;
         let budget = match Budget::parse(&request["maxMessages"]) {
             Ok(b) => b.max_messages(),

@@ -23,7 +23,7 @@ use super::session::{
 };
 use crate::check::{check_with, extra_requests, ExtraKind, Extras, Outcome, Request, Verdict};
 use crate::formats::{to_wire, Format};
-use crate::protocol::{request, Protocol, Response};
+use crate::protocol::{OutgoingRequest, Protocol, Response};
 use crate::reduce::{respond_budget, respond_request_with};
 use crate::terms::{Budget, BudgetFields, Clause, Level, Policy, Provider};
 use serde_json::Value;
@@ -335,7 +335,8 @@ pub fn run_case(
         Err(why) => return Ok(skipped(case, why)),
     };
     let summary = case.summary_member(settings);
-    let first_request = request(settings.format, &case.budget, summary, &wire_messages);
+    let first_request =
+        OutgoingRequest::new(settings.format, &case.budget, summary, &wire_messages);
     let mut protocol: Vec<(Clause, String)> = Vec::new();
     let mut stderr_tail = String::new();
     let mut last_request = None;
@@ -384,12 +385,13 @@ pub fn run_case(
             if let Some(late) = session.settle() {
                 protocol.push((late.clause, labelled(last_request, &late.detail)));
             }
-            // The repeated request is the first one, already built.
+            // The repeated request is the first one, already written.
             let built;
             let r = if extra.kind == ExtraKind::Repeat {
                 &first_request
             } else {
-                built = request(settings.format, &extra.budget, summary, &extra.messages);
+                built =
+                    OutgoingRequest::new(settings.format, &extra.budget, summary, &extra.messages);
                 &built
             };
             let answer = session.exchange(r)?;

@@ -17,7 +17,9 @@
 
 use super::process::{self, run_once, Failure, Limits, Reducer, Unrequested};
 use crate::formats::Format;
-use crate::protocol::{request_from_json, response_from_json, response_json, Protocol, Response};
+use crate::protocol::{
+    request_from_json, response_from_value, response_json, OutgoingRequest, Protocol, Response,
+};
 use crate::reduce::{respond_request_with, respond_with};
 use crate::terms::{Clause, Policy, Provider};
 use serde_json::Value;
@@ -67,7 +69,7 @@ pub trait Session {
     /// [`RunError`] when the reducer cannot be run at all; a reducer that
     /// runs but misbehaves gives an [`Exchange`] with a
     /// [`ProtocolFailure`].
-    fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError>;
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError>;
 
     /// Output the reducer wrote after the answer of an earlier exchange
     /// that no request asked for, found since the last call (without
@@ -196,7 +198,7 @@ fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError
             )
         }
     };
-    match response_from_json(format, &value) {
+    match response_from_value(format, value) {
         Ok(r) => Ok(Ok(r)),
         Err(e) => fail(
             Clause::ProtocolJson,
@@ -227,8 +229,9 @@ impl<'a> PerCaseSession<'a> {
 }
 
 impl Session for PerCaseSession<'_> {
-    fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError> {
-        let mut input = request.to_string();
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        let mut input = String::with_capacity(request.text().len() + 1);
+        input.push_str(request.text());
         input.push('\n');
         interpret(
             self.format,
@@ -263,7 +266,7 @@ impl<'a> PersistentSession<'a> {
 }
 
 impl Session for PersistentSession<'_> {
-    fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError> {
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
         let process = match &mut self.process {
             Some(p) => p,
             None => self.process.insert(
@@ -271,7 +274,7 @@ impl Session for PersistentSession<'_> {
                     .map_err(|e| RunError::Start(process::start_error(self.reducer, &e)))?,
             ),
         };
-        let reply = process.request(request.to_string().as_bytes());
+        let reply = process.request(request.text().as_bytes());
         interpret(self.format, reply)
     }
 
@@ -348,7 +351,7 @@ impl ReferenceSession {
 }
 
 impl Session for ReferenceSession {
-    fn exchange(&mut self, request: &Value) -> Result<Exchange, RunError> {
-        Ok(Ok(self.respond(request)))
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        Ok(Ok(self.respond(&request.to_value())))
     }
 }
