@@ -254,10 +254,12 @@ impl CaseList for CasePlan {
         self.order.len()
     }
 
-    fn case(&self, i: usize) -> RunCase {
+    fn case(&self, i: usize) -> std::borrow::Cow<'_, RunCase> {
         match self.order[i] {
-            Planned::Listed(k) => self.listed[k].clone(),
-            Planned::Generated(seed, n) => generated_case_from(seed, n, &self.config),
+            Planned::Listed(k) => std::borrow::Cow::Borrowed(&self.listed[k]),
+            Planned::Generated(seed, n) => {
+                std::borrow::Cow::Owned(generated_case_from(seed, n, &self.config))
+            }
         }
     }
 }
@@ -300,7 +302,9 @@ impl CasePlan {
 
     /// The cases, all made at once.
     pub fn to_vec(&self) -> Vec<RunCase> {
-        (0..self.count()).map(|i| self.case(i)).collect()
+        (0..self.count())
+            .map(|i| self.case(i).into_owned())
+            .collect()
     }
 }
 

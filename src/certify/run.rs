@@ -27,6 +27,7 @@ use crate::protocol::{OutgoingRequest, Protocol, Response};
 use crate::reduce::{respond_budget, respond_request_with};
 use crate::terms::{Budget, BudgetFields, Clause, Level, Policy, Provider};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -293,9 +294,9 @@ fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Vec<Value>, S
     Ok(w)
 }
 
-fn skipped(case: &RunCase, why: String) -> CaseResult {
+fn skipped(case: Cow<'_, RunCase>, why: String) -> CaseResult {
     CaseResult {
-        case: case.clone(),
+        case: case.into_owned(),
         wire_messages: Vec::new(),
         response: None,
         verdicts: Vec::new(),
@@ -322,6 +323,15 @@ pub fn run_case(
     session: &mut dyn Session,
     settings: &Settings,
     case: &RunCase,
+) -> Result<CaseResult, RunError> {
+    run_case_cow(session, settings, Cow::Borrowed(case))
+}
+
+/// [`run_case`] of a case the result may keep without copying it.
+fn run_case_cow(
+    session: &mut dyn Session,
+    settings: &Settings,
+    case: Cow<'_, RunCase>,
 ) -> Result<CaseResult, RunError> {
     if let Some(why) = case.needs(settings.protocol, settings.summaries) {
         return Ok(skipped(case, why));
@@ -410,7 +420,7 @@ pub fn run_case(
             Ok(v) => verdicts = v,
             Err(e) => {
                 return Ok(CaseResult {
-                    case: case.clone(),
+                    case: case.into_owned(),
                     wire_messages,
                     response: Some(first.clone()),
                     verdicts: Vec::new(),
@@ -460,7 +470,7 @@ pub fn run_case(
     .collect();
     all.extend(verdicts);
     Ok(CaseResult {
-        case: case.clone(),
+        case: case.into_owned(),
         wire_messages,
         response: first,
         verdicts: all,
@@ -491,8 +501,8 @@ pub fn run_one(settings: &Settings, case: &RunCase) -> Result<CaseResult, RunErr
 pub trait CaseList: Sync {
     /// How many cases.
     fn count(&self) -> usize;
-    /// Case `i` (`i < count()`).
-    fn case(&self, i: usize) -> RunCase;
+    /// Case `i` (`i < count()`): borrowed from a list, or made.
+    fn case(&self, i: usize) -> Cow<'_, RunCase>;
 }
 
 impl CaseList for [RunCase] {
@@ -500,8 +510,8 @@ impl CaseList for [RunCase] {
         self.len()
     }
 
-    fn case(&self, i: usize) -> RunCase {
-        self[i].clone()
+    fn case(&self, i: usize) -> Cow<'_, RunCase> {
+        Cow::Borrowed(&self[i])
     }
 }
 
@@ -510,8 +520,8 @@ impl CaseList for Vec<RunCase> {
         self.len()
     }
 
-    fn case(&self, i: usize) -> RunCase {
-        self[i].clone()
+    fn case(&self, i: usize) -> Cow<'_, RunCase> {
+        Cow::Borrowed(&self[i])
     }
 }
 
@@ -734,7 +744,7 @@ pub fn run_cases(
                 }
                 submit(j, r);
             }
-            match run_case(session.as_mut(), settings, &case) {
+            match run_case_cow(session.as_mut(), settings, case) {
                 Ok(r) => held = Some((i, r)),
                 Err(e) => {
                     let mut stop = stop.lock().expect("no worker panics");
