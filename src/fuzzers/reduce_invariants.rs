@@ -200,35 +200,39 @@ pub fn check_reference(
         judge_all(&req, first, None, &line);
     }
 
-    let mut bad: Vec<BudgetFields> = [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null]
-        .into_iter()
-        .map(BudgetFields::messages)
-        .collect();
-    if budget.is_tokens() {
-        let n = messages.len();
-        let with = |f: &dyn Fn(&mut BudgetFields)| {
-            let mut b = fields.clone();
-            f(&mut b);
-            b
-        };
-        bad.push(with(&|b| b.max_tokens = Some(json!(0))));
-        bad.push(with(&|b| b.tokens = Some(json!(vec![1; n + 1]))));
-        bad.push(with(&|b| b.tokens = None));
-        bad.push(with(&|b| b.count_pinned = Some(json!("yes"))));
-        bad.push(with(&|b| b.max_messages = Some(json!(3))));
-        if n > 0 {
-            bad.push(with(&|b| {
+    // The invalid budgets, by number: 5 message budgets, then (under a
+    // token budget) 5 or 6 changes to the case's token budget. Only those
+    // judged are built.
+    let n = messages.len();
+    let count = if budget.is_tokens() {
+        10 + usize::from(n > 0)
+    } else {
+        5
+    };
+    let bad_budget = |k: usize| -> BudgetFields {
+        let plain = [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null];
+        if k < plain.len() {
+            return BudgetFields::messages(plain[k].clone());
+        }
+        let mut b = fields.clone();
+        match k {
+            5 => b.max_tokens = Some(json!(0)),
+            6 => b.tokens = Some(json!(vec![1; n + 1])),
+            7 => b.tokens = None,
+            8 => b.count_pinned = Some(json!("yes")),
+            9 => b.max_messages = Some(json!(3)),
+            _ => {
                 let mut t = vec![json!(1); n];
                 t[n - 1] = json!(-1);
                 b.tokens = Some(Value::Array(t));
-            }));
+            }
         }
-    }
-    if let Variants::Pick(p) = variants {
-        let k = (p >> 1) as usize % bad.len();
-        bad.swap(0, k);
-        bad.truncate(1);
-    }
+        b
+    };
+    let bad: Vec<BudgetFields> = match variants {
+        Variants::All => (0..count).map(bad_budget).collect(),
+        Variants::Pick(p) => vec![bad_budget((p >> 1) as usize % count)],
+    };
     for bad in bad {
         let r = reduce_request(policy, Format::Canonical, messages, &bad);
         assert!(
