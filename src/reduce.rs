@@ -122,8 +122,26 @@ pub fn reduce_budget(
     budget: &Budget,
 ) -> Result<Vec<Value>, ReduceError> {
     let history = read_history(format, messages)?;
+    reduce_classified(policy, format, messages, &history, budget)
+}
+
+/// [`reduce_budget`] on `messages` already classified as `history`
+/// ([`read_history`] in `format`): the same output, for a caller that
+/// reads the history for its own use too.
+///
+/// # Errors
+///
+/// [`ReduceError::BadBudget`] with [`BudgetError::Unsatisfiable`], as
+/// [`reduce_budget`].
+pub fn reduce_classified(
+    policy: Policy,
+    format: Format,
+    messages: &[Value],
+    history: &History,
+    budget: &Budget,
+) -> Result<Vec<Value>, ReduceError> {
     budget.available(history.pinned())?;
-    Ok(reduce_indices(policy, &history, budget).materialize(format, messages, &history))
+    Ok(reduce_indices(policy, history, budget).materialize(format, messages, history))
 }
 
 /// What a reference reducer keeps, as indices: the kept messages in input

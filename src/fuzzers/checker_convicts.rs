@@ -17,11 +17,11 @@
 //! `rejects-bad-budget`.
 
 use crate::check::{check, Extras, Outcome, Request, Verdict};
-use crate::formats::{view_history, Format};
+use crate::formats::{read_history, view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
-use crate::reduce::{reduce_request, respond_budget};
+use crate::reduce::{reduce_classified, respond_budget};
 use crate::terms::{pair, pinned_index, Budget, Clause, ItemKind, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
@@ -90,6 +90,9 @@ pub struct Scenario {
     pub summary: Option<u64>,
     /// The mutation applied to the reference output.
     pub mutation: Mutation,
+    /// The input's pinned system message (its first system message), as
+    /// the reference reducer read it.
+    pub pinned: Option<usize>,
     /// The reference output.
     pub reference: Vec<Value>,
     /// The response judged.
@@ -117,12 +120,14 @@ const MARKER: &str = "\u{1}mutated";
 /// Never in practice (the generator does not fail).
 pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
     let (case, policy, summary) = super::case_policy_summary(u)?;
-    let reference = reduce_request(
-        policy,
-        Format::Canonical,
-        &case.messages,
-        &case.budget_fields(),
-    );
+    // What `reduce_request` does, the reading kept for `pinned`.
+    let budget = Budget::read(&case.budget_fields(), case.messages.len())
+        .expect("generated budgets are budgets");
+    let history =
+        read_history(Format::Canonical, &case.messages).expect("generated histories are readable");
+    let pinned = history.pinned();
+    let reference = reduce_classified(policy, Format::Canonical, &case.messages, &history, &budget);
+    drop(history);
     let Ok(reference) = reference else {
         // An unsatisfiable token budget: any answer with messages is wrong.
         return Ok(Scenario {
@@ -131,11 +136,11 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
             policy,
             summary,
             mutation: Mutation::WholeInput,
+            pinned,
             reference: Vec::new(),
         });
     };
-    let mut out = reference.clone();
-    let n = out.len();
+    let n = reference.len();
     let pick = |u: &mut Unstructured, len: usize| -> arbitrary::Result<usize> {
         if len == 0 {
             Ok(0)
@@ -161,7 +166,7 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
         8 => Mutation::DropFirstCall,
         10 => Mutation::OneOlder,
         11 => {
-            let non_pinned = first_non_pinned(&out);
+            let non_pinned = first_non_pinned(&reference);
             match non_pinned {
                 Some(k) => Mutation::SummaryInTheMiddle(k),
                 None => Mutation::TwoSummaries,
@@ -172,9 +177,14 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
         14 => Mutation::SummaryAcrossAGroup,
         _ => Mutation::Error,
     };
+    // The output to change is a copy of the reference, but for the
+    // mutations that replace it whole.
     let response = match &mutation {
         Mutation::Error => Response::Error("mutated".into()),
+        Mutation::WholeInput => Response::Messages(case.messages.clone()),
+        Mutation::Empty => Response::Messages(Vec::new()),
         m => {
+            let mut out = reference.clone();
             apply(&mut out, m, &case.messages);
             Response::Messages(out)
         }
@@ -184,6 +194,7 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
         policy,
         summary,
         mutation,
+        pinned,
         reference,
         response,
     })
@@ -377,8 +388,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         summary: s.summary,
     };
     let b = Budget::read(&budget, s.case.messages.len()).expect("generated budgets are budgets");
-    let views = view_history(Format::Canonical, &s.case.messages).expect("readable");
-    let pinned = pinned_index(&views);
+    let pinned = s.pinned;
     let Ok(room) = b.available(pinned) else {
         let extras = Extras::default();
         let verdicts = check(&req, &s.response, &extras).expect("generated inputs are readable");

@@ -8,11 +8,21 @@
 //! planned by [`crate::check::extra_requests`]), gets no failing verdict
 //! from [`check`], in the canonical format and, when the history converts,
 //! in the OpenAI one. Checked directly as well: the output's cost fits the
-//! budget, is valid, reduces to itself (at the output's costs), is the input
-//! when the input fits; an unsatisfiable token budget is rejected; and
-//! an invalid budget (or, for a token budget, invalid `tokens` or
-//! `countPinned`) is rejected by the reducer and that rejection passes
-//! `rejects-bad-budget`.
+//! budget, is valid, reduces to itself (under a message budget with the
+//! same budget; under a token budget at the output's costs, when the
+//! checker asks for that answer), is the input when the input fits; an
+//! unsatisfiable token budget is rejected; and an invalid budget (or, for
+//! a token budget, invalid `tokens` or `countPinned`) is rejected by the
+//! reducer and that rejection passes `rejects-bad-budget`.
+//!
+//! **Each answer computed once.** In each format the reference's answer to
+//! the case is computed once: it is the checker's first answer (what
+//! [`check_reducer`](crate::check::check_reducer) would ask for), the
+//! direct checks read it, and a copy of it is the answer `matches-reference`
+//! is judged against; the reference's determinism is judged by
+//! `deterministic`, on the answer computed again. The output reduced again
+//! is the checker's `idempotent` answer, which the direct idempotence check
+//! reads too.
 //!
 //! **One of each per execution.** The OpenAI judgement and the invalid
 //! budget are picked per input ([`super::input_pick`]): the OpenAI format
@@ -23,14 +33,16 @@
 //! seed this way too; [`check_reference`] with [`Variants::All`] runs them
 //! all.
 
-use crate::check::{check, check_reducer, Extras, Outcome, Request};
-use crate::formats::{view_history, Format};
+use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request};
+use crate::formats::{read_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
-use crate::reduce::{reduce_request, reference, respond_request, select, ReduceError};
-use crate::terms::{pinned_index, Budget, BudgetFields, Clause, Policy};
-use crate::validate::{validate, Options};
+use crate::reduce::{
+    reduce_classified, reduce_request, reference, respond_request, select_indices, ReduceError,
+};
+use crate::terms::{Budget, BudgetFields, Clause, Policy};
+use crate::validate::{validate_history, Options};
 use arbitrary::Unstructured;
 use serde_json::{json, Value};
 
@@ -99,15 +111,6 @@ pub fn describe(bytes: &[u8]) -> String {
     }
 }
 
-fn reference_out(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    budget: &BudgetFields,
-) -> Result<Vec<Value>, ReduceError> {
-    reduce_request(policy, format, messages, budget)
-}
-
 /// Judges the reference output for `policy` with every clause (see the
 /// module doc), with summaries allowed when `summary` gives their cost.
 ///
@@ -124,10 +127,12 @@ pub fn check_reference(
     let messages = &case.messages;
     let fields = case.budget_fields();
     let budget = Budget::read(&fields, messages.len()).expect("generated budgets are budgets");
-    let views =
-        view_history(Format::Canonical, messages).expect("generated histories are readable");
-    let pinned = pinned_index(&views);
-    let out = match reference_out(policy, Format::Canonical, messages, &fields) {
+    // Read once: the reference output below is reduced from this reading
+    // (`reduce_classified`, what `reduce_request` does after reading).
+    let history =
+        read_history(Format::Canonical, messages).expect("generated histories are readable");
+    let pinned = history.pinned();
+    let out = match reduce_classified(policy, Format::Canonical, messages, &history, &budget) {
         Ok(out) => out,
         Err(ReduceError::BadBudget(e)) => {
             // Only an unsatisfiable token budget: countPinned and the
@@ -137,16 +142,9 @@ pub fn check_reference(
                 "a generated budget was rejected: {e}\n{}",
                 line()
             );
-            let want = respond_request(policy, Format::Canonical, &fields, messages);
-            judge_all(
-                policy,
-                Format::Canonical,
-                messages,
-                &fields,
-                summary,
-                want,
-                &line,
-            );
+            let first = respond_request(policy, Format::Canonical, &fields, messages);
+            let req = request(policy, Format::Canonical, messages, &fields, summary);
+            judge_all(&req, first, None, &line);
             return;
         }
         Err(e) => panic!("{e}\n{}", line()),
@@ -155,7 +153,7 @@ pub fn check_reference(
     let rest = (0..messages.len()).filter(|&i| Some(i) != pinned);
     // What the selection costs before orphan removal: at least what is kept.
     let kept_cost = budget.cost_of(
-        select(policy, &views, &budget)
+        select_indices(policy, &history, &budget)
             .into_iter()
             .filter(|&j| Some(j) != pinned),
     );
@@ -172,34 +170,23 @@ pub fn check_reference(
             line()
         );
     }
-    let out_views = view_history(Format::Canonical, &out).expect("outputs are readable");
-    let v = validate(
-        &out_views,
+    let out_h = read_history(Format::Canonical, &out).expect("outputs are readable");
+    let v = validate_history(
+        &out_h,
         Options {
             allow_pending: case.allow_pending,
         },
     );
     assert!(v.is_empty(), "invalid output: {v:?}\n{}", line());
-    if !budget.is_tokens() {
-        let again = reference_out(policy, Format::Canonical, &out, &fields).expect("a budget");
-        assert!(same(&again, &out), "not idempotent\n{}", line());
-    }
     if budget.cost_of(rest) <= room {
         assert!(same(&out, messages), "a fitting input changed\n{}", line());
     }
 
-    // The reference answer in the canonical format is `out` (the checker's
-    // `deterministic` clause asks the reference once more).
-    let want = Response::Messages(out);
-    judge_all(
-        policy,
-        Format::Canonical,
-        messages,
-        &fields,
-        summary,
-        want,
-        &line,
-    );
+    // The reference answer in the canonical format is `out`: the checker's
+    // first answer, and what the direct idempotence check compares the
+    // checker's `idempotent` answer with (the output reduced again).
+    let req = request(policy, Format::Canonical, messages, &fields, summary);
+    judge_all(&req, Response::Messages(out), Some(&budget), &line);
     let openai = match variants {
         Variants::All => true,
         Variants::Pick(p) => p & 1 == 1,
@@ -208,47 +195,44 @@ pub fn check_reference(
         .then(|| crate::formats::openai::to_openai(messages).ok())
         .flatten()
     {
-        let want = respond_request(policy, Format::OpenAi, &fields, &openai);
-        judge_all(
-            policy,
-            Format::OpenAi,
-            &openai,
-            &fields,
-            summary,
-            want,
-            &line,
-        );
+        let first = respond_request(policy, Format::OpenAi, &fields, &openai);
+        let req = request(policy, Format::OpenAi, &openai, &fields, summary);
+        judge_all(&req, first, None, &line);
     }
 
-    let mut bad: Vec<BudgetFields> = [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null]
-        .into_iter()
-        .map(BudgetFields::messages)
-        .collect();
-    if budget.is_tokens() {
-        let n = messages.len();
-        let with = |f: &dyn Fn(&mut BudgetFields)| {
-            let mut b = fields.clone();
-            f(&mut b);
-            b
-        };
-        bad.push(with(&|b| b.max_tokens = Some(json!(0))));
-        bad.push(with(&|b| b.tokens = Some(json!(vec![1; n + 1]))));
-        bad.push(with(&|b| b.tokens = None));
-        bad.push(with(&|b| b.count_pinned = Some(json!("yes"))));
-        bad.push(with(&|b| b.max_messages = Some(json!(3))));
-        if n > 0 {
-            bad.push(with(&|b| {
+    // The invalid budgets, by number: 5 message budgets, then (under a
+    // token budget) 5 or 6 changes to the case's token budget. Only those
+    // judged are built.
+    let n = messages.len();
+    let count = if budget.is_tokens() {
+        10 + usize::from(n > 0)
+    } else {
+        5
+    };
+    let bad_budget = |k: usize| -> BudgetFields {
+        let plain = [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null];
+        if k < plain.len() {
+            return BudgetFields::messages(plain[k].clone());
+        }
+        let mut b = fields.clone();
+        match k {
+            5 => b.max_tokens = Some(json!(0)),
+            6 => b.tokens = Some(json!(vec![1; n + 1])),
+            7 => b.tokens = None,
+            8 => b.count_pinned = Some(json!("yes")),
+            9 => b.max_messages = Some(json!(3)),
+            _ => {
                 let mut t = vec![json!(1); n];
                 t[n - 1] = json!(-1);
                 b.tokens = Some(Value::Array(t));
-            }));
+            }
         }
-    }
-    if let Variants::Pick(p) = variants {
-        let k = (p >> 1) as usize % bad.len();
-        bad.swap(0, k);
-        bad.truncate(1);
-    }
+        b
+    };
+    let bad: Vec<BudgetFields> = match variants {
+        Variants::All => (0..count).map(bad_budget).collect(),
+        Variants::Pick(p) => vec![bad_budget((p >> 1) as usize % count)],
+    };
     for bad in bad {
         let r = reduce_request(policy, Format::Canonical, messages, &bad);
         assert!(
@@ -284,32 +268,76 @@ fn same(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
 }
 
-/// The reference response in `format`, with the extra requests the
-/// checker plans answered by the reference, must pass every clause;
-/// `want` is the reference answer (`matches-reference`).
-#[allow(clippy::too_many_arguments)]
-fn judge_all(
+/// A request in `format`.
+fn request<'a>(
     policy: Policy,
     format: Format,
-    messages: &[Value],
-    budget: &BudgetFields,
+    messages: &'a [Value],
+    budget: &'a BudgetFields,
     summary: Option<u64>,
-    want: Response,
-    line: &dyn Fn() -> String,
-) {
-    let req = Request {
+) -> Request<'a> {
+    Request {
         format,
         policy,
         budget,
         messages,
         summary,
+    }
+}
+
+/// The reference's answer `first` to `req`, with the extra requests the
+/// checker plans answered by the reference, must pass every clause: what
+/// [`check_reducer`](crate::check::check_reducer) judges with the reference
+/// as the reducer, its first answer given (computed once by the caller,
+/// who also checks it directly) and `matches-reference` judged against
+/// a copy of that answer (the reference's determinism is judged by
+/// `deterministic`, on an answer computed again). With `idempotent` (the
+/// request's budget, read), a direct check besides the checker's clause:
+/// the output reduced again must be the output, whenever the checker asks
+/// for that answer (`idempotent`: under a token budget at the output's
+/// costs) and, under a message budget, in any case (computed here when the
+/// checker does not ask).
+fn judge_all(
+    req: &Request,
+    first: Response,
+    idempotent: Option<&Budget>,
+    line: &dyn Fn() -> String,
+) {
+    let mut reducer = reference(req.policy, req.format);
+    let mut extras = Extras {
+        reference: Some(first.clone()),
+        ..Extras::default()
     };
-    let verdicts = check_reducer(&req, reference(policy, format), Some(want))
-        .expect("generated inputs are readable");
+    let mut again_checked = false;
+    for extra in extra_requests(req, &first) {
+        let r = reducer(&extra.budget, &extra.messages);
+        if idempotent.is_some() && extra.kind == ExtraKind::Again {
+            assert_idempotent(&first, &r, line);
+            again_checked = true;
+        }
+        extras.record(&extra, r);
+    }
+    if idempotent.is_some_and(|b| !b.is_tokens()) && !again_checked {
+        if let Response::Messages(out) = &first {
+            assert_idempotent(&first, &reducer(req.budget, out), line);
+        }
+    }
+    let verdicts = check(req, &first, &extras).expect("generated inputs are readable");
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
     assert!(
         failed.is_empty(),
-        "the reference output fails in format {format}: {failed:?}\n{}",
+        "the reference output fails in format {}: {failed:?}\n{}",
+        req.format,
         line()
     );
+}
+
+/// The output `first`, reduced again with the same budget, gave `again`:
+/// the output itself.
+fn assert_idempotent(first: &Response, again: &Response, line: &dyn Fn() -> String) {
+    let idempotent = match (first, again) {
+        (Response::Messages(out), Response::Messages(again)) => same(again, out),
+        _ => false,
+    };
+    assert!(idempotent, "not idempotent\n{}", line());
 }

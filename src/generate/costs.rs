@@ -11,9 +11,9 @@
 //! limit, or the pinned message costing more (with `countPinned`: an
 //! unsatisfiable request), and a summary's cost S.
 
-use crate::formats::{view_history, Format};
+use crate::formats::{read_history, Format};
 use crate::terms::budget::text_length_cost;
-use crate::terms::{pinned_index, turns, Role};
+use crate::terms::Role;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 
@@ -63,10 +63,10 @@ pub(super) fn draw(u: &mut Unstructured, messages: &[Value]) -> R<Option<Costs>>
     if !bool::arbitrary(u)? {
         return Ok(None);
     }
-    let views =
-        view_history(Format::Canonical, messages).expect("generated histories are readable");
+    let history =
+        read_history(Format::Canonical, messages).expect("generated histories are readable");
     let n = messages.len();
-    let pinned = pinned_index(&views);
+    let pinned = history.pinned();
     let rest: Vec<usize> = (0..n).filter(|&i| Some(i) != pinned).collect();
     let mut tokens: Vec<u64> = match u.int_in_range(0..=4u8)? {
         0 => vec![1; n],
@@ -94,7 +94,7 @@ pub(super) fn draw(u: &mut Unstructured, messages: &[Value]) -> R<Option<Costs>>
     let tools: Vec<usize> = rest
         .iter()
         .copied()
-        .filter(|&i| views[i].role == Role::Tool)
+        .filter(|&i| history.role(i) == Role::Tool)
         .collect();
     if !tools.is_empty() && chance(u, 1, 4)? {
         let i = tools[upto(u, tools.len() as u64 - 1)? as usize];
@@ -105,14 +105,19 @@ pub(super) fn draw(u: &mut Unstructured, messages: &[Value]) -> R<Option<Costs>>
         idx.fold(0u64, |s, i| s.saturating_add(t[i]))
     };
     let total = cost(&tokens, &mut rest.iter().copied());
-    let all = turns(&views);
-    let newest = all
-        .last()
-        .map_or(0, |t| cost(&tokens, &mut t.messages.iter().copied()));
+    // The newest turn (semantics §2: from the last turn start, the pinned
+    // message skipped) and its question.
+    let all = history.turn_spans();
+    let newest = all.last().map_or(0, |t| {
+        cost(
+            &tokens,
+            &mut (t.start..t.end).filter(|&i| Some(i) != pinned),
+        )
+    });
     let question = all
         .last()
         .filter(|t| t.has_question)
-        .map_or(0, |t| tokens[t.messages[0]]);
+        .map_or(0, |t| tokens[t.start]);
     let threshold = match u.int_in_range(0..=4u8)? {
         0 => total,
         1 => newest,

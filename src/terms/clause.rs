@@ -169,21 +169,27 @@ impl Clause {
     /// (`summaries`: adds `summary-shape` and `summary-replaces-prefix`,
     /// spec v2 §12) or not, in report order.
     pub fn for_run(policy: super::Policy, summaries: bool) -> Vec<Clause> {
-        use super::Policy;
         Clause::ALL
             .iter()
             .copied()
-            .filter(|c| match c {
-                Clause::WholeTurns
-                | Clause::NewestFirst
-                | Clause::Maximal
-                | Clause::OverflowQuestion => policy == Policy::Turns,
-                Clause::ContiguousSuffix | Clause::MaximalSuffix => policy == Policy::Suffix,
-                Clause::ReasoningAttached | Clause::ProviderAccepts => false,
-                Clause::SummaryShape | Clause::SummaryReplacesPrefix => summaries,
-                _ => true,
-            })
+            .filter(|&c| c.in_run(policy, summaries))
             .collect()
+    }
+
+    /// Whether [`Clause::for_run`] of `policy` and `summaries` holds this
+    /// clause.
+    fn in_run(self, policy: super::Policy, summaries: bool) -> bool {
+        use super::Policy;
+        match self {
+            Clause::WholeTurns
+            | Clause::NewestFirst
+            | Clause::Maximal
+            | Clause::OverflowQuestion => policy == Policy::Turns,
+            Clause::ContiguousSuffix | Clause::MaximalSuffix => policy == Policy::Suffix,
+            Clause::ReasoningAttached | Clause::ProviderAccepts => false,
+            Clause::SummaryShape | Clause::SummaryReplacesPrefix => summaries,
+            _ => true,
+        }
     }
 
     /// The clause's definition as spec version 2 reads it (spec v2 §11.6,
@@ -215,14 +221,13 @@ impl Clause {
         reasoning: bool,
         provider: bool,
     ) -> Vec<Clause> {
-        let base = Clause::for_run(policy, summaries);
         Clause::ALL
             .iter()
             .copied()
-            .filter(|c| match c {
+            .filter(|&c| match c {
                 Clause::ReasoningAttached => reasoning,
                 Clause::ProviderAccepts => provider,
-                _ => base.contains(c),
+                _ => c.in_run(policy, summaries),
             })
             .collect()
     }

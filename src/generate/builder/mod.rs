@@ -6,6 +6,8 @@
 
 mod content;
 
+use content::object;
+
 use super::Config;
 use crate::formats::{read_history, Format};
 use crate::terms::Role;
@@ -226,8 +228,10 @@ impl Builder<'_, '_, '_> {
         if self.chance(1, 2)? {
             item["encrypted_content"] = json!("gAAAAB-opaque");
         }
-        self.msgs
-            .push(json!({"role": "assistant", "contents": [item]}));
+        self.msgs.push(object([
+            ("role", Value::from("assistant")),
+            ("contents", Value::Array(vec![item])),
+        ]));
         Ok(())
     }
 
@@ -321,21 +325,42 @@ impl Builder<'_, '_, '_> {
         Ok((out, legacy))
     }
 
+    // The items below are built with `object` and clones, not `json!`,
+    // which would copy the call by serializing it (`to_value`): the same
+    // values.
     fn request_item(legacy: bool, r: &Request) -> Value {
+        let id = Value::String(r.id.clone());
         if legacy {
-            json!({"$type": "functionApprovalRequest", "id": r.id, "functionCall": r.call})
+            object([
+                ("$type", json!("functionApprovalRequest")),
+                ("id", id),
+                ("functionCall", r.call.clone()),
+            ])
         } else {
-            json!({"$type": "toolApprovalRequest", "requestId": r.id, "toolCall": r.call})
+            object([
+                ("$type", json!("toolApprovalRequest")),
+                ("requestId", id),
+                ("toolCall", r.call.clone()),
+            ])
         }
     }
 
     fn response_item(&mut self, legacy: bool, r: &Request, approved: bool) -> R<Value> {
+        let id = Value::String(r.id.clone());
         Ok(if legacy {
-            json!({"$type": "functionApprovalResponse", "id": r.id, "approved": approved,
-                   "functionCall": r.call})
+            object([
+                ("$type", json!("functionApprovalResponse")),
+                ("id", id),
+                ("approved", Value::Bool(approved)),
+                ("functionCall", r.call.clone()),
+            ])
         } else {
-            let mut v = json!({"$type": "toolApprovalResponse", "requestId": r.id,
-                               "approved": approved, "toolCall": r.call});
+            let mut v = object([
+                ("$type", json!("toolApprovalResponse")),
+                ("requestId", id),
+                ("approved", Value::Bool(approved)),
+                ("toolCall", r.call.clone()),
+            ]);
             if !approved && self.chance(1, 2)? {
                 v["reason"] = Value::String(self.text()?);
             }
