@@ -225,6 +225,11 @@ pub(super) fn embeds(
     j: usize,
     h: &History,
 ) -> Option<Vec<usize>> {
+    debug_assert_eq!(
+        oc.canon.is_some(),
+        ic.canon.is_some(),
+        "histories compared together both have canonical texts or both not"
+    );
     if oc.same(k, ic, j) {
         return Some(Vec::new());
     }

@@ -490,19 +490,9 @@ mod tests {
 
     #[test]
     fn equal_numbers_and_members_in_any_order_have_one_text() {
-        let same = [
-            ("1", "1.0"),
-            ("100", "1e2"),
-            ("-0", "0.0"),
-            ("-12", "-1.2e1"),
-            ("1e99999999999999999999", "10e99999999999999999998"),
-            ("12", "1200e-2"),
-            (
-                r#"{"a":1,"b":[2,{"c":null}]}"#,
-                r#"{"b":[2.0,{"c":null}],"a":1}"#,
-            ),
-            (r#""\u00e9\/""#, r#""é/""#),
-        ];
+        let same = crate::json::tests::EQUAL
+            .into_iter()
+            .chain([("-12", "-1.2e1"), (r#""\u00e9\/""#, r#""é/""#)]);
         for (a, b) in same {
             let c = CanonHistory::of("", &[v(a), v(b)]);
             assert!(c.same(0, &c, 1), "{a} {b}");
