@@ -351,6 +351,9 @@ pub struct Persistent {
     line: Vec<u8>,
     /// Unrequested output not reported yet.
     unrequested: Option<Unrequested>,
+    /// [`Persistent::settle`] drained the pipes and no request was sent
+    /// since: the next request need not drain them again.
+    settled: bool,
 }
 
 impl fmt::Debug for Persistent {
@@ -394,14 +397,15 @@ impl Persistent {
             clean_exits: 0,
             line: Vec::new(),
             unrequested: None,
+            settled: false,
         })
     }
 
     /// Sends one request and reads one response line.
     ///
     /// First drains, without waiting, what the reducer wrote since its last
-    /// answer (kept for [`Persistent::settle`]; the process is then
-    /// replaced). Then writes `line` followed by `'\n'` (the caller must not
+    /// answer, unless [`Persistent::settle`] just did (kept for the next
+    /// `settle`; the process is then replaced). Then writes `line` followed by `'\n'` (the caller must not
     /// put a `'\n'` inside `line`) and waits for one line of stdout,
     /// returned without its `'\n'` (a `'\r'` is kept): up to
     /// [`Limits::timeout`], plus [`Limits::startup_timeout`] for the first
@@ -419,7 +423,9 @@ impl Persistent {
         if let Some(s) = interrupt::requested() {
             return self.fail(Failure::Interrupted(s));
         }
-        self.note_unrequested();
+        if !std::mem::take(&mut self.settled) {
+            self.note_unrequested();
+        }
         let mut message = Vec::with_capacity(line.len() + 1);
         message.extend_from_slice(line);
         message.push(b'\n');
@@ -487,6 +493,7 @@ impl Persistent {
     /// to a later request.
     pub fn settle(&mut self) -> Option<Unrequested> {
         self.note_unrequested();
+        self.settled = true;
         self.unrequested.take()
     }
 
@@ -577,10 +584,15 @@ impl Persistent {
             return Ended::Silent;
         };
         let mut input = Outgoing::new(message, false);
+        // A request usually fits in the pipe: written now, the first poll
+        // waits for the answer alone (one poll fewer per request).
+        if !proc.exited {
+            proc.write_some(&mut input);
+        }
         // Once the process is ending, how long its answer may still take.
         let mut dying_until: Option<Instant> = None;
         loop {
-            if let Some(end) = self.line.iter().position(|&b| b == b'\n') {
+            if let Some(end) = memchr::memchr(b'\n', &self.line) {
                 if end > max {
                     self.line.truncate(max);
                     return Ended::Failed(Failure::TooLarge);
@@ -1037,7 +1049,15 @@ impl Proc {
         if let Some(woke) = woke {
             return woke;
         }
-        self.check_exited();
+        // With a pidfd watched, an exit is what makes it readable: only
+        // then is `waitid` asked (one call fewer per wake-up).
+        let pid_fired = fds
+            .iter()
+            .zip(&tags)
+            .any(|(fd, &tag)| tag == PID && fd.revents != 0);
+        if !pidfd_watched || pid_fired {
+            self.check_exited();
+        }
         if rc == 0 && Instant::now() >= deadline {
             return Woke::TimedOut;
         }
@@ -1113,6 +1133,32 @@ impl Proc {
         }
     }
 
+    /// Whether stdout (when `stdout_too`) or stderr has bytes or an
+    /// end-of-file to read now: one `poll` that does not wait, instead of
+    /// a `read` on each that finds nothing (the common case between
+    /// requests).
+    fn anything_readable(&self, stdout_too: bool) -> bool {
+        let mut fds = [libc::pollfd {
+            fd: -1,
+            events: libc::POLLIN,
+            revents: 0,
+        }; 2];
+        if let (Some(fd), true) = (&self.stdout, stdout_too) {
+            fds[0].fd = fd.as_raw_fd();
+        }
+        if let Some(fd) = &self.stderr {
+            fds[1].fd = fd.as_raw_fd();
+        }
+        if fds.iter().all(|f| f.fd < 0) {
+            return false;
+        }
+        // SAFETY: `fds` is a valid array of two pollfd structs; a negative
+        // fd is ignored by poll(2).
+        let rc = unsafe { libc::poll(fds.as_mut_ptr(), 2, 0) };
+        // An error (EINTR, ENOMEM): read as before, which finds out.
+        rc != 0
+    }
+
     /// Reads stdout into `out` (up to `cap` bytes) and stderr into the
     /// tail, without waiting: until neither has more right now, both are
     /// at end-of-file, or `until` passes (a descendant may write without
@@ -1124,6 +1170,9 @@ impl Proc {
     }
 
     fn drain_into(&mut self, out: &mut Vec<u8>, cap: usize, until: Instant, chunk: &mut [u8]) {
+        if !self.anything_readable(out.len() < cap) {
+            return;
+        }
         loop {
             let mut more = false;
             if let Some(stdout) = &self.stdout {
