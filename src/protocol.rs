@@ -311,7 +311,23 @@ pub fn request_text(
     summary: Option<u64>,
     messages: &[Value],
 ) -> String {
-    let mut out = Vec::with_capacity(64 + messages.len() * 96);
+    write_request(format, budget, summary, messages, None).0
+}
+
+/// [`request_text`], and the offset where the members after the budget's
+/// begin (the `{` or `,` before the first of them). With `copied`, those
+/// members are not written but copied from `copied` (the same members of
+/// another request's text, from its offset): the caller vouches that they
+/// are the same (same format, summary and messages, the same `tokens`, and
+/// `maxTokens` present in both or neither).
+fn write_request(
+    format: Format,
+    budget: &BudgetFields,
+    summary: Option<u64>,
+    messages: &[Value],
+    copied: Option<&[u8]>,
+) -> (String, usize) {
+    let mut out = Vec::with_capacity(64 + copied.map_or(messages.len() * 96, <[u8]>::len));
     let mut first = true;
     let mut member = |out: &mut Vec<u8>, key: &str, value: &dyn erased::Json| {
         out.push(if first { b'{' } else { b',' });
@@ -347,6 +363,13 @@ pub fn request_text(
     if let Some(c) = &budget.count_pinned {
         member(&mut out, "countPinned", c);
     }
+    let rest_at = out.len();
+    if let Some(copied) = copied {
+        // `copied` begins with the `{` or `,` before its first member.
+        out.push(if out.is_empty() { b'{' } else { b',' });
+        out.extend_from_slice(&copied[1..]);
+        return (String::from_utf8(out).expect("JSON text is UTF-8"), rest_at);
+    }
     if let (Some(s), Some(key)) = (system, format.system_member()) {
         member(&mut out, key, s);
         if let Some(c) = system_tokens {
@@ -361,7 +384,7 @@ pub fn request_text(
         }
     }
     out.push(b'}');
-    String::from_utf8(out).expect("JSON text is UTF-8")
+    (String::from_utf8(out).expect("JSON text is UTF-8"), rest_at)
 }
 
 /// A request the runner sends, from borrowed parts (the arguments of
@@ -378,7 +401,8 @@ pub struct OutgoingRequest<'a> {
     pub summary: Option<u64>,
     /// The kit's message list (see [`request`]).
     pub messages: &'a [Value],
-    text: std::cell::OnceCell<String>,
+    /// The text and where its members after the budget's begin.
+    text: std::cell::OnceCell<(String, usize)>,
 }
 
 impl<'a> OutgoingRequest<'a> {
@@ -400,8 +424,40 @@ impl<'a> OutgoingRequest<'a> {
 
     /// Its JSON text (one line, no newline).
     pub fn text(&self) -> &str {
-        self.text
-            .get_or_init(|| request_text(self.format, self.budget, self.summary, self.messages))
+        &self.written().0
+    }
+
+    fn written(&self) -> &(String, usize) {
+        self.text.get_or_init(|| {
+            write_request(self.format, self.budget, self.summary, self.messages, None)
+        })
+    }
+
+    /// The same request with the budget members `budget` (the request with
+    /// a smaller budget that `budget-monotone` needs). When the costs
+    /// (`tokens`) are the same and `maxTokens` is in both or neither, its
+    /// text is this one's with other budget members, the messages copied
+    /// rather than written again.
+    pub fn with_budget<'b>(&'b self, budget: &'b BudgetFields) -> OutgoingRequest<'b> {
+        let other = OutgoingRequest::new(self.format, budget, self.summary, self.messages);
+        if budget.tokens != self.budget.tokens
+            || budget.max_tokens.is_some() != self.budget.max_tokens.is_some()
+        {
+            return other;
+        }
+        let (text, rest_at) = self.written();
+        let written = write_request(
+            self.format,
+            budget,
+            self.summary,
+            self.messages,
+            Some(&text.as_bytes()[*rest_at..]),
+        );
+        other
+            .text
+            .set(written)
+            .expect("a new request has no text yet");
+        other
     }
 
     /// Its JSON object ([`request`]).
@@ -735,6 +791,16 @@ mod tests {
                             request(format, b, summary, h).to_string(),
                             "{format} {b:?} {summary:?} {h:?}"
                         );
+                        // Every budget after every other, the text shared
+                        // or not.
+                        let before = OutgoingRequest::new(format, b, summary, h);
+                        for other in &budgets {
+                            assert_eq!(
+                                before.with_budget(other).text(),
+                                request(format, other, summary, h).to_string(),
+                                "{format} {b:?} -> {other:?} {summary:?} {h:?}"
+                            );
+                        }
                     }
                 }
             }

@@ -454,3 +454,51 @@ fn persistent_start_of_missing_command_fails() {
     let err = Persistent::start(&command(&[]), limits(1_000)).expect_err("empty command");
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }
+
+/// `PersistentSession::exchange_unless_same`: an answer with the previous
+/// answer's bytes is not read again (`None`); a different one, or any
+/// answer after a failure, is.
+#[test]
+fn persistent_session_leaves_an_answer_like_the_one_before_unread() {
+    use reducer_kit::certify::session::{PersistentSession, Session};
+    use reducer_kit::formats::Format;
+    use reducer_kit::protocol::{OutgoingRequest, Response};
+    use reducer_kit::terms::{BudgetFields, Clause};
+    use serde_json::json;
+
+    let a = r#"{"messages":[{"role":"user","content":"a"}]}"#;
+    let b = r#"{"messages":[{"role":"user","content":"b"}]}"#;
+    let answers = [a, a, b, a, "not json", a, a];
+    let program = format!(
+        "import sys\nanswers = {answers:?}\nfor i, _ in enumerate(sys.stdin):\n    print(answers[i], flush=True)\n"
+    );
+    let reducer = command(&["python3", "-c", &program]);
+    let mut session = PersistentSession::new(&reducer, Format::Canonical, limits(10_000));
+    let budget = BudgetFields::messages(json!(1));
+    let messages = vec![json!({"role": "user", "content": "a"})];
+    let request = OutgoingRequest::new(Format::Canonical, &budget, None, &messages);
+    let said = |c: &str| Response::Messages(vec![json!({"role": "user", "content": c})]);
+
+    // The first answer is always read.
+    assert_eq!(session.exchange(&request).unwrap(), Ok(said("a")));
+    // The same bytes again: left unread.
+    assert_eq!(session.exchange_unless_same(&request).unwrap(), None);
+    // Different bytes, then the first ones after them: read.
+    assert_eq!(
+        session.exchange_unless_same(&request).unwrap(),
+        Some(Ok(said("b")))
+    );
+    assert_eq!(
+        session.exchange_unless_same(&request).unwrap(),
+        Some(Ok(said("a")))
+    );
+    // A failure forgets the answer before it.
+    let failed = session.exchange_unless_same(&request).unwrap().unwrap();
+    assert_eq!(failed.unwrap_err().clause, Clause::ProtocolJson);
+    assert_eq!(
+        session.exchange_unless_same(&request).unwrap(),
+        Some(Ok(said("a")))
+    );
+    assert_eq!(session.exchange_unless_same(&request).unwrap(), None);
+    assert_eq!(session.close(), None);
+}

@@ -5,8 +5,8 @@
 //! grow with the number of cases. The reports read the records back one at
 //! a time.
 
-use super::run::CaseResult;
-use crate::check::Outcome;
+use super::run::{CaseResult, RunCase};
+use crate::check::{Outcome, Verdict};
 use crate::terms::{BudgetFields, Clause};
 use serde_json::{json, Value};
 use std::os::unix::fs::FileExt;
@@ -74,9 +74,21 @@ fn cut(text: &str) -> String {
 impl CaseRecord {
     /// The compact record of `r`.
     pub fn of(r: &CaseResult) -> CaseRecord {
+        CaseRecord::from_parts(&r.case, &r.verdicts, &r.stderr_tail, r.skipped.as_deref())
+    }
+
+    /// The compact record of a case's result given in parts: the case, its
+    /// verdicts, the stderr tail (kept only when a clause failed) and why
+    /// it was skipped.
+    pub(crate) fn from_parts(
+        case: &RunCase,
+        verdicts: &[Verdict],
+        stderr_tail: &str,
+        skipped: Option<&str>,
+    ) -> CaseRecord {
         let mut passed = 0;
         let mut failures = Vec::new();
-        for v in &r.verdicts {
+        for v in verdicts {
             match &v.outcome {
                 Outcome::Pass => passed |= clause_bit(v.clause),
                 Outcome::Fail(d) => failures.push((v.clause, cut(d))),
@@ -86,17 +98,17 @@ impl CaseRecord {
         let stderr_tail = if failures.is_empty() {
             String::new()
         } else {
-            r.stderr_tail.clone()
+            stderr_tail.to_string()
         };
         CaseRecord {
-            id: r.case.id.clone(),
-            max_messages: r.case.budget.max_messages.clone(),
-            max_tokens: r.case.budget.max_tokens.clone(),
-            messages: r.case.messages.len(),
+            id: case.id.clone(),
+            max_messages: case.budget.max_messages.clone(),
+            max_tokens: case.budget.max_tokens.clone(),
+            messages: case.messages.len(),
             passed,
             failures,
             stderr_tail,
-            skipped: r.skipped.clone(),
+            skipped: skipped.map(str::to_string),
         }
     }
 
@@ -182,11 +194,18 @@ impl CaseRecord {
 /// Where encoded records live.
 #[derive(Debug)]
 enum Store {
-    /// An unnamed temporary file (gone when closed).
-    File(std::fs::File, u64),
+    /// An unnamed temporary file (gone when closed): the file, how many
+    /// bytes it holds, and the records after those, not written yet (at
+    /// most [`FLUSH_AT`] bytes, so that a run does not pay a system call
+    /// per case).
+    File(std::fs::File, u64, Vec<u8>),
     /// Memory, when no temporary file could be made.
     Memory(Vec<u8>),
 }
+
+/// How many bytes of records [`Records`] collects before writing them to
+/// its file.
+const FLUSH_AT: usize = 64 * 1024;
 
 /// The records of a run, in case order, kept encoded outside the heap (in
 /// an unnamed temporary file, or in one buffer when none can be made) and
@@ -218,7 +237,7 @@ impl Records {
     /// An empty store for `slots` cases.
     pub fn with_slots(slots: usize) -> Records {
         let store = match tempfile::tempfile() {
-            Ok(f) => Store::File(f, 0),
+            Ok(f) => Store::File(f, 0, Vec::new()),
             Err(_) => Store::Memory(Vec::new()),
         };
         Records {
@@ -232,43 +251,53 @@ impl Records {
         let bytes = record.encode();
         let len = u32::try_from(bytes.len()).expect("a record is far below 4 GiB");
         let at = match &mut self.store {
-            Store::File(f, end) => match f.write_all_at(&bytes, *end) {
-                Ok(()) => {
-                    let at = *end;
-                    *end += u64::from(len);
-                    Some(at)
-                }
-                Err(_) => None,
-            },
-            Store::Memory(m) => {
-                let at = m.len() as u64;
-                m.extend_from_slice(&bytes);
-                Some(at)
-            }
+            Store::File(_, end, pending) => *end + pending.len() as u64,
+            Store::Memory(m) => m.len() as u64,
         };
-        match at {
-            Some(at) => self.spans[slot] = Some((at, len)),
-            None => {
-                // A full disk: the records so far move to memory.
-                if let Store::File(f, end) = &self.store {
-                    let mut memory = vec![0u8; *end as usize];
-                    let _ = f.read_exact_at(&mut memory, 0);
-                    self.store = Store::Memory(memory);
-                }
-                self.put(slot, record);
-            }
+        match &mut self.store {
+            Store::File(_, _, pending) => pending.extend_from_slice(&bytes),
+            Store::Memory(m) => m.extend_from_slice(&bytes),
         }
+        self.spans[slot] = Some((at, len));
+        self.flush(FLUSH_AT);
+    }
+
+    /// Writes the pending records to the file once they are `at_least`
+    /// bytes. When the file cannot take them (a full disk), every record
+    /// moves to memory.
+    fn flush(&mut self, at_least: usize) {
+        let Store::File(f, end, pending) = &mut self.store else {
+            return;
+        };
+        if pending.is_empty() || pending.len() < at_least {
+            return;
+        }
+        if f.write_all_at(pending, *end).is_ok() {
+            *end += pending.len() as u64;
+            pending.clear();
+            return;
+        }
+        let mut memory = vec![0u8; *end as usize];
+        let _ = f.read_exact_at(&mut memory, 0);
+        memory.append(pending);
+        self.store = Store::Memory(memory);
     }
 
     fn read(&self, (at, len): (u64, u32)) -> CaseRecord {
-        let mut bytes = vec![0u8; len as usize];
+        let in_memory = |m: &[u8], at: u64| {
+            let at = usize::try_from(at).expect("records in memory fit in memory");
+            CaseRecord::decode(&m[at..at + len as usize])
+        };
         match &self.store {
-            Store::File(f, _) => f
-                .read_exact_at(&mut bytes, at)
-                .expect("the records file reads back"),
-            Store::Memory(m) => bytes.copy_from_slice(&m[at as usize..at as usize + len as usize]),
+            Store::File(_, end, pending) if at >= *end => in_memory(pending, at - *end),
+            Store::File(f, _, _) => {
+                let mut bytes = vec![0u8; len as usize];
+                f.read_exact_at(&mut bytes, at)
+                    .expect("the records file reads back");
+                CaseRecord::decode(&bytes)
+            }
+            Store::Memory(m) => in_memory(m, at),
         }
-        CaseRecord::decode(&bytes)
     }
 
     /// How many cases have a record.
@@ -364,5 +393,33 @@ mod tests {
         assert_eq!(records.len(), 3);
         let again = Records::from(back.clone());
         assert_eq!(again.iter().collect::<Vec<_>>(), back);
+    }
+
+    #[test]
+    fn records_read_back_from_the_file_and_from_the_unwritten_rest() {
+        let failing = |i: usize| {
+            CaseRecord::of(&result(
+                &format!("f/{i}"),
+                vec![Verdict {
+                    clause: Clause::Budget,
+                    outcome: Outcome::Fail(format!("{i} ").repeat(100)),
+                }],
+            ))
+        };
+        // ~400 bytes each: the first ~160 are written to the file, the
+        // rest wait in memory.
+        let n = 200;
+        let mut records = Records::with_slots(n);
+        for i in (0..n).rev() {
+            records.put(i, &failing(i));
+        }
+        assert!(matches!(&records.store, Store::File(_, end, pending)
+            if *end >= FLUSH_AT as u64 && !pending.is_empty()));
+        let back: Vec<CaseRecord> = records.iter().collect();
+        assert_eq!(back.len(), n);
+        for (i, r) in back.iter().enumerate() {
+            assert_eq!(r, &failing(i));
+            assert_eq!(r.id, format!("f/{i}"));
+        }
     }
 }

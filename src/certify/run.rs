@@ -205,30 +205,143 @@ impl CaseResult {
     /// judged (unrequested output after its last answer, spec §8.3): the
     /// clause fails, with the detail labelled by the request it followed.
     pub fn add_protocol_failure(&mut self, failure: ProtocolFailure) {
-        let detail = labelled(self.last_request, &failure.detail);
-        match self
-            .verdicts
-            .iter_mut()
-            .find(|v| v.clause == failure.clause)
-        {
-            Some(v) => match &mut v.outcome {
-                Outcome::Fail(old) => {
-                    old.push_str("; ");
-                    old.push_str(&detail);
-                }
-                other => *other = Outcome::Fail(detail),
+        add_protocol_failure(
+            &mut self.verdicts,
+            &mut self.stderr_tail,
+            self.last_request,
+            failure,
+        );
+    }
+}
+
+/// [`CaseResult::add_protocol_failure`] on a result's parts.
+fn add_protocol_failure(
+    verdicts: &mut Vec<Verdict>,
+    stderr_tail: &mut String,
+    last_request: Option<ExtraKind>,
+    failure: ProtocolFailure,
+) {
+    let detail = labelled(last_request, &failure.detail);
+    match verdicts.iter_mut().find(|v| v.clause == failure.clause) {
+        Some(v) => match &mut v.outcome {
+            Outcome::Fail(old) => {
+                old.push_str("; ");
+                old.push_str(&detail);
+            }
+            other => *other = Outcome::Fail(detail),
+        },
+        None => verdicts.insert(
+            0,
+            Verdict {
+                clause: failure.clause,
+                outcome: Outcome::Fail(detail),
             },
-            None => self.verdicts.insert(
-                0,
-                Verdict {
-                    clause: failure.clause,
-                    outcome: Outcome::Fail(detail),
-                },
-            ),
+        ),
+    }
+    if stderr_tail.is_empty() {
+        *stderr_tail = failure.stderr_tail;
+    }
+}
+
+/// A case's result as the runner holds it until the case is recorded: the
+/// case as the list gave it (borrowed or made), and its wire messages only
+/// when they are not its messages as they are (every format but the
+/// canonical one). A case that passes is recorded without copying either;
+/// only a failing one becomes a [`CaseResult`].
+struct Pending<'a> {
+    case: Cow<'a, RunCase>,
+    wire: Wire,
+    response: Option<Response>,
+    verdicts: Vec<Verdict>,
+    stderr_tail: String,
+    skipped: Option<String>,
+    last_request: Option<ExtraKind>,
+}
+
+#[cfg(test)]
+impl From<CaseResult> for Pending<'static> {
+    fn from(r: CaseResult) -> Pending<'static> {
+        Pending {
+            case: Cow::Owned(r.case),
+            wire: Wire::Converted(r.wire_messages),
+            response: r.response,
+            verdicts: r.verdicts,
+            stderr_tail: r.stderr_tail,
+            skipped: r.skipped,
+            last_request: r.last_request,
         }
-        if self.stderr_tail.is_empty() {
-            self.stderr_tail = failure.stderr_tail;
+    }
+}
+
+/// A [`Pending`] case's wire messages.
+enum Wire {
+    /// None: the case was not sent.
+    NotSent,
+    /// The case's messages as they are (the canonical format).
+    Same,
+    /// Converted.
+    Converted(Vec<Value>),
+}
+
+impl Wire {
+    fn of(w: Cow<'_, [Value]>) -> Wire {
+        match w {
+            Cow::Borrowed(_) => Wire::Same,
+            Cow::Owned(w) => Wire::Converted(w),
         }
+    }
+}
+
+/// The response the extra request `kind` (`None`: the first request) got,
+/// as filed.
+fn answer_to<'r>(
+    first: &'r Response,
+    extras: &'r Extras,
+    kind: Option<ExtraKind>,
+) -> Option<&'r Response> {
+    match kind {
+        None => Some(first),
+        Some(ExtraKind::Repeat) => extras.repeat.as_ref(),
+        Some(ExtraKind::Again) => extras.again.as_ref(),
+        Some(ExtraKind::Smaller) => extras.smaller.as_ref().map(|(_, r)| r),
+    }
+}
+
+impl Pending<'_> {
+    fn into_result(self) -> CaseResult {
+        let case = self.case.into_owned();
+        let wire_messages = match self.wire {
+            Wire::NotSent => Vec::new(),
+            Wire::Same => case.messages.clone(),
+            Wire::Converted(w) => w,
+        };
+        CaseResult {
+            case,
+            wire_messages,
+            response: self.response,
+            verdicts: self.verdicts,
+            stderr_tail: self.stderr_tail,
+            skipped: self.skipped,
+            last_request: self.last_request,
+        }
+    }
+
+    fn add_protocol_failure(&mut self, failure: ProtocolFailure) {
+        add_protocol_failure(
+            &mut self.verdicts,
+            &mut self.stderr_tail,
+            self.last_request,
+            failure,
+        );
+    }
+
+    fn record(&self) -> CaseRecord {
+        CaseRecord::from_parts(
+            &self.case,
+            &self.verdicts,
+            &self.stderr_tail,
+            self.skipped.as_deref(),
+        )
     }
 }
 
@@ -283,7 +396,11 @@ impl Settings {
 /// wire form must have one message per message, or the costs could not
 /// travel; a message budget counts the wire format's messages (a
 /// Responses item per call, spec v2 §14).
-fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Vec<Value>, String> {
+fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Cow<'_, [Value]>, String> {
+    if format == Format::Canonical {
+        // The canonical wire form is the messages as they are.
+        return Ok(Cow::Borrowed(messages));
+    }
     let w = to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))?;
     if costs && w.len() != messages.len() {
         return Err(format!(
@@ -291,13 +408,13 @@ fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Vec<Value>, S
             format.title()
         ));
     }
-    Ok(w)
+    Ok(Cow::Owned(w))
 }
 
-fn skipped(case: Cow<'_, RunCase>, why: String) -> CaseResult {
-    CaseResult {
-        case: case.into_owned(),
-        wire_messages: Vec::new(),
+fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
+    Pending {
+        case,
+        wire: Wire::NotSent,
         response: None,
         verdicts: Vec::new(),
         stderr_tail: String::new(),
@@ -333,6 +450,15 @@ fn run_case_cow(
     settings: &Settings,
     case: Cow<'_, RunCase>,
 ) -> Result<CaseResult, RunError> {
+    run_case_pending(session, settings, case).map(Pending::into_result)
+}
+
+/// [`run_case`], the result held as [`Pending`].
+fn run_case_pending<'a>(
+    session: &mut dyn Session,
+    settings: &Settings,
+    case: Cow<'a, RunCase>,
+) -> Result<Pending<'a>, RunError> {
     if let Some(why) = case.needs(settings.protocol, settings.summaries) {
         return Ok(skipped(case, why));
     }
@@ -391,6 +517,9 @@ fn run_case_cow(
         } else {
             Vec::new()
         };
+        // Which request's response was the last answer: `Some(None)` the
+        // first's.
+        let mut answered: Option<Option<ExtraKind>> = Some(None);
         for extra in extra {
             if let Some(late) = session.settle() {
                 protocol.push((late.clause, labelled(last_request, &late.detail)));
@@ -400,12 +529,27 @@ fn run_case_cow(
             let r = if extra.kind == ExtraKind::Repeat {
                 &first_request
             } else {
-                built =
-                    OutgoingRequest::new(settings.format, &extra.budget, summary, &extra.messages);
+                // The smaller budget's request has the first one's
+                // messages: its text is the first one's, budget apart.
+                let same_messages = std::ptr::eq(&*extra.messages, &*wire_messages);
+                built = if same_messages {
+                    first_request.with_budget(&extra.budget)
+                } else {
+                    OutgoingRequest::new(settings.format, &extra.budget, summary, &extra.messages)
+                };
                 &built
             };
-            let answer = session.exchange(r)?;
+            // The answer before, when it was a response: an answer the
+            // same byte for byte is that response again, not read again.
+            let before = answered.and_then(|k| answer_to(first, &extras, k));
+            let answer = match before {
+                Some(before) => session
+                    .exchange_unless_same(r)?
+                    .unwrap_or_else(|| Ok(before.clone())),
+                None => session.exchange(r)?,
+            };
             last_request = Some(extra.kind);
+            answered = answer.is_ok().then_some(last_request);
             match answer {
                 Ok(resp) => extras.record(&extra, resp),
                 Err(failure) => {
@@ -419,15 +563,17 @@ fn run_case_cow(
         match check_with(&req, first, &extras, settings.provider) {
             Ok(v) => verdicts = v,
             Err(e) => {
-                return Ok(CaseResult {
-                    case: case.into_owned(),
-                    wire_messages,
-                    response: Some(first.clone()),
+                let skipped = Some(format!("the case's input cannot be read: {e}"));
+                let response = Some(first.clone());
+                return Ok(Pending {
+                    wire: Wire::of(wire_messages),
+                    case,
+                    response,
                     verdicts: Vec::new(),
                     stderr_tail,
-                    skipped: Some(format!("the case's input cannot be read: {e}")),
+                    skipped,
                     last_request,
-                })
+                });
             }
         }
     } else {
@@ -469,9 +615,9 @@ fn run_case_cow(
     })
     .collect();
     all.extend(verdicts);
-    Ok(CaseResult {
-        case: case.into_owned(),
-        wire_messages,
+    Ok(Pending {
+        wire: Wire::of(wire_messages),
+        case,
         response: first,
         verdicts: all,
         stderr_tail,
@@ -646,10 +792,15 @@ struct Collector {
 }
 
 impl Collector {
-    fn submit(&mut self, index: usize, r: CaseResult) {
-        self.records.put(index, &CaseRecord::of(&r));
+    /// Records the case at position `index`; a failing one becomes a
+    /// [`CaseResult`] (the case and its wire messages copied when they
+    /// were borrowed) and may be kept as the example of its kind.
+    fn submit(&mut self, index: usize, r: Pending<'_>) {
+        self.records.put(index, &r.record());
         let failing: Vec<(Clause, String)> = r
-            .failures()
+            .verdicts
+            .iter()
+            .filter(|v| v.failed())
             .map(|v| match &v.outcome {
                 Outcome::Fail(d) => (v.clause, failure_signature(d)),
                 _ => (v.clause, String::new()),
@@ -658,6 +809,7 @@ impl Collector {
         if failing.is_empty() {
             return;
         }
+        let r = r.into_result();
         let key = example_key(&r, index);
         let mut shared: Option<Arc<CaseResult>> = None;
         let mut r = Some(r);
@@ -717,7 +869,7 @@ pub fn run_cases(
         restarts: Restarts::default(),
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
-    let submit = |index: usize, r: CaseResult| {
+    let submit = |index: usize, r: Pending<'_>| {
         collector.lock().expect("no worker panics").submit(index, r);
         progress(done.fetch_add(1, Ordering::SeqCst) + 1);
     };
@@ -725,7 +877,7 @@ pub fn run_cases(
     // stops.
     let work = || {
         let mut session = settings.session();
-        let mut held: Option<(usize, CaseResult)> = None;
+        let mut held: Option<(usize, Pending<'_>)> = None;
         let mut interrupted = false;
         loop {
             if stop.lock().expect("no worker panics").is_some() {
@@ -744,7 +896,7 @@ pub fn run_cases(
                 }
                 submit(j, r);
             }
-            match run_case_cow(session.as_mut(), settings, case) {
+            match run_case_pending(session.as_mut(), settings, case) {
                 Ok(r) => held = Some((i, r)),
                 Err(e) => {
                     let mut stop = stop.lock().expect("no worker panics");
@@ -813,7 +965,7 @@ pub fn run_cases(
 mod tests {
     use super::*;
     use crate::certify::generated_case;
-    use crate::certify::session::ReferenceSession;
+    use crate::certify::session::{Exchange, ReferenceSession};
 
     /// The runner over the in-process reference session: every clause of
     /// every level passes, in every format.
@@ -856,6 +1008,117 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// An in-process session that keeps the text of its previous answer,
+    /// as [`PersistentSession`] keeps the bytes: `exchange_unless_same`
+    /// leaves an answer with the same text unread. With `tamper`, the
+    /// answers to requests number `tamper.0` modulo `tamper.1` (from 0)
+    /// lose their first message.
+    struct Remembering {
+        reference: ReferenceSession,
+        last: Option<String>,
+        sent: usize,
+        tamper: Option<(usize, usize)>,
+        unread: usize,
+    }
+
+    impl Remembering {
+        fn answer(&mut self, request: &OutgoingRequest) -> (String, Response) {
+            let mut response = self.reference.respond(&request.to_value());
+            if let (Some((k, m)), Response::Messages(ms)) = (self.tamper, &mut response) {
+                if self.sent % m == k && !ms.is_empty() {
+                    ms.remove(0);
+                }
+            }
+            self.sent += 1;
+            let text = crate::protocol::response_json(self.reference.format, &response);
+            (text.to_string(), response)
+        }
+    }
+
+    impl Session for Remembering {
+        fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+            let (text, response) = self.answer(request);
+            self.last = Some(text);
+            Ok(Ok(response))
+        }
+
+        fn exchange_unless_same(
+            &mut self,
+            request: &OutgoingRequest,
+        ) -> Result<Option<Exchange>, RunError> {
+            let (text, response) = self.answer(request);
+            if self.last.as_ref() == Some(&text) {
+                self.unread += 1;
+                return Ok(None);
+            }
+            self.last = Some(text);
+            Ok(Some(Ok(response)))
+        }
+    }
+
+    /// The runner copies a response left unread from the answer it
+    /// repeats: the results are the same as when every answer is read, and
+    /// a repeated request answered differently still fails `deterministic`.
+    #[test]
+    fn an_answer_left_unread_is_the_response_it_repeats() {
+        for format in [Format::Canonical, Format::OpenAi, Format::Responses] {
+            let settings = Settings {
+                reducer: Reducer::new(Vec::new()),
+                format,
+                policy: Policy::Suffix,
+                limits: Limits::default(),
+                persistent: true,
+                jobs: 1,
+                extra_requests: true,
+                provider: None,
+                protocol: Protocol::V1,
+                summaries: false,
+            };
+            let reference = ReferenceSession {
+                policy: Policy::Suffix,
+                format,
+                provider: None,
+                protocol: Protocol::V1,
+            };
+            let mut remembering = Remembering {
+                reference,
+                last: None,
+                sent: 0,
+                tamper: None,
+                unread: 0,
+            };
+            let mut plain = reference;
+            for n in 0..60 {
+                let case = generated_case(3, n, format, Protocol::V1);
+                let read = run_case(&mut plain, &settings, &case).unwrap();
+                let copied = run_case(&mut remembering, &settings, &case).unwrap();
+                assert_eq!(copied, read, "{format} {}", case.id);
+            }
+            assert!(remembering.unread >= 60, "{format}: {}", remembering.unread);
+
+            // Every case's second request (the repeated one) is answered
+            // without its first message.
+            let mut flaky = Remembering {
+                reference,
+                last: None,
+                sent: 0,
+                tamper: Some((1, usize::MAX)),
+                unread: 0,
+            };
+            let case = generated_case(3, 1, format, Protocol::V1);
+            let r = run_case(&mut flaky, &settings, &case).unwrap();
+            let failed: Vec<Clause> = r.failures().map(|v| v.clause).collect();
+            assert!(
+                failed.contains(&Clause::Deterministic),
+                "{format}: {failed:?}"
+            );
+            assert_eq!(
+                r.response,
+                run_case(&mut plain, &settings, &case).unwrap().response
+            );
         }
     }
 
@@ -937,10 +1200,16 @@ mod grouping_tests {
             restarts: Restarts::default(),
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
-        c.submit(0, failing("spec/rule-orphan", orphan_input, &alike(0, "a")));
-        c.submit(1, failing("seed/small", small, &alike(0, "a")));
-        c.submit(2, failing("gen/1/7", large.clone(), &alike(1, "k2")));
-        c.submit(3, failing("gen/1/9", large, "the output has 2 messages"));
+        c.submit(
+            0,
+            failing("spec/rule-orphan", orphan_input, &alike(0, "a")).into(),
+        );
+        c.submit(1, failing("seed/small", small, &alike(0, "a")).into());
+        c.submit(2, failing("gen/1/7", large.clone(), &alike(1, "k2")).into());
+        c.submit(
+            3,
+            failing("gen/1/9", large, "the output has 2 messages").into(),
+        );
         let kinds = &c.groups[clause_bit(Clause::NoOrphanResult).trailing_zeros() as usize];
         let seen: Vec<(&str, usize, &str)> = kinds
             .iter()

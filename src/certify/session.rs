@@ -71,6 +71,24 @@ pub trait Session {
     /// [`ProtocolFailure`].
     fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError>;
 
+    /// [`Session::exchange`], except that an answer written byte for byte
+    /// as the answer of the session's previous exchange (which must have
+    /// been a response, not a failure) is not read again: `Ok(None)`, that
+    /// response stands. Most reducers answer the repeated request, and
+    /// their output sent back, with the same bytes; the runner
+    /// ([`super::run`]) then copies the response it already has. A session
+    /// that keeps no answers reads every one (the default).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::exchange`].
+    fn exchange_unless_same(
+        &mut self,
+        request: &OutgoingRequest,
+    ) -> Result<Option<Exchange>, RunError> {
+        self.exchange(request).map(Some)
+    }
+
     /// Output the reducer wrote after the answer of an earlier exchange
     /// that no request asked for, found since the last call (without
     /// waiting): a `protocol-json` failure of the exchange it followed
@@ -249,10 +267,9 @@ pub struct PersistentSession<'a> {
     format: Format,
     limits: Limits,
     process: Option<process::Persistent>,
-    /// The last answer read and its bytes: an answer written the same
-    /// again (the repeated request's, the output's reduced again, for most
-    /// reducers) is the same response, copied instead of parsed.
-    last: Option<(Vec<u8>, Response)>,
+    /// The bytes of the previous exchange's answer, when it was a response
+    /// ([`Session::exchange_unless_same`]).
+    last: Option<Vec<u8>>,
 }
 
 impl<'a> PersistentSession<'a> {
@@ -270,8 +287,14 @@ impl<'a> PersistentSession<'a> {
     }
 }
 
-impl Session for PersistentSession<'_> {
-    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+impl PersistentSession<'_> {
+    /// One request and its answer: `None` when `unless_same` and the answer
+    /// is the previous one's bytes.
+    fn send(
+        &mut self,
+        request: &OutgoingRequest,
+        unless_same: bool,
+    ) -> Result<Option<Exchange>, RunError> {
         let process = match &mut self.process {
             Some(p) => p,
             None => self.process.insert(
@@ -280,20 +303,33 @@ impl Session for PersistentSession<'_> {
             ),
         };
         let reply = process.request(request.text().as_bytes());
-        if reply.failure.is_none() {
-            if let Some((bytes, response)) = &self.last {
-                if *bytes == reply.stdout {
-                    return Ok(Ok(response.clone()));
-                }
-            }
+        let same = reply.failure.is_none() && self.last.as_deref() == Some(&reply.stdout[..]);
+        if unless_same && same {
+            return Ok(None);
         }
-        let stdout = reply.failure.is_none().then(|| reply.stdout.clone());
+        let bytes = (reply.failure.is_none() && !same).then(|| reply.stdout.clone());
         let exchange = interpret(self.format, reply)?;
-        self.last = match (stdout, &exchange) {
-            (Some(bytes), Ok(response)) => Some((bytes, response.clone())),
-            _ => None,
-        };
-        Ok(exchange)
+        match (exchange.is_ok(), bytes) {
+            (false, _) => self.last = None,
+            (true, Some(bytes)) => self.last = Some(bytes),
+            (true, None) => {}
+        }
+        Ok(Some(exchange))
+    }
+}
+
+impl Session for PersistentSession<'_> {
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        Ok(self
+            .send(request, false)?
+            .expect("an answer is read when it may not be left unread"))
+    }
+
+    fn exchange_unless_same(
+        &mut self,
+        request: &OutgoingRequest,
+    ) -> Result<Option<Exchange>, RunError> {
+        self.send(request, true)
     }
 
     fn settle(&mut self) -> Option<ProtocolFailure> {
