@@ -967,24 +967,30 @@ mod tests {
     use crate::certify::generated_case;
     use crate::certify::session::{Exchange, ReferenceSession};
 
+    /// One worker's protocol 1 settings with the extra requests, for an
+    /// in-process session (no reducer command).
+    fn settings(format: Format, policy: Policy) -> Settings {
+        Settings {
+            reducer: Reducer::new(Vec::new()),
+            format,
+            policy,
+            limits: Limits::default(),
+            persistent: false,
+            jobs: 1,
+            extra_requests: true,
+            provider: None,
+            protocol: Protocol::V1,
+            summaries: false,
+        }
+    }
+
     /// The runner over the in-process reference session: every clause of
     /// every level passes, in every format.
     #[test]
     fn the_reference_session_passes_every_clause() {
         for format in Format::ALL {
             for policy in Policy::ALL {
-                let settings = Settings {
-                    reducer: Reducer::new(Vec::new()),
-                    format,
-                    policy,
-                    limits: Limits::default(),
-                    persistent: false,
-                    jobs: 1,
-                    extra_requests: true,
-                    provider: None,
-                    protocol: Protocol::V1,
-                    summaries: false,
-                };
+                let settings = settings(format, policy);
                 let mut session = ReferenceSession {
                     policy,
                     format,
@@ -1065,18 +1071,7 @@ mod tests {
     #[test]
     fn an_answer_left_unread_is_the_response_it_repeats() {
         for format in [Format::Canonical, Format::OpenAi, Format::Responses] {
-            let settings = Settings {
-                reducer: Reducer::new(Vec::new()),
-                format,
-                policy: Policy::Suffix,
-                limits: Limits::default(),
-                persistent: true,
-                jobs: 1,
-                extra_requests: true,
-                provider: None,
-                protocol: Protocol::V1,
-                summaries: false,
-            };
+            let settings = settings(format, Policy::Suffix);
             let reference = ReferenceSession {
                 policy: Policy::Suffix,
                 format,
