@@ -405,8 +405,9 @@ impl Persistent {
     ///
     /// First drains, without waiting, what the reducer wrote since its last
     /// answer, unless [`Persistent::settle`] just did (kept for the next
-    /// `settle`; the process is then replaced). Then writes `line` followed by `'\n'` (the caller must not
-    /// put a `'\n'` inside `line`) and waits for one line of stdout,
+    /// `settle`; the process is then replaced). Then writes `line`
+    /// followed by `'\n'` (the caller must not put a `'\n'` inside
+    /// `line`) and waits for one line of stdout,
     /// returned without its `'\n'` (a `'\r'` is kept): up to
     /// [`Limits::timeout`], plus [`Limits::startup_timeout`] for the first
     /// request of a process. Bytes after the line in the same read are

@@ -18,7 +18,7 @@ pub type Pair = (Clause, Shape);
 /// What a case covers: every pair of a clause the checker judges
 /// [`Outcome::Pass`] on the reference output for the case (with the extra
 /// responses from the reference too, [`check_reducer`] with
-/// [`reference()`]) and a shape the case shows ([`shapes`] of its messages
+/// [`reference()`]) and a shape the case shows (the shapes of its messages
 /// and budget, [`shapes_with`]; an invalid budget counts as 0, which
 /// shows no budget shape). Empty when the messages cannot be read.
 pub fn signature(case: &Case) -> BTreeSet<Pair> {

@@ -28,7 +28,7 @@
 //! collide. For every history that converts,
 //! `from_responses(to_responses(h)) == h` (as JSON values).
 //!
-//! **The view** ([`view`]): each item is one message.
+//! **The view** (`view`): each item is one message.
 //!
 //! | item | role | items (id) |
 //! |------|------|-----------|

@@ -25,7 +25,7 @@
 //! reads too.
 //!
 //! **One of each per execution.** The OpenAI judgement and the invalid
-//! budget are picked per input ([`super::input_pick`]): the OpenAI format
+//! budget are picked per input (`fuzzers::input_pick`): the OpenAI format
 //! on every other input, and one invalid budget of the 5 (11 under a token
 //! budget) in turn, rather than all of them on every execution; they hardly
 //! depend on the history, and judging all of them made up most of an
