@@ -4,7 +4,12 @@
 //! ```sh
 //! cargo run --release --example certify_overhead            # 2,000 generated cases
 //! cargo run --release --example certify_overhead -- 500
+//! cargo run --release --example certify_overhead -- 500 serve   # the run against serve --persistent only
 //! ```
+//!
+//! (`serve` leaves out the in-process figures, so that a profiler or
+//! `valgrind --tool=callgrind` pointed at the example sees the kit's side
+//! of the run against `serve --persistent` and the cases' making alone.)
 //!
 //! - `in_process_us`: `run_case` against the in-process reference session
 //!   (every request and the checking, no process), per case;
@@ -54,6 +59,11 @@ fn main() {
     let n: u64 = std::env::args()
         .nth(1)
         .map_or(2_000, |s| s.parse().expect("a number of cases"));
+    let serve_only = match std::env::args().nth(2).as_deref() {
+        None => false,
+        Some("serve") => true,
+        Some(other) => panic!("the second argument can only be `serve`, not {other:?}"),
+    };
     let format = Format::Canonical;
     let policy = Policy::Turns;
     let cases: Vec<RunCase> = (0..n)
@@ -104,21 +114,23 @@ fn main() {
             })
             .fold(f64::INFINITY, f64::min)
     };
-    let answers = best(&mut || {
-        for r in &requests {
-            std::hint::black_box(reference.respond(r));
-        }
-    });
-    let in_process = best(&mut || {
-        for case in &cases {
-            std::hint::black_box(run_case(&mut reference, &settings, case).unwrap());
-        }
-    });
     let per = |secs: f64| secs * 1e6 / n as f64;
-    println!(
-        "{}",
-        json!({"cases": n, "in_process_us": per(in_process), "reference_us": per(answers), "kit_overhead_us": per(in_process - answers)})
-    );
+    if !serve_only {
+        let answers = best(&mut || {
+            for r in &requests {
+                std::hint::black_box(reference.respond(r));
+            }
+        });
+        let in_process = best(&mut || {
+            for case in &cases {
+                std::hint::black_box(run_case(&mut reference, &settings, case).unwrap());
+            }
+        });
+        println!(
+            "{}",
+            json!({"cases": n, "in_process_us": per(in_process), "reference_us": per(answers), "kit_overhead_us": per(in_process - answers)})
+        );
+    }
 
     let kit = concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/reducer-kit");
     if std::path::Path::new(kit).exists() {

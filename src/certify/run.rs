@@ -21,7 +21,9 @@ pub use super::records::{CaseRecord, Judged, Records, MAX_DETAIL};
 use super::session::{
     PerCaseSession, PersistentSession, ProtocolFailure, Restarts, RunError, Session,
 };
-use crate::check::{check_with, extra_requests, ExtraKind, Extras, Outcome, Request, Verdict};
+use crate::check::{
+    check_with_borrowed, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
+};
 use crate::formats::{to_wire, Format};
 use crate::protocol::{OutgoingRequest, Protocol, Response};
 use crate::reduce::{respond_budget, respond_request_with};
@@ -292,19 +294,41 @@ impl Wire {
     }
 }
 
-/// The response the extra request `kind` (`None`: the first request) got,
-/// as filed.
+/// The answer to an extra request: read, or the same bytes as the answer
+/// before it, which is then not copied.
+enum Answer {
+    /// A response read from the reducer.
+    Read(Response),
+    /// The same as the answer to `kind` (`None`: the first request).
+    Same(Option<ExtraKind>),
+}
+
+/// The responses the extra requests got, in the order sent, each with its
+/// kind and the limit of its budget ([`ExtraRequest::limit`](crate::check::ExtraRequest::limit)).
+type Answers = Vec<(ExtraKind, u64, Answer)>;
+
+/// The response the request `kind` (`None`: the first request) got: the
+/// response that an answer the same as another one stands for.
 fn answer_to<'r>(
     first: &'r Response,
-    extras: &'r Extras,
-    kind: Option<ExtraKind>,
+    answers: &'r Answers,
+    mut kind: Option<ExtraKind>,
 ) -> Option<&'r Response> {
-    match kind {
-        None => Some(first),
-        Some(ExtraKind::Repeat) => extras.repeat.as_ref(),
-        Some(ExtraKind::Again) => extras.again.as_ref(),
-        Some(ExtraKind::Smaller) => extras.smaller.as_ref().map(|(_, r)| r),
+    // Each answer can only be the same as one sent before it.
+    for _ in 0..=answers.len() {
+        let Some(k) = kind else {
+            return Some(first);
+        };
+        match answers
+            .iter()
+            .find(|(of, _, _)| *of == k)
+            .map(|(_, _, a)| a)?
+        {
+            Answer::Read(r) => return Some(r),
+            Answer::Same(before) => kind = *before,
+        }
     }
+    None
 }
 
 impl Pending<'_> {
@@ -493,25 +517,23 @@ fn run_case_pending<'a>(
     };
     let verdicts;
     if let Some(first) = &first {
-        let mut extras = Extras {
-            reference: Some(respond_request_with(
+        let reference = Some(respond_request_with(
+            settings.policy,
+            settings.format,
+            &case.budget,
+            &wire_messages,
+            settings.provider,
+        ));
+        let reference_less_summary = summary.and_then(|s| {
+            let b = Budget::read(&case.budget, wire_messages.len()).ok()?;
+            Some(respond_budget(
                 settings.policy,
                 settings.format,
-                &case.budget,
+                &b.less(s),
                 &wire_messages,
-                settings.provider,
-            )),
-            reference_less_summary: summary.and_then(|s| {
-                let b = Budget::read(&case.budget, wire_messages.len()).ok()?;
-                Some(respond_budget(
-                    settings.policy,
-                    settings.format,
-                    &b.less(s),
-                    &wire_messages,
-                ))
-            }),
-            ..Extras::default()
-        };
+            ))
+        });
+        let mut answers: Answers = Vec::new();
         let extra = if settings.extra_requests {
             extra_requests(&req, first)
         } else {
@@ -541,17 +563,17 @@ fn run_case_pending<'a>(
             };
             // The answer before, when it was a response: an answer the
             // same byte for byte is that response again, not read again.
-            let before = answered.and_then(|k| answer_to(first, &extras, k));
-            let answer = match before {
-                Some(before) => session
-                    .exchange_unless_same(r)?
-                    .unwrap_or_else(|| Ok(before.clone())),
-                None => session.exchange(r)?,
+            let answer = match answered {
+                Some(before) => match session.exchange_unless_same(r)? {
+                    Some(answer) => answer.map(Answer::Read),
+                    None => Ok(Answer::Same(before)),
+                },
+                None => session.exchange(r)?.map(Answer::Read),
             };
             last_request = Some(extra.kind);
             answered = answer.is_ok().then_some(last_request);
             match answer {
-                Ok(resp) => extras.record(&extra, resp),
+                Ok(a) => answers.push((extra.kind, extra.limit(), a)),
                 Err(failure) => {
                     protocol.push((failure.clause, labelled(last_request, &failure.detail)));
                     if stderr_tail.is_empty() {
@@ -560,7 +582,18 @@ fn run_case_pending<'a>(
                 }
             }
         }
-        match check_with(&req, first, &extras, settings.provider) {
+        let of = |kind| answer_to(first, &answers, Some(kind));
+        let extras = ExtrasRef {
+            repeat: of(ExtraKind::Repeat),
+            again: of(ExtraKind::Again),
+            smaller: answers
+                .iter()
+                .find(|(kind, _, _)| *kind == ExtraKind::Smaller)
+                .and_then(|(_, limit, _)| Some((*limit, of(ExtraKind::Smaller)?))),
+            reference: reference.as_ref(),
+            reference_less_summary: reference_less_summary.as_ref(),
+        };
+        match check_with_borrowed(&req, first, extras, settings.provider) {
             Ok(v) => verdicts = v,
             Err(e) => {
                 let skipped = Some(format!("the case's input cannot be read: {e}"));
@@ -1063,6 +1096,37 @@ mod tests {
             self.last = Some(text);
             Ok(Some(Ok(response)))
         }
+    }
+
+    /// An answer the same as the one before stands for the response that
+    /// one stands for, down a chain of them; a request not answered has
+    /// none.
+    #[test]
+    fn an_answer_the_same_as_another_is_its_response() {
+        let first = Response::Messages(vec![serde_json::json!({"role": "user", "content": "a"})]);
+        let other = Response::Error("over budget".into());
+        let answers: Answers = vec![
+            (ExtraKind::Repeat, 2, Answer::Read(other.clone())),
+            (ExtraKind::Again, 2, Answer::Same(Some(ExtraKind::Repeat))),
+            (ExtraKind::Smaller, 1, Answer::Same(Some(ExtraKind::Again))),
+        ];
+        assert_eq!(answer_to(&first, &answers, None), Some(&first));
+        for kind in [ExtraKind::Repeat, ExtraKind::Again, ExtraKind::Smaller] {
+            assert_eq!(
+                answer_to(&first, &answers, Some(kind)),
+                Some(&other),
+                "{kind:?}"
+            );
+        }
+        let answers: Answers = vec![
+            (ExtraKind::Repeat, 2, Answer::Same(None)),
+            (ExtraKind::Smaller, 1, Answer::Same(Some(ExtraKind::Repeat))),
+        ];
+        assert_eq!(
+            answer_to(&first, &answers, Some(ExtraKind::Smaller)),
+            Some(&first)
+        );
+        assert_eq!(answer_to(&first, &answers, Some(ExtraKind::Again)), None);
     }
 
     /// The runner copies a response left unread from the answer it

@@ -44,7 +44,7 @@ impl Judge<'_> {
     }
 
     pub(super) fn deterministic(&self) -> Outcome {
-        match &self.extras.repeat {
+        match self.extras.repeat {
             None => not_judged("needs the response to a repeated request"),
             Some(r) if self.same_as_response(REPEAT, r) => Outcome::Pass,
             Some(r) => fail(format!(
@@ -63,7 +63,7 @@ impl Judge<'_> {
             .and_then(|o| o.summary.map(|k| (o, k)))
             .filter(|_| self.budget.is_ok())
         {
-            let Some(reference) = &self.extras.reference_less_summary else {
+            let Some(reference) = self.extras.reference_less_summary else {
                 return not_judged(
                     "needs the reference reducer's answer for the budget less the summary's cost",
                 );
@@ -80,7 +80,7 @@ impl Judge<'_> {
                 ))
             };
         }
-        let Some(reference) = &self.extras.reference else {
+        let Some(reference) = self.extras.reference else {
             return not_judged("needs the reference reducer's answer");
         };
         if self.same_as_response(REFERENCE, reference) {
@@ -108,7 +108,7 @@ impl Judge<'_> {
     }
 
     pub(super) fn idempotent(&self, out: &OutputState) -> Outcome {
-        match &self.extras.again {
+        match self.extras.again {
             None => not_judged("needs the response to the output reduced again"),
             Some(Response::Messages(_))
                 if match (
@@ -183,7 +183,7 @@ impl Judge<'_> {
     /// answer's; with summaries allowed, each answer's summary is left out
     /// (spec v2 §12.4).
     pub(super) fn budget_monotone(&self, out: &OutputState) -> Outcome {
-        let Some((smaller, response)) = &self.extras.smaller else {
+        let Some((smaller, response)) = self.extras.smaller else {
             return not_judged("needs the response for a smaller budget");
         };
         if self.provider.is_some() && self.smaller_is_profile_fallback(response) {
@@ -197,10 +197,10 @@ impl Judge<'_> {
                 describe_difference(self.response, response)
             ));
         };
-        if let Some(why) = self.question_left_out(*smaller) {
+        if let Some(why) = self.question_left_out(smaller) {
             return not_judged(why);
         }
-        if let Some(why) = self.summary_left_out(out, *smaller) {
+        if let Some(why) = self.summary_left_out(out, smaller) {
             return not_judged(why);
         }
         if (0..out.h.len()).any(|k| out.h.view(k).is_unreadable()) {

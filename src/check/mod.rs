@@ -108,18 +108,40 @@ impl Extras {
         match extra.kind {
             ExtraKind::Repeat => self.repeat = Some(response),
             ExtraKind::Again => self.again = Some(response),
-            ExtraKind::Smaller => {
-                let limit = extra
-                    .budget
-                    .max_tokens
-                    .as_ref()
-                    .or(extra.budget.max_messages.as_ref())
-                    .and_then(|v| Budget::parse(v).ok())
-                    .map_or(0, |b| b.limit());
-                self.smaller = Some((limit, response));
-            }
+            ExtraKind::Smaller => self.smaller = Some((extra.limit(), response)),
         }
     }
+
+    /// The same answers, borrowed ([`check_with_borrowed`]).
+    pub fn borrowed(&self) -> ExtrasRef<'_> {
+        ExtrasRef {
+            repeat: self.repeat.as_ref(),
+            again: self.again.as_ref(),
+            smaller: self.smaller.as_ref().map(|(limit, r)| (*limit, r)),
+            reference: self.reference.as_ref(),
+            reference_less_summary: self.reference_less_summary.as_ref(),
+        }
+    }
+}
+
+/// [`Extras`] borrowed: the same answers, each held elsewhere, so that a
+/// caller whose answers repeat one it already holds (a reducer that
+/// answers the repeated request, or its own output sent back, with the
+/// same bytes: `certify`) judges them without copying it. Field for field
+/// what [`Extras`] holds; [`check_with_borrowed`] judges with it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExtrasRef<'a> {
+    /// As [`Extras::repeat`] (`deterministic`).
+    pub repeat: Option<&'a Response>,
+    /// As [`Extras::again`] (`idempotent`).
+    pub again: Option<&'a Response>,
+    /// As [`Extras::smaller`] (`budget-monotone`): the smaller limit and
+    /// the response for it.
+    pub smaller: Option<(u64, &'a Response)>,
+    /// As [`Extras::reference`] (`matches-reference`).
+    pub reference: Option<&'a Response>,
+    /// As [`Extras::reference_less_summary`] (spec v2 §12.4).
+    pub reference_less_summary: Option<&'a Response>,
 }
 
 /// Which extra request an [`ExtraRequest`] is.
@@ -144,6 +166,21 @@ pub struct ExtraRequest<'a> {
     pub budget: BudgetFields,
     /// Its messages: the request's or the first response's, borrowed.
     pub messages: Cow<'a, [Value]>,
+}
+
+impl ExtraRequest<'_> {
+    /// The limit its budget sets, as [`Extras::smaller`] records it: the
+    /// `maxTokens` member's, else the `maxMessages` member's; 0 when
+    /// neither reads as a budget (never for the requests
+    /// [`extra_requests`] makes).
+    pub fn limit(&self) -> u64 {
+        self.budget
+            .max_tokens
+            .as_ref()
+            .or(self.budget.max_messages.as_ref())
+            .and_then(|v| Budget::parse(v).ok())
+            .map_or(0, |b| b.limit())
+    }
 }
 
 /// The extra requests that the clauses `deterministic`, `idempotent` and
@@ -303,6 +340,22 @@ pub fn check_with(
     extras: &Extras,
     provider: Option<Provider>,
 ) -> Result<Vec<Verdict>, ShapeError> {
+    check_with_borrowed(req, response, extras.borrowed(), provider)
+}
+
+/// [`check_with`] with the extra answers borrowed ([`ExtrasRef`]): the
+/// same verdicts, in the same order, as `check_with` with an [`Extras`]
+/// holding copies of them.
+///
+/// # Errors
+///
+/// As [`check`].
+pub fn check_with_borrowed(
+    req: &Request,
+    response: &Response,
+    extras: ExtrasRef<'_>,
+    provider: Option<Provider>,
+) -> Result<Vec<Verdict>, ShapeError> {
     // Each history is read once here and compared as values: writing
     // canonical texts pays only when a history is judged more than once or
     // is large (`benches/README.md`).
@@ -357,7 +410,7 @@ impl PreparedInput {
 #[derive(Clone, Debug)]
 pub struct PreparedAnswers<'a> {
     response: &'a Response,
-    extras: &'a Extras,
+    extras: ExtrasRef<'a>,
     key: &'static str,
     /// The response's messages, classified leniently.
     out_h: Option<History>,
@@ -370,14 +423,14 @@ pub struct PreparedAnswers<'a> {
 impl<'a> PreparedAnswers<'a> {
     /// Reads `response` and the answers of `extras`, all in `format`.
     pub fn new(format: Format, response: &'a Response, extras: &'a Extras) -> PreparedAnswers<'a> {
-        PreparedAnswers::read(format, response, extras, true)
+        PreparedAnswers::read(format, response, extras.borrowed(), true)
     }
 
     /// Reads the answers, writing their canonical texts when `canon`.
     fn read(
         format: Format,
         response: &'a Response,
-        extras: &'a Extras,
+        extras: ExtrasRef<'a>,
         canon: bool,
     ) -> PreparedAnswers<'a> {
         let mut answers = PreparedAnswers {
@@ -405,10 +458,10 @@ impl<'a> PreparedAnswers<'a> {
     /// messages.
     fn messages(&self, which: usize) -> Option<&'a [Value]> {
         let answer = match which {
-            REPEAT => self.extras.repeat.as_ref(),
-            AGAIN => self.extras.again.as_ref(),
-            REFERENCE => self.extras.reference.as_ref(),
-            SMALLER => self.extras.smaller.as_ref().map(|(_, r)| r),
+            REPEAT => self.extras.repeat,
+            AGAIN => self.extras.again,
+            REFERENCE => self.extras.reference,
+            SMALLER => self.extras.smaller.map(|(_, r)| r),
             _ => Some(self.response),
         };
         match answer {
@@ -476,7 +529,7 @@ struct Judge<'a> {
     /// The input's messages as compared.
     in_t: Texts<'a>,
     response: &'a Response,
-    extras: &'a Extras,
+    extras: ExtrasRef<'a>,
     answers: &'a PreparedAnswers<'a>,
     /// Whether histories are compared on their canonical texts.
     canon: bool,
