@@ -21,6 +21,11 @@ use serde_json::{Map, Number, Value};
 /// assert!(!json_eq(&json!("1"), &json!(1)));
 /// ```
 pub fn json_eq(a: &Value, b: &Value) -> bool {
+    // A value is equal to itself (JSON has no NaN): an answer the runner
+    // borrows instead of copying is compared without a walk.
+    if std::ptr::eq(a, b) {
+        return true;
+    }
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
