@@ -380,6 +380,28 @@ pub fn respond_request_with(
     ))
 }
 
+/// [`respond_request_with`] on an input already classified: `history` is
+/// what [`read_history`]`(format, messages)` gave (certify reads the input
+/// once for this answer and the checker). The same response, byte for
+/// byte, as `respond_request_with` on the same arguments.
+pub(crate) fn respond_request_classified(
+    policy: Policy,
+    format: Format,
+    budget: &BudgetFields,
+    messages: &[Value],
+    history: &History,
+    provider: Option<Provider>,
+) -> Response {
+    let reduced = Budget::read(budget, messages.len())
+        .map_err(ReduceError::from)
+        .and_then(|budget| {
+            budget.available(history.pinned())?;
+            Ok(reduce_indices_with(policy, history, &budget, provider)?
+                .materialize(format, messages, history))
+        });
+    answer(reduced)
+}
+
 /// [`reference()`] under a provider profile ([`respond_request_with`]).
 pub fn reference_with(
     policy: Policy,
@@ -697,4 +719,85 @@ pub fn remove_orphans(
 ) -> Vec<Value> {
     let history = History::from_views(views);
     orphans_removed(&history, selection.to_vec()).materialize(format, messages, &history)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::generated_case;
+    use crate::formats::to_wire;
+    use crate::protocol::Protocol;
+
+    /// The reference answer on an input classified beforehand is the one
+    /// `respond_request_with` gives, in every format, policy and provider
+    /// profile, under message and token budgets, errors included.
+    #[test]
+    fn a_classified_input_gets_the_same_answer() {
+        let (mut kept, mut errors) = (0, 0);
+        for format in Format::ALL {
+            for n in 0..30 {
+                let protocol = if n % 2 == 0 {
+                    Protocol::V1
+                } else {
+                    Protocol::V2
+                };
+                let case = generated_case(5, n, format, protocol);
+                let Ok(wire) = to_wire(format, &case.messages) else {
+                    continue;
+                };
+                let history = read_history(format, &wire).unwrap();
+                for policy in Policy::ALL {
+                    for provider in std::iter::once(None).chain(Provider::ALL.map(Some)) {
+                        let plain =
+                            respond_request_with(policy, format, &case.budget, &wire, provider);
+                        let classified = respond_request_classified(
+                            policy,
+                            format,
+                            &case.budget,
+                            &wire,
+                            &history,
+                            provider,
+                        );
+                        assert_eq!(
+                            classified, plain,
+                            "{format} {policy} {provider:?} {}",
+                            case.id
+                        );
+                        match plain {
+                            Response::Messages(_) => kept += 1,
+                            Response::Error(_) => errors += 1,
+                        }
+                    }
+                }
+            }
+        }
+        assert!(kept > 1_000 && errors > 0, "{kept} kept, {errors} errors");
+
+        // A pinned system message that costs more than the budget counted
+        // with it: the same error both ways.
+        let wire: Vec<Value> = serde_json::from_str(
+            r#"[{"role":"system","contents":[{"type":"text","text":"s"}]},
+                {"role":"user","contents":[{"type":"text","text":"q"}]}]"#,
+        )
+        .unwrap();
+        let budget = BudgetFields::tokens(
+            Value::from(3),
+            serde_json::json!([5, 1]),
+            Some(Value::Bool(true)),
+        );
+        let history = read_history(Format::Canonical, &wire).unwrap();
+        let plain = respond_request_with(Policy::Turns, Format::Canonical, &budget, &wire, None);
+        assert!(matches!(&plain, Response::Error(_)), "{plain:?}");
+        assert_eq!(
+            respond_request_classified(
+                Policy::Turns,
+                Format::Canonical,
+                &budget,
+                &wire,
+                &history,
+                None
+            ),
+            plain
+        );
+    }
 }

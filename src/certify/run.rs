@@ -22,11 +22,12 @@ use super::session::{
     PerCaseSession, PersistentSession, ProtocolFailure, Restarts, RunError, Session,
 };
 use crate::check::{
-    check_with_borrowed, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
+    check_classified, check_with_borrowed, extra_requests, ExtraKind, ExtrasRef, Outcome, Request,
+    Verdict,
 };
-use crate::formats::{to_wire, Format};
+use crate::formats::{read_history, to_wire, Format};
 use crate::protocol::{OutgoingRequest, Protocol, Response};
-use crate::reduce::{respond_budget, respond_request_with};
+use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
 use crate::terms::{Budget, BudgetFields, Clause, Level, Policy, Provider};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -517,13 +518,26 @@ fn run_case_pending<'a>(
     };
     let verdicts;
     if let Some(first) = &first {
-        let reference = Some(respond_request_with(
-            settings.policy,
-            settings.format,
-            &case.budget,
-            &wire_messages,
-            settings.provider,
-        ));
+        // The input, classified once for the reference answer and the
+        // checker (unreadable: each reports it as it does on its own).
+        let in_h = read_history(settings.format, &wire_messages);
+        let reference = Some(match &in_h {
+            Ok(h) => respond_request_classified(
+                settings.policy,
+                settings.format,
+                &case.budget,
+                &wire_messages,
+                h,
+                settings.provider,
+            ),
+            Err(_) => respond_request_with(
+                settings.policy,
+                settings.format,
+                &case.budget,
+                &wire_messages,
+                settings.provider,
+            ),
+        });
         let reference_less_summary = summary.and_then(|s| {
             let b = Budget::read(&case.budget, wire_messages.len()).ok()?;
             Some(respond_budget(
@@ -593,7 +607,11 @@ fn run_case_pending<'a>(
             reference: reference.as_ref(),
             reference_less_summary: reference_less_summary.as_ref(),
         };
-        match check_with_borrowed(&req, first, extras, settings.provider) {
+        let checked = match in_h {
+            Ok(h) => check_classified(&req, h, first, extras, settings.provider),
+            Err(_) => check_with_borrowed(&req, first, extras, settings.provider),
+        };
+        match checked {
             Ok(v) => verdicts = v,
             Err(e) => {
                 let skipped = Some(format!("the case's input cannot be read: {e}"));

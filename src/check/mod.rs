@@ -356,11 +356,34 @@ pub fn check_with_borrowed(
     extras: ExtrasRef<'_>,
     provider: Option<Provider>,
 ) -> Result<Vec<Verdict>, ShapeError> {
+    check_classified(
+        req,
+        read_history(req.format, req.messages)?,
+        response,
+        extras,
+        provider,
+    )
+}
+
+/// [`check_with_borrowed`] on an input already classified: `history` is
+/// what [`read_history`]`(req.format, req.messages)` gave (certify reads
+/// the input once for the reference answer and this).
+///
+/// # Errors
+///
+/// As [`check`] (with a provider: the input's views cannot be read).
+pub(crate) fn check_classified(
+    req: &Request,
+    history: History,
+    response: &Response,
+    extras: ExtrasRef<'_>,
+    provider: Option<Provider>,
+) -> Result<Vec<Verdict>, ShapeError> {
     // Each history is read once here and compared as values: writing
     // canonical texts pays only when a history is judged more than once or
     // is large (`benches/README.md`).
     let input = PreparedInput {
-        history: read_history(req.format, req.messages)?,
+        history,
         canon: None,
     };
     let answers = PreparedAnswers::read(req.format, response, extras, false);
