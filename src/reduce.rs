@@ -140,8 +140,27 @@ pub fn reduce_classified(
     history: &History,
     budget: &Budget,
 ) -> Result<Vec<Value>, ReduceError> {
+    reduce_classified_with(policy, format, messages, history, budget, None)
+}
+
+/// [`reduce_classified`] under a provider profile
+/// ([`reduce_indices_with`]): what [`reduce_budget_with`] does after
+/// reading the history.
+///
+/// # Errors
+///
+/// As [`reduce_classified`], and [`ReduceError::NoAcceptedOutput`].
+pub fn reduce_classified_with(
+    policy: Policy,
+    format: Format,
+    messages: &[Value],
+    history: &History,
+    budget: &Budget,
+    provider: Option<Provider>,
+) -> Result<Vec<Value>, ReduceError> {
     budget.available(history.pinned())?;
-    Ok(reduce_indices(policy, history, budget).materialize(format, messages, history))
+    Ok(reduce_indices_with(policy, history, budget, provider)?
+        .materialize(format, messages, history))
 }
 
 /// What a reference reducer keeps, as indices: the kept messages in input
@@ -298,9 +317,7 @@ pub fn reduce_budget_with(
     provider: Option<Provider>,
 ) -> Result<Vec<Value>, ReduceError> {
     let history = read_history(format, messages)?;
-    budget.available(history.pinned())?;
-    Ok(reduce_indices_with(policy, &history, budget, provider)?
-        .materialize(format, messages, &history))
+    reduce_classified_with(policy, format, messages, &history, budget, provider)
 }
 
 /// [`reduce_indices`] under a provider profile (spec v2 §15.4): when
@@ -392,14 +409,11 @@ pub(crate) fn respond_request_classified(
     history: &History,
     provider: Option<Provider>,
 ) -> Response {
-    let reduced = Budget::read(budget, messages.len())
-        .map_err(ReduceError::from)
-        .and_then(|budget| {
-            budget.available(history.pinned())?;
-            Ok(reduce_indices_with(policy, history, &budget, provider)?
-                .materialize(format, messages, history))
-        });
-    answer(reduced)
+    answer(
+        Budget::read(budget, messages.len())
+            .map_err(ReduceError::from)
+            .and_then(|b| reduce_classified_with(policy, format, messages, history, &b, provider)),
+    )
 }
 
 /// [`reference()`] under a provider profile ([`respond_request_with`]).

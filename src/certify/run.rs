@@ -22,8 +22,7 @@ use super::session::{
     PerCaseSession, PersistentSession, ProtocolFailure, Restarts, RunError, Session,
 };
 use crate::check::{
-    check_classified, check_with_borrowed, extra_requests, ExtraKind, ExtrasRef, Outcome, Request,
-    Verdict,
+    check_classified, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
 };
 use crate::formats::{read_history, to_wire, Format};
 use crate::protocol::{OutgoingRequest, Protocol, Response};
@@ -607,11 +606,8 @@ fn run_case_pending<'a>(
             reference: reference.as_ref(),
             reference_less_summary: reference_less_summary.as_ref(),
         };
-        let checked = match in_h {
-            Ok(h) => check_classified(&req, h, first, extras, settings.provider),
-            Err(_) => check_with_borrowed(&req, first, extras, settings.provider),
-        };
-        match checked {
+        // An unreadable input is `check_with_borrowed`'s error, read once.
+        match in_h.and_then(|h| check_classified(&req, h, first, extras, settings.provider)) {
             Ok(v) => verdicts = v,
             Err(e) => {
                 let skipped = Some(format!("the case's input cannot be read: {e}"));
