@@ -34,23 +34,33 @@ fn main() {
     let mut secs = 10.0;
     let mut stats = false;
     let mut rounds: Option<u64> = None;
+    let mut corpus: Option<PathBuf> = None;
+    let mut replay = false;
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--corpus" => corpus = Some(args.next().expect("--corpus DIR").into()),
+            "--replay" => replay = true,
             "--secs" => secs = args.next().and_then(|s| s.parse().ok()).expect("--secs S"),
             "--stats" => stats = true,
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()),
             other => panic!("unknown argument {other:?}"),
         }
     }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus/fuzz")
-        .join(&target);
+    let dir = corpus.unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/fuzz")
+            .join(&target)
+    });
     let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| std::fs::read(e.unwrap().path()).unwrap())
         .collect();
     seeds.sort();
     let mut rng = ChaCha8Rng::seed_from_u64(14);
+    if replay {
+        replay_by_length(&target, &seeds);
+        return;
+    }
     if stats {
         let t = reducer_kit::fuzzers::target(&target).expect("a target");
         let carried = t.carried.expect("a target that carries a history");
@@ -122,5 +132,67 @@ fn main() {
     println!(
         "{target}: {runs} runs ({seed_runs} of seeds, {panics} panicked) in {t:.1} s: {:.0} exec/s",
         runs as f64 / t
+    );
+}
+
+/// `--replay`: each input of the set once per round (5 rounds), its time
+/// and its history's size, summed by input length: where a corpus's
+/// executions spend their time.
+fn replay_by_length(target: &str, inputs: &[Vec<u8>]) {
+    let t = reducer_kit::fuzzers::target(target).expect("a target");
+    let carried = t.carried;
+    // Length bucket (upper bound, bytes) -> (inputs, messages, bytes of
+    // compact JSON, microseconds).
+    let bounds = [64usize, 128, 256, 512, 1024, 2048, usize::MAX];
+    let mut rows = vec![(0u64, 0u64, 0u64, 0f64); bounds.len()];
+    for input in inputs {
+        let b = bounds.iter().position(|&m| input.len() <= m).unwrap();
+        let (msgs, bytes) = match carried {
+            Some(c) => match c(&mut arbitrary::Unstructured::new(input)) {
+                Ok(h) => (
+                    h.messages.len() as u64,
+                    serde_json::to_string(&h.messages).unwrap().len() as u64,
+                ),
+                Err(_) => (0, 0),
+            },
+            None => (0, 0),
+        };
+        let t0 = Instant::now();
+        for _ in 0..5 {
+            let _ = std::panic::catch_unwind(|| run_target(target, input));
+        }
+        let us = t0.elapsed().as_secs_f64() * 1e6 / 5.0;
+        let r = &mut rows[b];
+        r.0 += 1;
+        r.1 += msgs;
+        r.2 += bytes;
+        r.3 += us;
+    }
+    let total: f64 = rows.iter().map(|r| r.3).sum();
+    let n: u64 = rows.iter().map(|r| r.0).sum();
+    println!("| input length <= | inputs | messages (mean) | JSON bytes (mean) | us per execution (mean) | share of the time |");
+    println!("|---|---|---|---|---|---|");
+    for (b, r) in bounds.iter().zip(&rows) {
+        if r.0 == 0 {
+            continue;
+        }
+        let k = r.0 as f64;
+        println!(
+            "| {} | {} | {:.1} | {:.0} | {:.1} | {:.0}% |",
+            if *b == usize::MAX {
+                "more".to_string()
+            } else {
+                b.to_string()
+            },
+            r.0,
+            r.1 as f64 / k,
+            r.2 as f64 / k,
+            r.3 / k,
+            100.0 * r.3 / total
+        );
+    }
+    println!(
+        "{n} inputs, {:.1} us per execution on average",
+        total / n as f64
     );
 }

@@ -158,9 +158,29 @@ pub fn reduce_classified_with(
     budget: &Budget,
     provider: Option<Provider>,
 ) -> Result<Vec<Value>, ReduceError> {
+    Ok(
+        reduce_classified_indices_with(policy, history, budget, provider)?
+            .materialize(format, messages, history),
+    )
+}
+
+/// What [`reduce_classified_with`] keeps, as a [`Selection`] on `history`
+/// (no message cloned): the same checks, in the same order (the
+/// unsatisfiable budget, spec v2 §11.5, then the provider profile), and
+/// [`Selection::materialize`] on the messages `history` was read from is
+/// `reduce_classified_with`'s output.
+///
+/// # Errors
+///
+/// As [`reduce_classified_with`].
+pub fn reduce_classified_indices_with(
+    policy: Policy,
+    history: &History,
+    budget: &Budget,
+    provider: Option<Provider>,
+) -> Result<Selection, ReduceError> {
     budget.available(history.pinned())?;
-    Ok(reduce_indices_with(policy, history, budget, provider)?
-        .materialize(format, messages, history))
+    reduce_indices_with(policy, history, budget, provider)
 }
 
 /// What a reference reducer keeps, as indices: the kept messages in input
@@ -186,6 +206,12 @@ impl Selection {
             Ok(p) => &self.stripped[p].1,
             Err(_) => &[],
         }
+    }
+
+    /// Whether it keeps all `len` messages of the history, none of them
+    /// losing an item: its output is then the history itself.
+    pub fn keeps_all(&self, len: usize) -> bool {
+        self.stripped.is_empty() && self.kept.len() == len && self.kept.iter().copied().eq(0..len)
     }
 
     /// The kept messages as values: clones of the kept messages of
@@ -741,6 +767,30 @@ mod tests {
     use crate::certify::generated_case;
     use crate::formats::to_wire;
     use crate::protocol::Protocol;
+
+    /// `keeps_all` is true only for every message, in order, none losing
+    /// an item.
+    #[test]
+    fn keeps_all_means_the_history_itself() {
+        let whole = Selection {
+            kept: vec![0, 1, 2],
+            stripped: vec![],
+        };
+        assert!(whole.keeps_all(3));
+        assert!(!whole.keeps_all(4));
+        assert!(Selection::default().keeps_all(0));
+        assert!(!Selection::default().keeps_all(1));
+        let fewer = Selection {
+            kept: vec![1, 2],
+            stripped: vec![],
+        };
+        assert!(!fewer.keeps_all(2));
+        let stripped = Selection {
+            kept: vec![0, 1],
+            stripped: vec![(1, vec![0])],
+        };
+        assert!(!stripped.keeps_all(2));
+    }
 
     /// The reference answer on an input classified beforehand is the one
     /// `respond_request_with` gives, in every format, policy and provider

@@ -15,14 +15,18 @@
 //! a token budget, invalid `tokens` or `countPinned`) is rejected by the
 //! reducer and that rejection passes `rejects-bad-budget`.
 //!
-//! **Each answer computed once.** In each format the reference's answer to
-//! the case is computed once: it is the checker's first answer (what
+//! **Each answer computed once, as a selection.** In each format the
+//! reference's answer to the case is selected once
+//! ([`reduce_classified_indices_with`] on the input read once) and its
+//! messages copied once: it is the checker's first answer (what
 //! [`check_reducer`](crate::check::check_reducer) would ask for), the
-//! direct checks read it, and a copy of it is the answer `matches-reference`
-//! is judged against; the reference's determinism is judged by
-//! `deterministic`, on the answer computed again. The output reduced again
-//! is the checker's `idempotent` answer, which the direct idempotence check
-//! reads too.
+//! direct checks read it, and it is, borrowed, the answer
+//! `matches-reference` is judged against. The extra answers are selected
+//! again: an answer whose selection is the first answer's (for the output
+//! reduced again: the whole output, the direct idempotence check) is the
+//! first answer itself, borrowed ([`ExtrasRef`]), and only an answer that
+//! differs is copied out. The checker judges the same answers it would be
+//! given as copies (issue 14: executions per second).
 //!
 //! **One of each per execution.** The OpenAI judgement and the invalid
 //! budget are picked per input (`fuzzers::input_pick`): the OpenAI format
@@ -33,15 +37,17 @@
 //! seed this way too; [`check_reference`] with [`Variants::All`] runs them
 //! all.
 
-use crate::check::{check, extra_requests, ExtraKind, Extras, Outcome, Request};
+use crate::check::{
+    check, check_classified, extra_requests, ExtraKind, Extras, ExtrasRef, Outcome, Request,
+};
 use crate::formats::{read_history, Format};
 use crate::generate::GeneratedCase;
-use crate::json::json_eq;
 use crate::protocol::Response;
 use crate::reduce::{
-    reduce_classified, reduce_request, reference, respond_request, select_indices, ReduceError,
+    reduce_classified_indices_with, reduce_request, respond_request, select_indices, ReduceError,
+    Selection,
 };
-use crate::terms::{Budget, BudgetFields, Clause, Policy};
+use crate::terms::{Budget, BudgetFields, Clause, History, Policy};
 use crate::validate::{validate_history, Options};
 use arbitrary::Unstructured;
 use serde_json::{json, Value};
@@ -127,14 +133,15 @@ pub fn check_reference(
     let messages = &case.messages;
     let fields = case.budget_fields();
     let budget = Budget::read(&fields, messages.len()).expect("generated budgets are budgets");
-    // Read once: the reference output below is reduced from this reading
-    // (`reduce_classified`, what `reduce_request` does after reading).
+    // Read once: the reference output below is selected on this reading
+    // (what `respond_request` does after reading).
     let history =
         read_history(Format::Canonical, messages).expect("generated histories are readable");
     let pinned = history.pinned();
-    let out = match reduce_classified(policy, Format::Canonical, messages, &history, &budget) {
-        Ok(out) => out,
-        Err(ReduceError::BadBudget(e)) => {
+    let first_sel = select(policy, &fields, messages, &history);
+    let sel = match &first_sel {
+        Ok(sel) => sel,
+        Err(e) => {
             // Only an unsatisfiable token budget: countPinned and the
             // pinned message alone over the limit.
             assert!(
@@ -142,13 +149,13 @@ pub fn check_reference(
                 "a generated budget was rejected: {e}\n{}",
                 line()
             );
-            let first = respond_request(policy, Format::Canonical, &fields, messages);
             let req = request(policy, Format::Canonical, messages, &fields, summary);
-            judge_all(&req, first, None, &line);
+            let first = Response::Error(e.clone());
+            judge_all(&req, history, &first_sel, &first, None, &line);
             return;
         }
-        Err(e) => panic!("{e}\n{}", line()),
     };
+    let out = sel.materialize(Format::Canonical, messages, &history);
     let room = budget.available(pinned).expect("satisfiable");
     let rest = (0..messages.len()).filter(|&i| Some(i) != pinned);
     // What the selection costs before orphan removal: at least what is kept.
@@ -179,14 +186,24 @@ pub fn check_reference(
     );
     assert!(v.is_empty(), "invalid output: {v:?}\n{}", line());
     if budget.cost_of(rest) <= room {
-        assert!(same(&out, messages), "a fitting input changed\n{}", line());
+        // Every message kept whole: the output is the input.
+        assert!(
+            sel.keeps_all(messages.len()),
+            "a fitting input changed\n{}",
+            line()
+        );
     }
 
     // The reference answer in the canonical format is `out`: the checker's
-    // first answer, and what the direct idempotence check compares the
-    // checker's `idempotent` answer with (the output reduced again).
+    // first answer, and the output the direct idempotence check reduces
+    // again.
     let req = request(policy, Format::Canonical, messages, &fields, summary);
-    judge_all(&req, Response::Messages(out), Some(&budget), &line);
+    let first = Response::Messages(out);
+    let idempotent = Idempotent {
+        budget: &budget,
+        output: &out_h,
+    };
+    judge_all(&req, history, &first_sel, &first, Some(idempotent), &line);
     let openai = match variants {
         Variants::All => true,
         Variants::Pick(p) => p & 1 == 1,
@@ -195,9 +212,12 @@ pub fn check_reference(
         .then(|| crate::formats::openai::to_openai(messages).ok())
         .flatten()
     {
-        let first = respond_request(policy, Format::OpenAi, &fields, &openai);
+        let history = read_history(Format::OpenAi, &openai)
+            .unwrap_or_else(|e| panic!("the OpenAI form is unreadable: {e}\n{}", line()));
+        let first_sel = select(policy, &fields, &openai, &history);
+        let first = answer(Format::OpenAi, &first_sel, &openai, &history);
         let req = request(policy, Format::OpenAi, &openai, &fields, summary);
-        judge_all(&req, first, None, &line);
+        judge_all(&req, history, &first_sel, &first, None, &line);
     }
 
     // The invalid budgets, by number: 5 message budgets, then (under a
@@ -263,9 +283,34 @@ pub fn check_reference(
     }
 }
 
-/// Whether two histories are equal message by message ([`json_eq`]).
-fn same(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
+/// The reference's answer to a request with budget members `fields` and
+/// `messages` (classified as `history`), as a selection on `history`:
+/// `respond_request`'s checks in its order (the budget members read, then
+/// an unsatisfiable budget), its error as the text it answers with.
+fn select(
+    policy: Policy,
+    fields: &BudgetFields,
+    messages: &[Value],
+    history: &History,
+) -> Result<Selection, String> {
+    Budget::read(fields, messages.len())
+        .map_err(ReduceError::from)
+        .and_then(|b| reduce_classified_indices_with(policy, history, &b, None))
+        .map_err(|e| e.to_string())
+}
+
+/// The response `sel` stands for: `respond_request`'s answer (the kept
+/// messages of `messages`, classified as `history`, or the error).
+fn answer(
+    format: Format,
+    sel: &Result<Selection, String>,
+    messages: &[Value],
+    history: &History,
+) -> Response {
+    match sel {
+        Ok(s) => Response::Messages(s.materialize(format, messages, history)),
+        Err(e) => Response::Error(e.clone()),
+    }
 }
 
 /// A request in `format`.
@@ -285,44 +330,100 @@ fn request<'a>(
     }
 }
 
-/// The reference's answer `first` to `req`, with the extra requests the
+/// What the direct idempotence check of [`judge_all`] needs: the request's
+/// budget, read, and the output's history.
+#[derive(Clone, Copy)]
+struct Idempotent<'a> {
+    budget: &'a Budget,
+    output: &'a History,
+}
+
+/// The reference's answer `first` to `req` (the selection `first_sel` on
+/// the input, classified as `history`), with the extra requests the
 /// checker plans answered by the reference, must pass every clause: what
 /// [`check_reducer`](crate::check::check_reducer) judges with the reference
 /// as the reducer, its first answer given (computed once by the caller,
-/// who also checks it directly) and `matches-reference` judged against
-/// a copy of that answer (the reference's determinism is judged by
-/// `deterministic`, on an answer computed again). With `idempotent` (the
-/// request's budget, read), a direct check besides the checker's clause:
-/// the output reduced again must be the output, whenever the checker asks
-/// for that answer (`idempotent`: under a token budget at the output's
-/// costs) and, under a message budget, in any case (computed here when the
+/// who also checks it directly).
+///
+/// Each extra answer is computed as a selection. One that is the first
+/// answer (the same selection of the input; for the output reduced again,
+/// every message of the output kept whole) is `first` itself, borrowed
+/// ([`ExtrasRef`]), as the answer `matches-reference` is judged against is:
+/// the reference's determinism is judged by `deterministic` on the
+/// selection made again, its idempotence by `idempotent` on the output's.
+///
+/// With `idempotent`, a direct check besides the checker's clause: the
+/// output reduced again must be the output, whenever the checker asks for
+/// that answer (`idempotent`: under a token budget at the output's costs)
+/// and, under a message budget, in any case (computed here when the
 /// checker does not ask).
 fn judge_all(
     req: &Request,
-    first: Response,
-    idempotent: Option<&Budget>,
+    history: History,
+    first_sel: &Result<Selection, String>,
+    first: &Response,
+    idempotent: Option<Idempotent>,
     line: &dyn Fn() -> String,
 ) {
-    let mut reducer = reference(req.policy, req.format);
-    let mut extras = Extras {
-        reference: Some(first.clone()),
-        ..Extras::default()
+    let out = match first {
+        Response::Messages(m) => Some(m.as_slice()),
+        Response::Error(_) => None,
     };
+    let plan = extra_requests(req, first);
+    let read_out;
+    let out_h: Option<&History> = match (idempotent, out) {
+        (Some(i), _) => Some(i.output),
+        (None, Some(m)) if plan.iter().any(|e| e.kind == ExtraKind::Again) => {
+            read_out = read_history(req.format, m).expect("reference outputs are readable");
+            Some(&read_out)
+        }
+        _ => None,
+    };
+    // The output reduced again with `fields`, and whether that is the
+    // output itself.
+    let again = |fields: &BudgetFields| {
+        let (m, h) = (out.expect("an output"), out_h.expect("its history"));
+        let sel = select(req.policy, fields, m, h);
+        let whole = sel.as_ref().is_ok_and(|s| s.keeps_all(m.len()));
+        (whole, (!whole).then(|| answer(req.format, &sel, m, h)))
+    };
+    // Each extra answer, `None` when it is `first`.
+    let mut answers: Vec<(ExtraKind, u64, Option<Response>)> = Vec::with_capacity(plan.len());
     let mut again_checked = false;
-    for extra in extra_requests(req, &first) {
-        let r = reducer(&extra.budget, &extra.messages);
-        if idempotent.is_some() && extra.kind == ExtraKind::Again {
-            assert_idempotent(&first, &r, line);
-            again_checked = true;
-        }
-        extras.record(&extra, r);
+    for extra in &plan {
+        let r = match extra.kind {
+            ExtraKind::Again => {
+                let (whole, r) = again(&extra.budget);
+                if idempotent.is_some() {
+                    assert!(whole, "not idempotent\n{}", line());
+                    again_checked = true;
+                }
+                r
+            }
+            ExtraKind::Repeat | ExtraKind::Smaller => {
+                let sel = select(req.policy, &extra.budget, req.messages, &history);
+                (sel != *first_sel).then(|| answer(req.format, &sel, req.messages, &history))
+            }
+        };
+        answers.push((extra.kind, extra.limit(), r));
     }
-    if idempotent.is_some_and(|b| !b.is_tokens()) && !again_checked {
-        if let Response::Messages(out) = &first {
-            assert_idempotent(&first, &reducer(req.budget, out), line);
+    if idempotent.is_some_and(|i| !i.budget.is_tokens()) && !again_checked && out.is_some() {
+        assert!(again(req.budget).0, "not idempotent\n{}", line());
+    }
+    let mut extras = ExtrasRef {
+        reference: Some(first),
+        ..ExtrasRef::default()
+    };
+    for (kind, limit, r) in &answers {
+        let r = r.as_ref().unwrap_or(first);
+        match kind {
+            ExtraKind::Repeat => extras.repeat = Some(r),
+            ExtraKind::Again => extras.again = Some(r),
+            ExtraKind::Smaller => extras.smaller = Some((*limit, r)),
         }
     }
-    let verdicts = check(req, &first, &extras).expect("generated inputs are readable");
+    let verdicts =
+        check_classified(req, history, first, extras, None).expect("generated inputs are readable");
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
     assert!(
         failed.is_empty(),
@@ -330,14 +431,4 @@ fn judge_all(
         req.format,
         line()
     );
-}
-
-/// The output `first`, reduced again with the same budget, gave `again`:
-/// the output itself.
-fn assert_idempotent(first: &Response, again: &Response, line: &dyn Fn() -> String) {
-    let idempotent = match (first, again) {
-        (Response::Messages(out), Response::Messages(again)) => same(again, out),
-        _ => false,
-    };
-    assert!(idempotent, "not idempotent\n{}", line());
 }
