@@ -1,19 +1,24 @@
 //! Runs a fuzz target (`reducer_kit::fuzzers`) in a loop, without libFuzzer,
 //! to profile it or to time it where cargo-fuzz is missing: over the
-//! committed seeds in `corpus/fuzz/<target>/` and over random byte buffers
-//! of the seeds' sizes and the seeds with four bytes changed (a stand-in
-//! for libFuzzer's mutations), for `--secs S` seconds (default 10). Prints
-//! executions per second (a run that panics counts, and is counted). With `--stats`, instead: for each seed and 19
-//! random buffers of its size, the history the target carries (messages,
-//! bytes of compact JSON) and the mean time of one execution. With `--rounds
-//! N`: exactly N rounds over the seeds (each seed, a random buffer of its
-//! size, the seed lightly changed), the same inputs on every run: a fixed
-//! workload for `valgrind --tool=callgrind`, whose instruction count does
-//! not depend on the machine's load.
+//! committed seeds in `corpus/fuzz/<target>/` (or, with `--corpus DIR`,
+//! the files in `DIR`: a corpus a libFuzzer run grew, say) and over random
+//! byte buffers of their sizes and the inputs with four bytes changed (a
+//! stand-in for libFuzzer's mutations), for `--secs S` seconds (default
+//! 10), then prints executions per second (a run that panics counts, and
+//! is counted). Instead, with `--stats`: for each input and 19 random
+//! buffers of its size, the history the target carries (messages, bytes
+//! of compact JSON) and the mean time of one execution; with `--replay`:
+//! each input alone, 5 times, summed by input length (inputs, their
+//! histories' mean size, the mean time of an execution, the share of the
+//! time); with `--rounds N`: exactly N rounds over the inputs (each input,
+//! a random buffer of its size, the input lightly changed), the same
+//! inputs on every run: a fixed workload for `valgrind --tool=callgrind`,
+//! whose instruction count does not depend on the machine's load.
 //!
 //! ```sh
 //! cargo run --release --example fuzz_loop -- reduce_invariants --secs 10
 //! cargo run --release --example fuzz_loop -- reduce_invariants --stats
+//! cargo run --release --example fuzz_loop -- reduce_invariants --corpus fuzz/corpus/reduce_invariants --replay
 //! perf record -g target/release/examples/fuzz_loop checker_convicts --secs 20
 //! valgrind --tool=callgrind target/release/examples/fuzz_loop reduce_invariants --rounds 20
 //! ```
@@ -53,7 +58,9 @@ fn main() {
     });
     let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| std::fs::read(p).unwrap())
         .collect();
     seeds.sort();
     let mut rng = ChaCha8Rng::seed_from_u64(14);
