@@ -142,10 +142,17 @@ fn main() {
     );
 }
 
-/// `--replay`: each input of the set once per round (5 rounds), its time
-/// and its history's size, summed by input length: where a corpus's
-/// executions spend their time.
+/// `--replay`: each input of the set 5 times in a row, its mean time and
+/// its history's size, summed by input length: where a corpus's
+/// executions spend their time. An input that panics (a bug found) is
+/// counted apart and left out of the table.
 fn replay_by_length(target: &str, inputs: &[Vec<u8>]) {
+    if inputs.is_empty() {
+        println!("no inputs");
+        return;
+    }
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut panicked = 0u64;
     let t = reducer_kit::fuzzers::target(target).expect("a target");
     let carried = t.carried;
     // Length bucket (upper bound, bytes) -> (inputs, messages, bytes of
@@ -165,8 +172,9 @@ fn replay_by_length(target: &str, inputs: &[Vec<u8>]) {
             None => (0, 0),
         };
         let t0 = Instant::now();
-        for _ in 0..5 {
-            let _ = std::panic::catch_unwind(|| run_target(target, input));
+        if (0..5).any(|_| std::panic::catch_unwind(|| run_target(target, input)).is_err()) {
+            panicked += 1;
+            continue;
         }
         let us = t0.elapsed().as_secs_f64() * 1e6 / 5.0;
         let r = &mut rows[b];
@@ -177,6 +185,12 @@ fn replay_by_length(target: &str, inputs: &[Vec<u8>]) {
     }
     let total: f64 = rows.iter().map(|r| r.3).sum();
     let n: u64 = rows.iter().map(|r| r.0).sum();
+    if panicked > 0 {
+        println!("{panicked} inputs panicked (left out)");
+    }
+    if n == 0 {
+        return;
+    }
     println!("| input length <= | inputs | messages (mean) | JSON bytes (mean) | us per execution (mean) | share of the time |");
     println!("|---|---|---|---|---|---|");
     for (b, r) in bounds.iter().zip(&rows) {

@@ -20,7 +20,7 @@
 //! ([`reduce_classified_indices_with`] on the input read once) and its
 //! messages copied once: it is the checker's first answer (what
 //! [`check_reducer`](crate::check::check_reducer) would ask for), the
-//! direct checks read it, and it is, borrowed, the answer
+//! direct checks read it or its selection, and it is, borrowed, the answer
 //! `matches-reference` is judged against. The extra answers are selected
 //! again: an answer whose selection is the first answer's (for the output
 //! reduced again: the whole output, the direct idempotence check) is the
@@ -374,7 +374,13 @@ fn judge_all(
     let out_h: Option<&History> = match (idempotent, out) {
         (Some(i), _) => Some(i.output),
         (None, Some(m)) if plan.iter().any(|e| e.kind == ExtraKind::Again) => {
-            read_out = read_history(req.format, m).expect("reference outputs are readable");
+            read_out = read_history(req.format, m).unwrap_or_else(|e| {
+                panic!(
+                    "the reference output is unreadable in format {}: {e}\n{}",
+                    req.format,
+                    line()
+                )
+            });
             Some(&read_out)
         }
         _ => None,
