@@ -211,7 +211,7 @@ impl Selection {
     /// Whether it keeps all `len` messages of the history, none of them
     /// losing an item: its output is then the history itself.
     pub fn keeps_all(&self, len: usize) -> bool {
-        self.stripped.is_empty() && self.kept.len() == len && self.kept.iter().copied().eq(0..len)
+        self.stripped.is_empty() && self.kept.iter().copied().eq(0..len)
     }
 
     /// The kept messages as values: clones of the kept messages of
@@ -436,10 +436,25 @@ pub(crate) fn respond_request_classified(
     provider: Option<Provider>,
 ) -> Response {
     answer(
-        Budget::read(budget, messages.len())
-            .map_err(ReduceError::from)
-            .and_then(|b| reduce_classified_with(policy, format, messages, history, &b, provider)),
+        select_request_classified(policy, budget, messages.len(), history, provider)
+            .map(|s| s.materialize(format, messages, history)),
     )
+}
+
+/// What [`respond_request_classified`] keeps, as a [`Selection`] on
+/// `history` (the classified input of `len` messages): the budget members
+/// read ([`Budget::read`]), then [`reduce_classified_indices_with`]; its
+/// error is the one `respond_request_classified` answers with.
+pub(crate) fn select_request_classified(
+    policy: Policy,
+    budget: &BudgetFields,
+    len: usize,
+    history: &History,
+    provider: Option<Provider>,
+) -> Result<Selection, ReduceError> {
+    Budget::read(budget, len)
+        .map_err(ReduceError::from)
+        .and_then(|b| reduce_classified_indices_with(policy, history, &b, provider))
 }
 
 /// [`reference()`] under a provider profile ([`respond_request_with`]).

@@ -17,7 +17,8 @@
 //!
 //! **Each answer computed once, as a selection.** In each format the
 //! reference's answer to the case is selected once
-//! ([`reduce_classified_indices_with`] on the input read once) and its
+//! ([`reduce_classified_indices_with`](crate::reduce::reduce_classified_indices_with)
+//! on the input read once) and its
 //! messages copied once: it is the checker's first answer (what
 //! [`check_reducer`](crate::check::check_reducer) would ask for), the
 //! direct checks read it or its selection, and it is, borrowed, the answer
@@ -44,7 +45,7 @@ use crate::formats::{read_history, Format};
 use crate::generate::GeneratedCase;
 use crate::protocol::Response;
 use crate::reduce::{
-    reduce_classified_indices_with, reduce_request, respond_request, select_indices, ReduceError,
+    reduce_request, respond_request, select_indices, select_request_classified, ReduceError,
     Selection,
 };
 use crate::terms::{Budget, BudgetFields, Clause, History, Policy};
@@ -284,18 +285,16 @@ pub fn check_reference(
 }
 
 /// The reference's answer to a request with budget members `fields` and
-/// `messages` (classified as `history`), as a selection on `history`:
-/// `respond_request`'s checks in its order (the budget members read, then
-/// an unsatisfiable budget), its error as the text it answers with.
+/// `messages` (classified as `history`), as a selection on `history`
+/// ([`select_request_classified`]), its error as the text
+/// `respond_request` answers with.
 fn select(
     policy: Policy,
     fields: &BudgetFields,
     messages: &[Value],
     history: &History,
 ) -> Result<Selection, String> {
-    Budget::read(fields, messages.len())
-        .map_err(ReduceError::from)
-        .and_then(|b| reduce_classified_indices_with(policy, history, &b, None))
+    select_request_classified(policy, fields, messages.len(), history, None)
         .map_err(|e| e.to_string())
 }
 
