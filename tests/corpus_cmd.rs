@@ -550,6 +550,96 @@ fn seed_fuzz_writes_the_same_seeds_for_the_same_seed() {
     }
 }
 
+/// `corpus trim-fuzz`: a generator-read input loses the bytes its target
+/// does not read (and makes the same case); a file named by `seed-fuzz`
+/// (the hash of its bytes) is renamed to the hash of the cut bytes; JSON
+/// inputs, other folders and symbolic links are left alone and said so; a
+/// second run cuts nothing, `--dry-run` writes nothing; a folder that
+/// holds no target's folder, or is missing, is exit 2.
+#[test]
+fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
+    use rand::{RngCore, SeedableRng};
+    use reducer_kit::corpus::seeds::seed_name;
+    use reducer_kit::fuzzers::describe_target;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut buf = vec![0u8; 2048];
+    rand_chacha::ChaCha8Rng::seed_from_u64(14).fill_bytes(&mut buf);
+    let hashed = seed_name(&buf);
+    for (folder, name, bytes) in [
+        ("f/reduce_invariants", "big", &buf[..]),
+        ("f/validator_agrees", hashed.as_str(), &buf[..]),
+        ("f/parse_no_panic", "h.json", &b"[]   "[..]),
+        ("f/notes", "n", &b"hello"[..]),
+    ] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+        std::fs::write(dir.join(folder).join(name), bytes).unwrap();
+    }
+    std::os::unix::fs::symlink("big", dir.join("f/reduce_invariants/link")).unwrap();
+    let big = dir.join("f/reduce_invariants/big");
+    let (code, out, err) = kit(dir, &["corpus", "trim-fuzz", "f", "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines(&out),
+        [
+            "skip f/notes: not a fuzz target",
+            "skip f/parse_no_panic: parse_no_panic reads JSON text, whose prefixes are other inputs",
+            "skip f/reduce_invariants/link: a symbolic link",
+            "reduce_invariants: 1 input, would cut 1, 2048 -> 337 bytes, in f/reduce_invariants",
+            "validator_agrees: 1 input, would cut 1, 2048 -> 345 bytes, in f/validator_agrees",
+            "trim-fuzz: 2 inputs, would cut 2, 4096 -> 682 bytes",
+        ]
+    );
+    assert_eq!(std::fs::read(&big).unwrap(), buf);
+    let (code, out, _) = kit(dir, &["corpus", "trim-fuzz", "f"]);
+    assert_eq!(code, 0);
+    let renamed = seed_name(&buf[..345]);
+    assert!(
+        out.contains(&format!(
+            "rename f/validator_agrees/{hashed} to f/validator_agrees/{renamed}\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("trim-fuzz: 2 inputs, cut 2, 4096 -> 682 bytes\n"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(&big).unwrap(), &buf[..337]);
+    assert_eq!(
+        describe_target("reduce_invariants", &buf[..337]),
+        describe_target("reduce_invariants", &buf)
+    );
+    assert!(!dir.join("f/validator_agrees").join(&hashed).exists());
+    assert_eq!(
+        std::fs::read(dir.join("f/validator_agrees").join(&renamed)).unwrap(),
+        &buf[..345]
+    );
+    assert_eq!(
+        std::fs::read(dir.join("f/parse_no_panic/h.json")).unwrap(),
+        b"[]   "
+    );
+    // One target's folder, named after it.
+    let (code, out, _) = kit(dir, &["corpus", "trim-fuzz", "f/reduce_invariants/"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        lines(&out),
+        [
+            "skip f/reduce_invariants/link: a symbolic link",
+            "reduce_invariants: 1 input, cut 0, 337 -> 337 bytes, in f/reduce_invariants/",
+            "trim-fuzz: 1 input, cut 0, 337 -> 337 bytes",
+        ]
+    );
+    let (code, _, err) = kit(dir, &["corpus", "trim-fuzz", "f/notes"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("f/notes: neither a fuzz target's folder nor a folder of them"),
+        "{err}"
+    );
+    let (code, _, err) = kit(dir, &["corpus", "trim-fuzz", "missing"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing"), "{err}");
+}
+
 /// Issue 8 item 8: `regen`, `min` and `seed-fuzz` name their directory, and
 /// refuse the kit's hand-written `corpus/spec` unless `--force`.
 #[test]

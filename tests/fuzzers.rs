@@ -2,8 +2,10 @@
 //! over its committed seed corpus in `corpus/fuzz/<target>/` and over
 //! seeded random byte buffers, so CI without nightly still exercises them.
 //!
-//! `cargo test --test fuzzers -- --ignored write_seed_corpus` rewrites the
-//! seed corpus (deterministically) from the generator.
+//! `reducer-kit corpus seed-fuzz --out DIR` writes seed corpora
+//! (deterministically) from the generator; `reducer-kit corpus trim-fuzz
+//! corpus/fuzz` cuts the bytes the generator leaves unread from every
+//! seed (`committed_seeds_carry_no_unread_bytes`).
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -244,6 +246,65 @@ fn regressions() {
         &std::fs::read(corpus_dir("checker_convicts").join("regression-pinned-equal-later-system"))
             .unwrap(),
     );
+}
+
+/// The committed seeds of the targets that read the generator's bytes end
+/// where the generator stops reading (`corpus trim-fuzz corpus/fuzz`
+/// leaves them as they are): libFuzzer's length limit starts at the
+/// longest seed (issue 14, ninth pass).
+#[test]
+fn committed_seeds_carry_no_unread_bytes() {
+    let mut longest = 0;
+    for t in reducer_kit::fuzzers::TABLE {
+        if t.carried.is_none() {
+            continue;
+        }
+        for (path, bytes) in seeds(t.name) {
+            let k = reducer_kit::fuzzers::trimmed_len(t.name, &bytes);
+            assert_eq!(
+                k,
+                bytes.len(),
+                "{}: {} bytes the target does not read; run `reducer-kit corpus trim-fuzz corpus/fuzz`",
+                path.display(),
+                bytes.len() - k
+            );
+            longest = longest.max(bytes.len());
+        }
+    }
+    assert!(longest <= 1024, "the longest seed has {longest} bytes");
+}
+
+/// A 2,048-byte input is the case of its first bytes: cut where the
+/// target's decode stops reading, it makes the same case, carries the same
+/// history and budget, and cutting again cuts nothing.
+#[test]
+fn trimming_keeps_the_case() {
+    use reducer_kit::fuzzers::{target, trimmed_len};
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let mut buf = vec![0u8; 2048];
+    rng.fill_bytes(&mut buf);
+    // checker_convicts draws its mutation after the case, validator_agrees
+    // its damage.
+    for (t, want) in [
+        ("reduce_invariants", 337),
+        ("checker_convicts", 338),
+        ("validator_agrees", 345),
+    ] {
+        let k = trimmed_len(t, &buf);
+        assert_eq!(k, want, "{t}");
+        assert_eq!(
+            describe_target(t, &buf[..k]),
+            describe_target(t, &buf),
+            "{t}"
+        );
+        let carried = target(t).unwrap().carried.unwrap();
+        let carries = |b: &[u8]| carried(&mut arbitrary::Unstructured::new(b)).unwrap();
+        assert_eq!(carries(&buf[..k]), carries(&buf), "{t}");
+        assert_eq!(trimmed_len(t, &buf[..k]), k, "{t}");
+    }
+    // JSON text: a prefix is another input.
+    let json = br#"[{"role":"user","content":[{"type":"text","text":"hi"}]}]   "#;
+    assert_eq!(trimmed_len("parse_no_panic", json), json.len());
 }
 
 #[test]

@@ -40,7 +40,10 @@ fn candidate(seed: u64, target: usize, n: u64) -> Vec<u8> {
 ///   [`crate::fuzzers::Target::carried`]): byte buffers, chosen among
 ///   candidates (see [`crate::generate::seeded_case`]) so that each one's
 ///   history, as the target reads it, shows a [`Shape`] the earlier seeds
-///   do not; then the next non-empty histories.
+///   do not; then the next non-empty histories. Each is cut to the
+///   prefix the target makes the same case of
+///   ([`crate::fuzzers::trimmed_len`]): the generator leaves most of a
+///   candidate's bytes unread.
 /// - `parse_no_panic` (JSON input): JSON texts in turn: a generated
 ///   history, a request, a case file, an OpenAI history.
 ///
@@ -81,6 +84,9 @@ pub fn fuzz_seeds(target: &str, seed: u64, count: usize) -> Vec<Vec<u8>> {
     }
     let missing = count.saturating_sub(out.len());
     out.extend(spare.into_iter().take(missing));
+    for buf in &mut out {
+        buf.truncate(crate::fuzzers::trimmed_len(target, buf));
+    }
     out
 }
 
@@ -134,6 +140,16 @@ mod tests {
             assert_eq!(a, fuzz_seeds(t, 3, 4), "{t}");
             for s in &a {
                 crate::fuzzers::run_target(t, s);
+                // Cut where the generator stops reading.
+                assert_eq!(crate::fuzzers::trimmed_len(t, s), s.len(), "{t}");
+            }
+            let lens: Vec<usize> = a.iter().map(Vec::len).collect();
+            // Candidates have 256 to 2,048 bytes; these are what the decode
+            // reads (256: a smallest candidate read to its end).
+            match *t {
+                "reduce_invariants" => assert_eq!(lens, [304, 127, 122, 85]),
+                "checker_convicts" => assert_eq!(lens, [232, 256, 224, 104]),
+                _ => {}
             }
         }
     }

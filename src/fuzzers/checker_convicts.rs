@@ -505,6 +505,12 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
+/// How many bytes [`decode`] reads of `bytes` (see
+/// [`super::trimmed_len`]); `None` when it fails.
+pub fn consumed(bytes: &[u8]) -> Option<usize> {
+    super::consumed_by(bytes, decode)
+}
+
 /// The scenario: case line, mutation, response.
 pub fn describe(bytes: &[u8]) -> String {
     super::describe_decoded("checker_convicts", bytes, decode)

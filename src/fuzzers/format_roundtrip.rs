@@ -78,6 +78,12 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
+/// How many bytes [`decode`] reads of `bytes` (see
+/// [`super::trimmed_len`]); `None` when it fails.
+pub fn consumed(bytes: &[u8]) -> Option<usize> {
+    super::consumed_by(bytes, decode)
+}
+
 /// The format and the generated case as a case-format line.
 pub fn describe(bytes: &[u8]) -> String {
     match decode(&mut Unstructured::new(bytes)) {

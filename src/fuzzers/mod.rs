@@ -49,6 +49,10 @@ pub struct Target {
     /// generator's bytes; `None` for `parse_no_panic`, whose input is JSON
     /// text.
     pub carried: Option<fn(&mut Unstructured) -> arbitrary::Result<Carried>>,
+    /// How many bytes of an input the target's decode reads before `run`
+    /// judges what it decoded (`None` when the decode fails); the whole
+    /// input for `parse_no_panic`. What [`trimmed_len`] cuts at.
+    pub consumed: fn(&[u8]) -> Option<usize>,
 }
 
 /// The history a fuzz input carries, as its target reads it (what `corpus
@@ -96,6 +100,7 @@ macro_rules! table {
             run: $name::run,
             describe: $name::describe,
             carried: $carried,
+            consumed: $name::consumed,
         }),*];
     };
 }
@@ -138,6 +143,58 @@ fn named(name: &str) -> &'static Target {
 /// On a bug found by the target, and for an unknown `name`.
 pub fn run_target(name: &str, bytes: &[u8]) {
     let _ = (named(name).run)(&mut Unstructured::new(bytes));
+}
+
+/// How many bytes of `bytes` target `name` reads, as a prefix it makes
+/// the same thing of as of the whole; `bytes.len()` when there is no such
+/// shorter prefix. The generator draws from the front of its input
+/// (`int_in_range`, `u8`, `bool`: nothing from the end) and stops when the
+/// history is built, so the bytes after the last draw are never read. A
+/// seed that carries them makes libFuzzer start with long inputs and keep
+/// longer ones (fuzz/README.md, "Issue 14, ninth pass").
+///
+/// The prefix is the bytes the target's decode consumed ([`Target::consumed`]),
+/// kept only when the target makes the same thing of it: the same
+/// [`describe_target`] text (the generated case, the policy, the damage or
+/// mutation drawn) and the same [`Carried`] history and budget. Cutting
+/// again cuts nothing: the prefix is read to its end. `bytes.len()` for
+/// `parse_no_panic` (JSON text: a prefix is another input) and for an
+/// input the target cannot decode.
+///
+/// Not compared: `reduce_invariants` picks which history-independent
+/// check it runs from a hash of all the bytes (`input_pick`), so its
+/// cut input may run another of them; `cargo test` runs all of them on
+/// every seed.
+///
+/// # Panics
+///
+/// For an unknown `name`.
+pub fn trimmed_len(name: &str, bytes: &[u8]) -> usize {
+    let t = named(name);
+    let Some(carried) = t.carried else {
+        return bytes.len();
+    };
+    let Some(k) = (t.consumed)(bytes).filter(|&k| k < bytes.len()) else {
+        return bytes.len();
+    };
+    let carries = |b: &[u8]| carried(&mut Unstructured::new(b)).ok();
+    let same =
+        (t.describe)(&bytes[..k]) == (t.describe)(bytes) && carries(&bytes[..k]) == carries(bytes);
+    if same {
+        k
+    } else {
+        bytes.len()
+    }
+}
+
+/// How many bytes `decode` reads of `bytes` (from the front: the rest is
+/// left), or `None` when it fails.
+pub(crate) fn consumed_by<T>(
+    bytes: &[u8],
+    decode: fn(&mut Unstructured) -> arbitrary::Result<T>,
+) -> Option<usize> {
+    let mut u = Unstructured::new(bytes);
+    decode(&mut u).ok().map(|_| bytes.len() - u.len())
 }
 
 /// What target `name` makes of `bytes`: the `Debug` of its `Input`.

@@ -40,6 +40,12 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
+/// The whole input: JSON text, whose prefixes are other inputs (see
+/// [`super::trimmed_len`]).
+pub fn consumed(bytes: &[u8]) -> Option<usize> {
+    Some(bytes.len())
+}
+
 /// Shows the bytes as (lossy) text.
 pub fn describe(bytes: &[u8]) -> String {
     format!(

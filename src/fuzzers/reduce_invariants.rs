@@ -107,6 +107,13 @@ pub fn carried(u: &mut Unstructured) -> arbitrary::Result<super::Carried> {
     Ok(super::Carried::with_costs(&case, Some(policy)))
 }
 
+/// How many bytes the case, policy and summaries draw reads of `bytes`
+/// (`run` also hashes all of them, without reading, to pick its checks;
+/// see [`super::trimmed_len`]); `None` when it fails.
+pub fn consumed(bytes: &[u8]) -> Option<usize> {
+    super::consumed_by(bytes, super::case_policy_summary)
+}
+
 /// The generated case and policy as a case-format line.
 pub fn describe(bytes: &[u8]) -> String {
     match super::case_policy_summary(&mut Unstructured::new(bytes)) {

@@ -242,6 +242,12 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
+/// How many bytes [`decode`] reads of `bytes` (see
+/// [`super::trimmed_len`]); `None` when it fails.
+pub fn consumed(bytes: &[u8]) -> Option<usize> {
+    super::consumed_by(bytes, decode)
+}
+
 /// The scenario: generated history, damages, damaged history.
 pub fn describe(bytes: &[u8]) -> String {
     super::describe_decoded("validator_agrees", bytes, decode)
