@@ -238,6 +238,54 @@ fn orphan_approval_response_kept() {
     );
 }
 
+/// A message emptied by orphan removal is left out (semantics §3 step 6):
+/// kept as a shell with no items, it comes from no input message (spec v1
+/// §7) and is a fabrication; every other clause holds. Before, such a
+/// shell passed every clause but `matches-reference`.
+#[test]
+fn emptied_message_kept_as_a_shell() {
+    let h = history();
+    let mut shell = pick(&h, &[0, 7, 8, 9, 10, 11, 12]);
+    shell[1]["contents"] = json!([]);
+    assert_eq!(
+        convicted(
+            Policy::Suffix,
+            json!(6),
+            &h,
+            Response::Messages(shell),
+            Extras::default()
+        ),
+        ["no-fabrication", "matches-reference"]
+    );
+    // spec/approval-approved-overflow: the approval-only user message,
+    // cut from its request, kept empty.
+    let case = reducer_kit::case::load_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/spec/approvals.json"),
+    )
+    .unwrap()
+    .into_iter()
+    .find(|c| c.id == "spec/approval-approved-overflow")
+    .unwrap();
+    let m = &case.messages;
+    let out = vec![
+        m[2].clone(),
+        json!({"role": "user", "contents": []}),
+        m[5].clone(),
+        m[6].clone(),
+        m[7].clone(),
+    ];
+    assert_eq!(
+        convicted(
+            Policy::Turns,
+            json!(5),
+            m,
+            Response::Messages(out),
+            Extras::default()
+        ),
+        ["no-fabrication", "matches-reference"]
+    );
+}
+
 #[test]
 fn call_kept_without_its_results() {
     let h = history();

@@ -216,8 +216,10 @@ impl Mapping {
 }
 
 /// Whether message `k` of `oc` equals message `j` of `ic` (classified as
-/// `h`), or equals it but for removed results / approval responses;
-/// returns the removed item indices of message `j` (empty when equal).
+/// `h`), or equals it but for removed results / approval responses, at
+/// least one of its elements left (an emptied message is left out,
+/// semantics §3 step 6; spec v1 §7); returns the removed item indices of
+/// message `j` (empty when equal).
 pub(super) fn embeds(
     oc: &Texts,
     k: usize,
@@ -255,7 +257,10 @@ pub(super) fn embeds(
             removed.push(removable_elem(e)?);
         }
     }
-    (next == oa.len() && !removed.is_empty()).then_some(removed)
+    // Some items taken out, not all: a message that loses all its items is
+    // left out (semantics §3 step 6), so an emptied message comes from no
+    // input message (§7).
+    (next == oa.len() && next > 0 && !removed.is_empty()).then_some(removed)
 }
 
 const NONE: u32 = u32::MAX;
