@@ -3,8 +3,8 @@
 //! On a generated case (costs knob on: about half have a token budget,
 //! spec v2 §11), a drawn policy and maybe summaries allowed (spec v2 §12),
 //! the reference output gets one random [`Mutation`]. When the mutated
-//! response differs from the reference, [`check`] must give at least one
-//! failing verdict; mutations that break a safety clause by construction
+//! response differs from the reference, [`check`](crate::check::check)
+//! must give at least one failing verdict; mutations that break a safety clause by construction
 //! must fail that clause: the whole input when it costs more than the
 //! budget fails `budget`, an altered text fails `no-fabrication`, a dropped
 //! pinned system message fails `system-pinned` (unless a later system
@@ -16,13 +16,13 @@
 //! fails `no-orphan-result`, and an answer to an unsatisfiable budget fails
 //! `rejects-bad-budget`.
 
-use crate::check::{check, Extras, Outcome, Request, Verdict};
-use crate::formats::{read_history, view_history, Format};
+use crate::check::{check_classified, Extras, Outcome, Request, Verdict};
+use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
 use crate::reduce::{reduce_classified, respond_budget};
-use crate::terms::{pair, pinned_index, Budget, Clause, ItemKind, Policy};
+use crate::terms::{pair, pinned_index, Budget, Clause, History, ItemKind, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
 use std::fmt;
@@ -93,6 +93,9 @@ pub struct Scenario {
     /// The input's pinned system message (its first system message), as
     /// the reference reducer read it.
     pub pinned: Option<usize>,
+    /// The input, read in the canonical format once (by the generator):
+    /// what the reference reducer and the checker judge.
+    pub history: History,
     /// The reference output.
     pub reference: Vec<Value>,
     /// The response judged.
@@ -119,15 +122,13 @@ const MARKER: &str = "\u{1}mutated";
 ///
 /// Never in practice (the generator does not fail).
 pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
-    let (case, policy, summary) = super::case_policy_summary(u)?;
-    // What `reduce_request` does, the reading kept for `pinned`.
+    let (case, history, policy, summary) = super::case_policy_summary_read(u)?;
+    // What `reduce_request` does, on the generator's reading, kept for
+    // `pinned` and the checker.
     let budget = Budget::read(&case.budget_fields(), case.messages.len())
         .expect("generated budgets are budgets");
-    let history =
-        read_history(Format::Canonical, &case.messages).expect("generated histories are readable");
     let pinned = history.pinned();
     let reference = reduce_classified(policy, Format::Canonical, &case.messages, &history, &budget);
-    drop(history);
     let Ok(reference) = reference else {
         // An unsatisfiable token budget: any answer with messages is wrong.
         return Ok(Scenario {
@@ -137,6 +138,7 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
             summary,
             mutation: Mutation::WholeInput,
             pinned,
+            history,
             reference: Vec::new(),
         });
     };
@@ -195,6 +197,7 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
         summary,
         mutation,
         pinned,
+        history,
         reference,
         response,
     })
@@ -389,9 +392,13 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     };
     let b = Budget::read(&budget, s.case.messages.len()).expect("generated budgets are budgets");
     let pinned = s.pinned;
+    // The checker judges the generator's reading of the input (what
+    // `check` would read again).
+    let history = std::mem::take(&mut s.history);
     let Ok(room) = b.available(pinned) else {
         let extras = Extras::default();
-        let verdicts = check(&req, &s.response, &extras).expect("generated inputs are readable");
+        let verdicts = check_classified(&req, history, &s.response, extras.borrowed(), None)
+            .expect("generated inputs are readable");
         assert!(
             failed(&verdicts, Clause::RejectsBadBudget),
             "an answer to an unsatisfiable budget passed rejects-bad-budget: {verdicts:?}\n{s:?}"
@@ -418,7 +425,8 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             .map(|x| respond_budget(s.policy, Format::Canonical, &b.less(x), &s.case.messages)),
         ..Extras::default()
     };
-    let verdicts = check(&req, &s.response, &extras).expect("generated inputs are readable");
+    let verdicts = check_classified(&req, history, &s.response, extras.borrowed(), None)
+        .expect("generated inputs are readable");
     // With summaries allowed, an altered message may be a fine summary (an
     // answer of one summary and nothing of M, say): a changed text, or a
     // message whose call was taken out while its text stays (no input

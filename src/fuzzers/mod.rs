@@ -22,8 +22,8 @@
 //! `fuzz/fuzz_targets/` must name exactly these (`tests/fuzzers.rs`
 //! checks), and `.ci/fuzz` runs what `cargo fuzz list` finds there.
 
-use crate::generate::{history_without_shapes, Config, GeneratedCase};
-use crate::terms::{BudgetFields, Policy};
+use crate::generate::{history_read, Config, GeneratedCase};
+use crate::terms::{BudgetFields, History, Policy};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 
@@ -266,18 +266,27 @@ pub(crate) fn describe_decoded<T: std::fmt::Debug>(
 pub(crate) fn case_policy_summary(
     u: &mut Unstructured,
 ) -> arbitrary::Result<(GeneratedCase, Policy, Option<u64>)> {
+    case_policy_summary_read(u).map(|(case, _, policy, summary)| (case, policy, summary))
+}
+
+/// [`case_policy_summary`] with the case's messages read in the canonical
+/// format, as the generator read them ([`history_read`]): the same draws,
+/// and a target that judges the case reads it no more (issue 14).
+pub(crate) fn case_policy_summary_read(
+    u: &mut Unstructured,
+) -> arbitrary::Result<(GeneratedCase, History, Policy, Option<u64>)> {
     let cfg = Config {
         costs: true,
         ..Config::everything()
     };
-    let case = history_without_shapes(u, &cfg)?;
+    let (case, history) = history_read(u, &cfg)?;
     let policy = if bool::arbitrary(u)? {
         Policy::Suffix
     } else {
         Policy::Turns
     };
     let summary = bool::arbitrary(u)?.then(|| case.costs.as_ref().map_or(1, |c| c.summary_tokens));
-    Ok((case, policy, summary))
+    Ok((case, history, policy, summary))
 }
 
 /// A number drawn from the whole of an input's bytes (FNV-1a), without

@@ -66,8 +66,8 @@ super::fuzz_input!();
 /// When a property of the module doc fails, with the case as a case line.
 pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let pick = super::input_pick(u);
-    let (case, policy, summary) = super::case_policy_summary(u)?;
-    check_reference(&case, policy, summary, Variants::Pick(pick));
+    let (case, history, policy, summary) = super::case_policy_summary_read(u)?;
+    check_read(&case, history, policy, summary, Variants::Pick(pick));
     Ok(())
 }
 
@@ -82,8 +82,8 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
 ///
 /// As [`run`].
 pub fn run_all(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let (case, policy, summary) = super::case_policy_summary(u)?;
-    check_reference(&case, policy, summary, Variants::All);
+    let (case, history, policy, summary) = super::case_policy_summary_read(u)?;
+    check_read(&case, history, policy, summary, Variants::All);
     Ok(())
 }
 
@@ -137,14 +137,26 @@ pub fn check_reference(
     summary: Option<u64>,
     variants: Variants,
 ) {
+    let history =
+        read_history(Format::Canonical, &case.messages).expect("generated histories are readable");
+    check_read(case, history, policy, summary, variants);
+}
+
+/// [`check_reference`] on the case's messages as read in the canonical
+/// format (`history`: what the generator read, handed on): every answer
+/// below is selected on this reading (what `respond_request` does after
+/// reading), and the input is read no more (issue 14).
+fn check_read(
+    case: &GeneratedCase,
+    history: History,
+    policy: Policy,
+    summary: Option<u64>,
+    variants: Variants,
+) {
     let line = || super::case_line_with(case, policy, summary);
     let messages = &case.messages;
     let fields = case.budget_fields();
     let budget = Budget::read(&fields, messages.len()).expect("generated budgets are budgets");
-    // Read once: the reference output below is selected on this reading
-    // (what `respond_request` does after reading).
-    let history =
-        read_history(Format::Canonical, messages).expect("generated histories are readable");
     let pinned = history.pinned();
     let first_sel = select(policy, &fields, messages, &history);
     let sel = match &first_sel {

@@ -11,9 +11,8 @@
 //! limit, or the pinned message costing more (with `countPinned`: an
 //! unsatisfiable request), and a summary's cost S.
 
-use crate::formats::{read_history, Format};
 use crate::terms::budget::text_length_cost;
-use crate::terms::Role;
+use crate::terms::{History, Role};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 
@@ -59,12 +58,15 @@ fn upto(u: &mut Unstructured, max: u64) -> R<u64> {
 ///
 /// When `messages` cannot be read, which never happens for a generated
 /// history.
-pub(super) fn draw(u: &mut Unstructured, messages: &[Value]) -> R<Option<Costs>> {
+pub(super) fn draw(
+    u: &mut Unstructured,
+    messages: &[Value],
+    reading: &mut Option<History>,
+) -> R<Option<Costs>> {
     if !bool::arbitrary(u)? {
         return Ok(None);
     }
-    let history =
-        read_history(Format::Canonical, messages).expect("generated histories are readable");
+    let history = super::canonical(reading, messages);
     let n = messages.len();
     let pinned = history.pinned();
     let rest: Vec<usize> = (0..n).filter(|&i| Some(i) != pinned).collect();
@@ -169,9 +171,12 @@ mod tests {
 
     #[test]
     fn no_bytes_keep_the_message_budget() {
-        assert_eq!(draw(&mut Unstructured::new(&[]), &history()).unwrap(), None);
         assert_eq!(
-            draw(&mut Unstructured::new(&[0]), &history()).unwrap(),
+            draw(&mut Unstructured::new(&[]), &history(), &mut None).unwrap(),
+            None
+        );
+        assert_eq!(
+            draw(&mut Unstructured::new(&[0]), &history(), &mut None).unwrap(),
             None
         );
     }
@@ -184,7 +189,7 @@ mod tests {
             let bytes: Vec<u8> = (0..64u32)
                 .map(|i| (i.wrapping_mul(97).wrapping_add(seed * 31) % 251) as u8)
                 .collect();
-            if let Some(c) = draw(&mut Unstructured::new(&bytes), &history()).unwrap() {
+            if let Some(c) = draw(&mut Unstructured::new(&bytes), &history(), &mut None).unwrap() {
                 seen_token += 1;
                 assert_eq!(c.tokens.len(), 4);
                 assert!(c.max_tokens >= 1 && c.summary_tokens >= 1);

@@ -52,7 +52,8 @@ pub use shape::{shapes, token_shapes, Shape, KNOWN_OPAQUE_TYPES, LARGE_PAYLOAD_T
 
 use crate::case::expect::expectation;
 use crate::case::Case;
-use crate::terms::{Budget, BudgetFields, Policy};
+use crate::formats::{read_history, Format};
+use crate::terms::{Budget, BudgetFields, History, Policy};
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -180,7 +181,7 @@ impl GeneratedCase {
 /// assert!(case.budget >= 1);
 /// ```
 pub fn history(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<GeneratedCase> {
-    build(u, None, cfg, true)
+    build(u, None, cfg, true).map(|(case, _)| case)
 }
 
 /// [`history`] without detecting the case's shapes (`shapes` is left
@@ -195,41 +196,71 @@ pub fn history_without_shapes(
     u: &mut Unstructured,
     cfg: &Config,
 ) -> arbitrary::Result<GeneratedCase> {
-    build(u, None, cfg, false)
+    build(u, None, cfg, false).map(|(case, _)| case)
+}
+
+/// [`history_without_shapes`] and the case's messages read in the
+/// canonical format ([`read_history`]): the reading the budget draw made,
+/// handed on so that a fuzz target reads its history once (issue 14).
+///
+/// # Errors
+///
+/// As [`history`].
+pub(crate) fn history_read(
+    u: &mut Unstructured,
+    cfg: &Config,
+) -> arbitrary::Result<(GeneratedCase, History)> {
+    let (case, reading) = build(u, None, cfg, false)?;
+    let history = reading.unwrap_or_else(|| canonical_reading(&case.messages));
+    Ok((case, history))
+}
+
+/// A generated history read in the canonical format.
+fn canonical_reading(messages: &[Value]) -> History {
+    read_history(Format::Canonical, messages).expect("generated histories are readable")
+}
+
+/// The canonical reading of `messages` in `slot`, made on first use: the
+/// budget and cost draws share one.
+fn canonical<'h>(slot: &'h mut Option<History>, messages: &[Value]) -> &'h History {
+    slot.get_or_insert_with(|| canonical_reading(messages))
 }
 
 /// [`history`], drawing the costs (when `cfg.costs`) from `costs_from`, or
-/// else from the rest of `u`; the shapes only when `detect_shapes`.
+/// else from the rest of `u`; the shapes only when `detect_shapes`. With
+/// the case, its canonical reading when a draw made one.
 fn build(
     u: &mut Unstructured,
     costs_from: Option<&mut Unstructured>,
     cfg: &Config,
     detect_shapes: bool,
-) -> arbitrary::Result<GeneratedCase> {
+) -> arbitrary::Result<(GeneratedCase, Option<History>)> {
     let cfg = if cfg.swarm {
         Config::arbitrary_within(u, cfg)?
     } else {
         cfg.clone().sanitize()
     };
     let messages = builder::messages(u, &cfg)?;
-    let budget = builder::draw_budget(u, &messages, cfg.format)?;
+    let mut reading = None;
+    let budget = builder::draw_budget(u, &messages, &mut reading, cfg.format)?;
     let costs = match (cfg.costs, costs_from) {
         (false, _) => None,
-        (true, Some(c)) => costs::draw(c, &messages)?,
-        (true, None) => costs::draw(u, &messages)?,
+        (true, Some(c)) => costs::draw(c, &messages, &mut reading)?,
+        (true, None) => costs::draw(u, &messages, &mut reading)?,
     };
     let shapes = if detect_shapes {
         case_shapes(&messages, budget, costs.as_ref())
     } else {
         BTreeSet::new()
     };
-    Ok(GeneratedCase {
+    let case = GeneratedCase {
         messages,
         budget,
         allow_pending: cfg.pending,
         costs,
         shapes,
-    })
+    };
+    Ok((case, reading))
 }
 
 /// Case `n` of the stream `seed`: ChaCha8 seeded with `seed`, stream `n`,
@@ -254,6 +285,7 @@ pub fn seeded_case(seed: u64, n: u64, cfg: &Config) -> GeneratedCase {
         true,
     )
     .expect("the generator never fails")
+    .0
 }
 
 /// The cases `0..count` of the stream `seed` (see [`seeded_case`]).

@@ -10,7 +10,7 @@ use content::object;
 
 use super::Config;
 use crate::formats::{read_history, Format};
-use crate::terms::Role;
+use crate::terms::{History, Role};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Value};
 
@@ -38,17 +38,22 @@ pub(super) fn messages(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<
 pub(super) fn draw_budget(
     u: &mut Unstructured,
     messages: &[Value],
+    reading: &mut Option<History>,
     format: Format,
 ) -> arbitrary::Result<usize> {
     let wire = match format {
         Format::Responses => crate::formats::responses::to_responses(messages).ok(),
         _ => None,
     };
+    let wire_reading;
     let history = match &wire {
-        Some(items) => read_history(Format::Responses, items),
-        None => read_history(Format::Canonical, messages),
-    }
-    .expect("generated histories are readable");
+        Some(items) => {
+            wire_reading =
+                read_history(Format::Responses, items).expect("generated histories are readable");
+            &wire_reading
+        }
+        None => super::canonical(reading, messages),
+    };
     let n = history.rest_len();
     let all = history.turn_spans();
     let mut boundaries = Vec::new();
