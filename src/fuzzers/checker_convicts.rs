@@ -4,10 +4,11 @@
 //! spec v2 §11), a drawn policy and maybe summaries allowed (spec v2 §12),
 //! the reference output gets one random [`Mutation`]. When the mutated
 //! response differs from the reference, [`check`](crate::check::check)
-//! must give at least one failing verdict; mutations that break a safety clause by construction
-//! must fail that clause: the whole input when it costs more than the
-//! budget fails `budget`, an altered text fails `no-fabrication`, a dropped
-//! pinned system message fails `system-pinned` (unless a later system
+//! must give at least one failing verdict; mutations that break a safety
+//! clause by construction must fail that clause: the whole input when it
+//! costs more than the budget fails `budget`, an altered text fails
+//! `no-fabrication`, a dropped pinned system message fails
+//! `system-pinned` (unless a later system
 //! message equal to it is then the output's first system message), one
 //! more older message that takes the output over budget fails `budget`, a
 //! summary after a kept message or holding a call fails `summary-shape`

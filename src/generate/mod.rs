@@ -186,8 +186,9 @@ pub fn history(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<Generate
 
 /// [`history`] without detecting the case's shapes (`shapes` is left
 /// empty): the same messages, budget and costs from the same bytes, for
-/// callers that never read the shapes (the fuzz targets, where detection
-/// is a tenth of an execution).
+/// callers that never read the shapes (detection is a tenth of a fuzz
+/// execution; the fuzz targets make this draw through a crate-internal
+/// variant that also hands on the history's canonical reading).
 ///
 /// # Errors
 ///
@@ -308,6 +309,31 @@ mod tests {
     use super::*;
     use crate::formats::{view_history, Format};
     use crate::validate::{validate, Options};
+
+    #[test]
+    fn history_read_hands_on_the_reading_of_the_same_case() {
+        // The fuzz targets' draw: the same case as history_without_shapes
+        // from the same bytes, and the reading a fresh read gives.
+        let cfg = Config {
+            costs: true,
+            ..Config::everything()
+        };
+        let mut token_budgets = 0;
+        for seed in 0..40u32 {
+            let bytes: Vec<u8> = (0..1024u32)
+                .map(|i| (i.wrapping_mul(7919).wrapping_add(seed * 104_729) % 251) as u8)
+                .collect();
+            let plain = history_without_shapes(&mut Unstructured::new(&bytes), &cfg).unwrap();
+            let (case, reading) = history_read(&mut Unstructured::new(&bytes), &cfg).unwrap();
+            assert_eq!(case, plain, "seed {seed}");
+            let fresh = read_history(Format::Canonical, &case.messages).unwrap();
+            assert_eq!(format!("{reading:?}"), format!("{fresh:?}"), "seed {seed}");
+            token_budgets += usize::from(case.costs.is_some());
+        }
+        // Both paths of the shared reading: made by the budget draw alone,
+        // and reused by the cost draw.
+        assert!(token_budgets > 0 && token_budgets < 40, "{token_budgets}");
+    }
 
     fn valid(case: &GeneratedCase) -> bool {
         let views = view_history(Format::Canonical, &case.messages).unwrap();
