@@ -26,6 +26,7 @@ fn settings(argv: &[&str], persistent: bool) -> Settings {
         provider: None,
         protocol: Protocol::V1,
         summaries: false,
+        declared: Default::default(),
     }
 }
 

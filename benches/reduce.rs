@@ -108,6 +108,7 @@ fn bench_check(c: &mut Criterion) {
                         budget: &fields,
                         messages: &h,
                         summary: None,
+                        declared: Default::default(),
                     };
                     let reference = respond_request(policy, Format::Canonical, &fields, &h);
                     let first = match (&reference, name) {

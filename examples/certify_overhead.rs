@@ -80,6 +80,7 @@ fn main() {
         provider: None,
         protocol: Protocol::V1,
         summaries: false,
+        declared: Default::default(),
     };
     let mut reference = ReferenceSession {
         policy,
@@ -100,6 +101,7 @@ fn main() {
             budget: &case.budget,
             messages: &wire,
             summary: None,
+            declared: Default::default(),
         };
         for extra in extra_requests(&req, &first) {
             requests.push(request(format, &extra.budget, None, &extra.messages));

@@ -268,6 +268,7 @@ fn main() {
                         budget: &fields,
                         messages: &case.messages,
                         summary: None,
+                        declared: Default::default(),
                     };
                     let reference = respond_request(policy, format, &fields, &case.messages);
                     let first = match (&reference, case.shape) {

@@ -67,6 +67,12 @@ pub enum Response {
     Messages(Vec<Value>),
     /// `{"error": "..."}`: the reducer rejected the request.
     Error(String),
+    /// `{"unsupported": "..."}` (protocol 2 only, spec v2 §13.7): the
+    /// request asks for something the reducer cannot express, such as a
+    /// budget its library has no setting for. The runner records the case
+    /// as unsupported, not judged; under protocol 1 it is a
+    /// `protocol-json` failure.
+    Unsupported(String),
 }
 
 /// A response that is not a protocol v1 response object (clause
@@ -77,8 +83,8 @@ pub enum ResponseError {
     /// Not a JSON object.
     #[error("the response is not a JSON object")]
     NotAnObject,
-    /// Both members.
-    #[error("the response has both `messages` and `error`")]
+    /// More than one of `messages`, `error` and `unsupported`.
+    #[error("the response has more than one of `messages`, `error` and `unsupported`")]
     Both,
     /// `messages` but not an array.
     #[error("`messages` is not an array")]
@@ -86,7 +92,10 @@ pub enum ResponseError {
     /// `error` but not a string.
     #[error("`error` is not a string")]
     ErrorNotString,
-    /// Neither member.
+    /// `unsupported` but not a string.
+    #[error("`unsupported` is not a string")]
+    UnsupportedNotString,
+    /// None of the members.
     #[error("the response has neither `messages` nor `error`")]
     Neither,
 }
@@ -101,13 +110,19 @@ impl Response {
     /// of an array `messages` or a string `error`.
     pub fn from_json(value: &Value) -> Result<Response, ResponseError> {
         let obj = value.as_object().ok_or(ResponseError::NotAnObject)?;
-        match (obj.get("messages"), obj.get("error")) {
-            (Some(Value::Array(m)), None) => Ok(Response::Messages(m.clone())),
-            (None, Some(Value::String(e))) => Ok(Response::Error(e.clone())),
-            (Some(_), Some(_)) => Err(ResponseError::Both),
-            (Some(_), None) => Err(ResponseError::MessagesNotArray),
-            (None, Some(_)) => Err(ResponseError::ErrorNotString),
-            (None, None) => Err(ResponseError::Neither),
+        match (
+            obj.get("messages"),
+            obj.get("error"),
+            obj.get("unsupported"),
+        ) {
+            (Some(Value::Array(m)), None, None) => Ok(Response::Messages(m.clone())),
+            (None, Some(Value::String(e)), None) => Ok(Response::Error(e.clone())),
+            (None, None, Some(Value::String(u))) => Ok(Response::Unsupported(u.clone())),
+            (Some(_), None, None) => Err(ResponseError::MessagesNotArray),
+            (None, Some(_), None) => Err(ResponseError::ErrorNotString),
+            (None, None, Some(_)) => Err(ResponseError::UnsupportedNotString),
+            (None, None, None) => Err(ResponseError::Neither),
+            _ => Err(ResponseError::Both),
         }
     }
 
@@ -117,14 +132,17 @@ impl Response {
         match self {
             Response::Messages(m) => json!({ "messages": m }),
             Response::Error(e) => json!({ "error": e }),
+            Response::Unsupported(u) => json!({ "unsupported": u }),
         }
     }
 
-    /// Whether two responses are the same: both errors (any text), or equal
-    /// message arrays (semantics §1 equality).
+    /// Whether two responses are the same: both errors (any text), both
+    /// unsupported (any text), or equal message arrays (semantics §1
+    /// equality).
     pub fn same_as(&self, other: &Response) -> bool {
         match (self, other) {
             (Response::Error(_), Response::Error(_)) => true,
+            (Response::Unsupported(_), Response::Unsupported(_)) => true,
             (Response::Messages(a), Response::Messages(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| json_eq(x, y))
             }
@@ -536,13 +554,22 @@ pub fn response_from_value(format: Format, value: Value) -> Result<Response, Res
     let Value::Object(mut obj) = value else {
         return Err(ResponseError::NotAnObject);
     };
-    match (obj.get("messages"), obj.get("error")) {
-        (Some(Value::Array(_)), None) | (None, Some(Value::String(_))) => {}
+    match (
+        obj.get("messages"),
+        obj.get("error"),
+        obj.get("unsupported"),
+    ) {
+        (Some(Value::Array(_)), None, None)
+        | (None, Some(Value::String(_)), None)
+        | (None, None, Some(Value::String(_))) => {}
         // The borrowing reader names what is wrong.
         _ => return Response::from_json(&Value::Object(obj)),
     }
     if let Some(Value::String(e)) = obj.remove("error") {
         return Ok(Response::Error(e));
+    }
+    if let Some(Value::String(u)) = obj.remove("unsupported") {
+        return Ok(Response::Unsupported(u));
     }
     let Some(Value::Array(m)) = obj.remove("messages") else {
         unreachable!("checked above: an array of messages")
@@ -634,7 +661,73 @@ pub fn request_from_json(format: Format, request: &Value) -> Result<IncomingRequ
 pub fn response_json(format: Format, response: &Response) -> Value {
     match response {
         Response::Messages(m) => Value::Object(envelope(format, m)),
-        Response::Error(_) => response.to_json(),
+        Response::Error(_) | Response::Unsupported(_) => response.to_json(),
+    }
+}
+
+/// A protocol 2 request's `id` (spec v2 §13.7): the number the runner
+/// gives each request it sends, which the answer echoes.
+pub type RequestId = u64;
+
+/// `text` (a request's JSON text, an object: it starts with `{`) with the
+/// member `"id": id` first, as protocol 2 sends it (spec v2 §13.7).
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::protocol::with_id;
+/// assert_eq!(with_id(r#"{"maxMessages":2,"messages":[]}"#, 17), r#"{"id":17,"maxMessages":2,"messages":[]}"#);
+/// ```
+pub fn with_id(text: &str, id: RequestId) -> String {
+    let rest = text.strip_prefix('{').unwrap_or(text);
+    let mut out = String::with_capacity(text.len() + 24);
+    out.push_str("{\"id\":");
+    out.push_str(&id.to_string());
+    if rest.trim_start() != "}" {
+        out.push(',');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// How an answer's `id` member compares with the request's (spec v2
+/// §13.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdEcho {
+    /// The answer's `id` is the request's.
+    Same,
+    /// The answer has no `id` member.
+    Missing,
+    /// The answer's `id` is another value (an earlier request's, or no
+    /// request's).
+    Other,
+}
+
+/// Whether the answer object `value` echoes the request id `id`: its `id`
+/// member is the number `id` (compared as JSON numbers: `17.0` is 17).
+pub fn id_echo(value: &Value, id: RequestId) -> IdEcho {
+    match value.get("id") {
+        None => IdEcho::Missing,
+        Some(Value::Number(n)) if crate::json::number_eq(n, &serde_json::Number::from(id)) => {
+            IdEcho::Same
+        }
+        Some(_) => IdEcho::Other,
+    }
+}
+
+/// The answer `response` to the request numbered `id` (protocol 2; `None`
+/// under protocol 1), as the JSON object a reducer writes: `id` first,
+/// then [`response_json`]'s members.
+pub fn response_json_with_id(format: Format, response: &Response, id: Option<&Value>) -> Value {
+    let body = response_json(format, response);
+    match (id, body) {
+        (Some(id), Value::Object(members)) => {
+            let mut out = serde_json::Map::with_capacity(members.len() + 1);
+            out.insert("id".into(), id.clone());
+            out.extend(members);
+            Value::Object(out)
+        }
+        (_, body) => body,
     }
 }
 

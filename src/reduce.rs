@@ -845,6 +845,9 @@ mod tests {
                         match plain {
                             Response::Messages(_) => kept += 1,
                             Response::Error(_) => errors += 1,
+                            Response::Unsupported(_) => {
+                                unreachable!("the reference never answers unsupported")
+                            }
                         }
                     }
                 }

@@ -309,6 +309,7 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                     budget: &BudgetFields::messages(max.clone()),
                     messages,
                     summary: None,
+                    declared: Default::default(),
                 };
                 let verdicts = check_reducer(
                     &req,
@@ -631,6 +632,7 @@ fn generated_histories_round_trip_and_reduce_alike() {
                     budget: &BudgetFields::messages(max.clone()),
                     messages: &a,
                     summary: None,
+                    declared: Default::default(),
                 };
                 for v in check_reducer(
                     &req,

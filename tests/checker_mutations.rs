@@ -3,11 +3,13 @@
 //! mutant of. A clause whose judgement is deleted from the checker makes at
 //! least one of these fail.
 
-use reducer_kit::check::{check, check_prepared, Extras, PreparedAnswers, PreparedInput, Request};
+use reducer_kit::check::{
+    check, check_prepared, Extras, Outcome, PreparedAnswers, PreparedInput, Request,
+};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{reduce, respond, respond_budget, respond_request};
-use reducer_kit::terms::{Budget, BudgetFields, Policy};
+use reducer_kit::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::{json, Value};
 
 fn text(role: &str, t: &str) -> Value {
@@ -63,6 +65,7 @@ fn convicted(
         budget: &BudgetFields::messages(max.clone()),
         messages: input,
         summary: None,
+        declared: Default::default(),
     };
     let verdicts = check(&req, &output, &extras).unwrap();
     // The same verdicts, descriptions included, on an input and answers
@@ -165,11 +168,12 @@ fn pinned_system_message_dropped_or_altered() {
             Response::Messages(out),
             Extras::default()
         ),
+        // The policy clauses judge which input messages were kept; an
+        // output message that is none says nothing of that (spec §9.2).
         [
             "budget",
             "system-pinned",
             "no-fabrication",
-            "whole-turns",
             "matches-reference"
         ]
     );
@@ -196,13 +200,15 @@ fn fabricated_reordered_and_duplicated_messages() {
     );
     assert_eq!(
         mutant(Policy::Turns, 3, &[0, 12, 11]),
-        ["no-fabrication", "whole-turns", "matches-reference"]
+        ["no-fabrication", "matches-reference"]
     );
     assert_eq!(
         mutant(Policy::Turns, 3, &[0, 11, 12, 12]),
         ["no-fabrication", "matches-reference"]
     );
-    // An altered payload is a fabrication too.
+    // An altered payload is a fabrication too, and only that: the policy
+    // clauses, which judge which input messages were kept, are not judged
+    // (spec §9.2), and the failure says what changed.
     let mut altered = pick(&h, &[0, 8, 9, 10, 11, 12]);
     altered[2]["contents"][0]["result"] = json!("refused");
     assert_eq!(
@@ -210,16 +216,54 @@ fn fabricated_reordered_and_duplicated_messages() {
             Policy::Suffix,
             json!(5),
             &h,
-            Response::Messages(altered),
+            Response::Messages(altered.clone()),
             Extras::default()
         ),
-        [
-            "no-fabrication",
-            "calls-keep-results",
-            "contiguous-suffix",
-            "matches-reference"
-        ]
+        ["no-fabrication", "matches-reference"]
     );
+    assert_eq!(
+        detail(Policy::Suffix, json!(5), &h, altered, Clause::NoFabrication),
+        Some(format!(
+            "output message 2 is no input message: it is input message 9 changed at $.contents[0].result: {} became \"refused\"",
+            h[9]["contents"][0]["result"]
+        ))
+    );
+    // A number a JSON library read as a double says so.
+    let mut doubled = h.clone();
+    doubled[11]["contents"][0]["text"] =
+        serde_json::from_str("123456789012345678901234567890").unwrap();
+    let mut out = pick(&doubled, &[0, 11, 12]);
+    out[1]["contents"][0]["text"] = serde_json::from_str("1.2345678901234568e+29").unwrap();
+    assert_eq!(
+        detail(Policy::Turns, json!(3), &doubled, out, Clause::NoFabrication),
+        Some("output message 1 is no input message: it is input message 11 changed at $.contents[0].text: 123456789012345678901234567890 became 1.2345678901234568e+29 (the number as the nearest double: what a JSON library that reads numbers as doubles writes; --declare json-numbers if that is the reducer's)".to_string())
+    );
+}
+
+/// The failure detail of `clause` for `output`, when it fails.
+fn detail(
+    policy: Policy,
+    max: Value,
+    input: &[Value],
+    output: Vec<Value>,
+    clause: Clause,
+) -> Option<String> {
+    let req = Request {
+        format: Format::Canonical,
+        policy,
+        budget: &BudgetFields::messages(max),
+        messages: input,
+        summary: None,
+        declared: Default::default(),
+    };
+    check(&req, &Response::Messages(output), &Extras::default())
+        .unwrap()
+        .into_iter()
+        .find(|v| v.clause == clause)
+        .and_then(|v| match v.outcome {
+            Outcome::Fail(d) => Some(d),
+            _ => None,
+        })
 }
 
 #[test]
@@ -562,6 +606,7 @@ fn convicted_v2(
         budget: &fields,
         messages: &h,
         summary,
+        declared: Default::default(),
     };
     check(&req, &Response::Messages(output), &extras)
         .unwrap()
@@ -636,11 +681,11 @@ fn a_second_summary_or_one_in_the_middle_or_with_a_call() {
     two.push(summary("one"));
     two.push(summary("two"));
     two.extend(pick(&h, &[11, 12]));
-    // Kept of M: 11, 12 (cost 3); B less S is 8, room for 10 too (9 is a
-    // tool message, no legal start).
+    // The second summary is no input message: no-fabrication names it, and
+    // the policy clauses, which judge kept input messages, are not judged.
     assert_eq!(
         convicted_v2(Policy::Suffix, 10, Some(2), two),
-        ["no-fabrication", "maximal-suffix", "matches-reference"]
+        ["no-fabrication", "matches-reference"]
     );
     let mut middle = pick(&h, &[0, 10]);
     middle.push(summary("middle"));

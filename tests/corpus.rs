@@ -70,6 +70,7 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
             budget: &budget,
             messages: &case.messages,
             summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
+            declared: Default::default(),
         };
         let verdicts = check_reducer(
             &req,

@@ -144,6 +144,7 @@ fn reduce_and_judge(
             budget,
             messages,
             summary: None,
+            declared: Default::default(),
         };
         match check_reducer(
             &req,
@@ -247,6 +248,7 @@ fn corpus_line(file: &Path, case: &Case) -> String {
             first_difference: None,
             tries: 0,
             cases: 1,
+            valid_input: true,
             out_of_time: false,
             saved_to: None,
         };

@@ -63,6 +63,7 @@ fn canonical_texts_and_values_give_the_same_verdicts() {
             budget: &budget,
             messages: &s.case.messages,
             summary: s.summary,
+            declared: Default::default(),
         };
         let b = Budget::read(&budget, s.case.messages.len()).unwrap();
         let mut extras = Extras {

@@ -41,6 +41,7 @@ fn reference_passes(
         budget: &BudgetFields::messages(max.clone()),
         messages: h,
         summary: None,
+        declared: Default::default(),
     };
     let expected = respond_with(policy, format, &max, h, provider);
     let verdicts = check_reducer_with(
@@ -157,6 +158,7 @@ fn a_reducer_that_drops_reasoning_alone_fails_reasoning_attached() {
         budget: &BudgetFields::messages(max.clone()),
         messages: &h,
         summary: None,
+        declared: Default::default(),
     };
     let verdicts = check_with(
         &req,
@@ -254,6 +256,7 @@ fn anthropic_profile_rejects_a_window_that_starts_with_the_call() {
         budget: &BudgetFields::messages(max.clone()),
         messages: &h,
         summary: None,
+        declared: Default::default(),
     };
     let window = vec![h[0].clone(), h[2].clone(), h[3].clone()];
     let verdicts = check_with(

@@ -108,6 +108,7 @@ fn reference_outputs_pass_every_clause() {
                 budget: &BudgetFields::messages(max.clone()),
                 messages: &messages,
                 summary: None,
+                declared: Default::default(),
             };
             let out = Response::Messages(run(policy, budget));
             let again = Response::Messages(
@@ -161,6 +162,7 @@ fn take_last_four_is_convicted_of_orphan_results() {
         budget: &BudgetFields::messages(max.clone()),
         messages: &messages,
         summary: None,
+        declared: Default::default(),
     };
     let naive = Response::Messages(messages[2..].to_vec());
     let extras = Extras {

@@ -91,6 +91,7 @@ fn settings() -> Settings {
         extra_requests: true,
         protocol: Protocol::V1,
         summaries: false,
+        declared: Default::default(),
         provider: None,
     }
 }

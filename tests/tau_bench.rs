@@ -42,6 +42,7 @@ fn every_budget_both_policies_every_clause() {
                     budget: &BudgetFields::messages(max.clone()),
                     messages: &e.messages,
                     summary: None,
+                    declared: Default::default(),
                 };
                 for v in check_reducer(
                     &req,
@@ -172,6 +173,7 @@ fn the_responses_sample_reduces_with_every_clause() {
                         budget: &BudgetFields::messages(max.clone()),
                         messages: items,
                         summary: None,
+                        declared: Default::default(),
                     };
                     let expected = respond_with(policy, Format::Responses, &max, items, provider);
                     let verdicts = check_reducer_with(

@@ -59,6 +59,7 @@ fn failing(
         budget,
         messages: input,
         summary,
+        declared: Default::default(),
     };
     let b = Budget::read(budget, input.len()).unwrap();
     let extras = Extras {
@@ -146,11 +147,11 @@ fn a_summary_across_the_group_orphans_the_result() {
         failing(Policy::Suffix, &b, &h, Some(5), with(&[3, 4])),
         Vec::<&str>::new()
     );
-    // Without summaries allowed, the same summary is a fabrication, and
-    // the whole budget is B again: the run could start at the call.
+    // Without summaries allowed, the same summary is a fabrication (and
+    // the policy clauses, which judge kept input messages, are not judged).
     assert_eq!(
         failing(Policy::Suffix, &b, &h, None, with(&[3, 4])),
-        ["no-fabrication", "maximal-suffix", "matches-reference"]
+        ["no-fabrication", "matches-reference"]
     );
     // The reference (no summary) passes a summaries run too.
     assert_eq!(
@@ -198,7 +199,7 @@ fn a_message_less_its_pending_call_reads_as_a_summary() {
     );
     assert_eq!(
         failing(Policy::Suffix, &m1, &h, None, out),
-        ["no-fabrication", "maximal-suffix", "matches-reference"]
+        ["no-fabrication", "matches-reference"]
     );
 }
 
@@ -362,6 +363,7 @@ fn the_worked_table_of_spec_v2_section_11_4() {
         budget: &b,
         messages: &h,
         summary: None,
+        declared: Default::default(),
     };
     let extras = extra_requests(&req, &first);
     let smaller = extras
@@ -393,6 +395,7 @@ fn the_extra_requests_of_a_token_budget_carry_the_outputs_costs() {
         budget: &b,
         messages: &h,
         summary: Some(5),
+        declared: Default::default(),
     };
     let mut out = vec![summary()];
     out.extend(pick(&h, &[3, 4]));
@@ -542,8 +545,9 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
         .filter(|x| x.get("maxTokens").is_some())
         .count();
     assert!(with_tokens > 120, "{with_tokens} token cases");
-    // A protocol 1 reducer under protocol 2 rejects every token budget, and
-    // answers a request with both maxMessages and maxTokens.
+    // A protocol 1 reducer under protocol 2 does not echo the requests'
+    // ids (spec v2 §13.7): every answer fails protocol-json, and nothing
+    // else is judged.
     let (code, r) = certify(
         &on_kit_cases(&[
             "--policy",
@@ -559,9 +563,13 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
         &serve,
     );
     assert_eq!(code, Some(1));
-    assert_eq!(
-        failed_clauses(&r),
-        ["valid-output", "rejects-bad-budget", "matches-reference"]
+    assert_eq!(failed_clauses(&r), ["protocol-json"]);
+    let detail = r["results"][0]["failures"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "the answer does not echo the request's `id` (1); it wrote \"{\\\"messages\\\":"
+        ),
+        "{detail}"
     );
 }
 

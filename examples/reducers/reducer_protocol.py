@@ -21,7 +21,8 @@ and is run as
 
 Without --persistent it reads all of stdin as one request
 {"maxMessages": N, "messages": [...]} and writes one response,
-{"messages": [...]} or {"error": "..."}. With --persistent it answers each
+{"messages": [...]} or {"error": "..."} (under protocol 2 with the request's
+"id" echoed first). With --persistent it answers each
 input line with one output line, flushed, until end of input. The exit
 status is 0 whenever the command line is usable, 2 when it is not.
 
@@ -623,15 +624,23 @@ def reduce_request(request, fmt, select, protocol=1):
 
 
 def answer(raw, fmt, select, protocol=1):
+    """The answer to one request text. Under protocol 2 it echoes the
+    request's `id` first (spec/v2.md 13.7), so that the kit never takes a
+    stray line for an answer."""
+    echo = ""
     try:
         request = parse_json(raw.decode("utf-8"))
+        if protocol == 2 and isinstance(request, Obj):
+            rid = request.get("id", _ABSENT)
+            if rid is not _ABSENT:
+                echo = "\"id\":%s," % to_text(rid)
         kept, system = reduce_request(request, fmt, select, protocol)
         if system is not _ABSENT:
-            return "{%s:%s,\"messages\":%s}" % (
-                json.dumps(SYSTEM_KEYS[fmt]), to_text(system), to_text(kept))
-        return "{\"messages\":%s}" % to_text(kept)
+            return "{%s%s:%s,\"messages\":%s}" % (
+                echo, json.dumps(SYSTEM_KEYS[fmt]), to_text(system), to_text(kept))
+        return "{%s\"messages\":%s}" % (echo, to_text(kept))
     except (BadRequest, ValueError, RecursionError, decimal.InvalidOperation) as e:
-        return json.dumps({"error": str(e) or type(e).__name__})
+        return "{%s\"error\":%s}" % (echo, json.dumps(str(e) or type(e).__name__))
 
 
 def main(select, argv=None, protocol=1):

@@ -46,6 +46,11 @@ pub struct Counterexample {
     /// failures read alike, or their examples shrink to the same root
     /// shape); 1 for a counterexample shrunk alone.
     pub cases: usize,
+    /// Whether the minimal case's input passes the validator (pending
+    /// calls allowed): `false` for a failure on invalid input,
+    /// robustness, shown after every counterexample on valid input (spec
+    /// §9.2).
+    pub valid_input: bool,
     /// Whether shrinking stopped at the run's time budget
     /// ([`ShrinkLimits::deadline`]) before it reached a minimum.
     pub out_of_time: bool,
@@ -388,6 +393,7 @@ fn counterexample_of(
         first_difference,
         tries,
         cases: 1,
+        valid_input: best.valid_input,
         out_of_time: false,
         saved_to: None,
     };
@@ -402,7 +408,8 @@ pub const SHOWN_KINDS: usize = 3;
 
 /// Shrinks the example of each kind of failure ([`FailureGroup`], what
 /// [`super::run::run_cases`] keeps in [`super::run::Collected::failures`];
-/// the first [`SHOWN_KINDS`] of each clause), shared out over
+/// the first [`SHOWN_KINDS`] of each clause), in clause order with those
+/// on valid input before those on invalid input, shared out over
 /// `settings.jobs` workers, each with one session of its own kept for all
 /// its candidates ([`shrink_in`]). Protocol timeouts are not shrunk (each
 /// try would cost a full time limit); they are reported as they are.
@@ -472,7 +479,10 @@ pub fn counterexamples(
         .into_iter()
         .map(|c| c.expect("every failure was shrunk"))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(merge_root_shapes(cxs))
+    let mut cxs = merge_root_shapes(cxs);
+    // Defects first: a failure on invalid input is never the first shown.
+    cxs.sort_by_key(|c| !c.valid_input);
+    Ok(cxs)
 }
 
 /// The indexes in `failures` of the kinds that are shrunk and shown: the

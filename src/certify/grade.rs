@@ -1,5 +1,7 @@
 //! Grading a run (semantics §6, §9): per-clause tallies, and a level
-//! passes when no case fails a clause of it or of a lower level.
+//! passes when no case with a valid input fails a clause of it or of a
+//! lower level. Failures on an input that breaks a validator rule are
+//! counted apart (robustness, spec §9.2) and decide no level.
 
 use super::records::{Judged, Records};
 use crate::terms::{Clause, Level, Policy};
@@ -9,8 +11,14 @@ use crate::terms::{Clause, Level, Policy};
 pub struct ClauseTally {
     /// Cases where the clause passed.
     pub passed: usize,
-    /// Cases where it failed.
+    /// Cases where it failed: `defects + invalid_input`.
     pub failed: usize,
+    /// Cases with a valid input (pending calls allowed) where it failed:
+    /// what decides the levels (spec §9.2).
+    pub defects: usize,
+    /// Cases whose input breaks a validator rule where it failed
+    /// (robustness, reported apart).
+    pub invalid_input: usize,
     /// Cases where it was not judged.
     pub not_judged: usize,
 }
@@ -24,8 +32,11 @@ pub struct Grade {
     pub levels: Vec<(Level, bool)>,
     /// Cases run (not skipped).
     pub cases_run: usize,
-    /// Cases skipped.
+    /// Cases skipped (of them, `cases_unsupported` by the reducer).
     pub cases_skipped: usize,
+    /// Cases the reducer answered `unsupported` (spec v2 §13.7), counted
+    /// in `cases_skipped` too.
+    pub cases_unsupported: usize,
 }
 
 impl Grade {
@@ -50,17 +61,25 @@ pub fn grade_clauses(judged: Vec<Clause>, results: &Records) -> Grade {
         .into_iter()
         .map(|c| (c, ClauseTally::default()))
         .collect();
-    let (mut cases_run, mut cases_skipped) = (0, 0);
+    let (mut cases_run, mut cases_skipped, mut cases_unsupported) = (0, 0, 0);
     for r in results.iter() {
         if r.skipped.is_some() {
             cases_skipped += 1;
+            cases_unsupported += usize::from(r.unsupported);
             continue;
         }
         cases_run += 1;
         for (c, t) in &mut clauses {
             match r.outcome(*c) {
                 Judged::Pass => t.passed += 1,
-                Judged::Fail(_) => t.failed += 1,
+                Judged::Fail(_) => {
+                    t.failed += 1;
+                    if r.valid_input {
+                        t.defects += 1;
+                    } else {
+                        t.invalid_input += 1;
+                    }
+                }
                 Judged::NotJudged => t.not_judged += 1,
             }
         }
@@ -72,7 +91,7 @@ pub fn grade_clauses(judged: Vec<Clause>, results: &Records) -> Grade {
             ok_so_far &= clauses
                 .iter()
                 .filter(|(c, _)| c.level() == level)
-                .all(|(_, t)| t.failed == 0);
+                .all(|(_, t)| t.defects == 0);
             (level, ok_so_far)
         })
         .collect();
@@ -81,5 +100,6 @@ pub fn grade_clauses(judged: Vec<Clause>, results: &Records) -> Grade {
         levels,
         cases_run,
         cases_skipped,
+        cases_unsupported,
     }
 }

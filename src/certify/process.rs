@@ -224,13 +224,18 @@ impl Reply {
 }
 
 /// Output a persistent reducer wrote that no request asked for: bytes after
-/// an answer line (spec §8.3).
+/// an answer line (spec §8.3), or, when answers are told by their request
+/// id ([`Persistent::answers_by_id`]), lines that are not the answer to
+/// the request in flight (spec v2 §13.7).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unrequested {
     /// How many bytes.
     pub bytes: usize,
     /// The first of them (at most 80).
     pub head: Vec<u8>,
+    /// How many whole lines, when they were told apart by request id
+    /// (0 otherwise).
+    pub lines: usize,
 }
 
 impl Unrequested {
@@ -245,6 +250,7 @@ impl Unrequested {
         self.head
             .extend_from_slice(&other.head[..room.min(other.head.len())]);
         self.bytes += other.bytes;
+        self.lines += other.lines;
     }
 }
 
@@ -259,6 +265,14 @@ impl fmt::Display for Unrequested {
             ""
         };
         let unit = if self.bytes == 1 { "byte" } else { "bytes" };
+        if self.lines > 0 {
+            let lines = if self.lines == 1 { "line" } else { "lines" };
+            return write!(
+                f,
+                "wrote {} {lines} ({} {unit}) that answer no request in flight (no `id` of the request it was sent): {head}{more}",
+                self.lines, self.bytes
+            );
+        }
         write!(
             f,
             "wrote {} unrequested {unit} after its answer: {head}{more}",
@@ -354,6 +368,10 @@ pub struct Persistent {
     /// [`Persistent::settle`] drained the pipes and no request was sent
     /// since: the next request need not drain them again.
     settled: bool,
+    /// Answers are told by their request id ([`Persistent::answers_by_id`]):
+    /// a line that is not the answer is unrequested, the process is not
+    /// killed for it, and what follows an answer is kept for the next read.
+    by_id: bool,
 }
 
 impl fmt::Debug for Persistent {
@@ -366,6 +384,10 @@ impl fmt::Debug for Persistent {
             .finish()
     }
 }
+
+/// Whether a line (without its newline) is the answer to the request in
+/// flight ([`Persistent::request_answered_by`]).
+pub type IsAnswer = dyn Fn(&[u8]) -> bool;
 
 /// How a persistent request ended, before the kit decides what it means.
 enum Ended {
@@ -398,7 +420,19 @@ impl Persistent {
             line: Vec::new(),
             unrequested: None,
             settled: false,
+            by_id: false,
         })
+    }
+
+    /// Tells answers by their request id from here on (protocol 2, spec v2
+    /// §13.7): [`Persistent::request_answered_by`] reads lines until one
+    /// is the answer; every other complete line is unrequested output,
+    /// reported by [`Persistent::settle`] without killing the process, so
+    /// that a line written late is never read as the answer to a later
+    /// request, whatever the timing.
+    pub fn answers_by_id(mut self) -> Persistent {
+        self.by_id = true;
+        self
     }
 
     /// Sends one request and reads one response line.
@@ -421,10 +455,23 @@ impl Persistent {
     /// except `Spawn` the process group has been killed and the next call
     /// starts a new process.
     pub fn request(&mut self, line: &[u8]) -> Reply {
+        self.request_answered_by(line, &|_| true)
+    }
+
+    /// [`Persistent::request`], the answer being the first line for which
+    /// `is_answer` holds when answers are told by id
+    /// ([`Persistent::answers_by_id`]; otherwise the first line, and
+    /// `is_answer` is not asked). The lines before it are unrequested
+    /// output, reported by the next [`Persistent::settle`]; the time limit
+    /// covers them all.
+    pub fn request_answered_by(&mut self, line: &[u8], is_answer: &IsAnswer) -> Reply {
         if let Some(s) = interrupt::requested() {
             return self.fail(Failure::Interrupted(s));
         }
-        if !std::mem::take(&mut self.settled) {
+        if self.by_id {
+            self.settled = false;
+            self.note_lines();
+        } else if !std::mem::take(&mut self.settled) {
             self.note_unrequested();
         }
         let mut message = Vec::with_capacity(line.len() + 1);
@@ -449,8 +496,11 @@ impl Persistent {
             } else {
                 self.limits.timeout
             };
-            self.line.clear();
-            match self.exchange(message.clone(), deadline_after(allowance)) {
+            if !self.by_id {
+                self.line.clear();
+            }
+            let is_answer = self.by_id.then_some(is_answer);
+            match self.exchange(message.clone(), deadline_after(allowance), is_answer) {
                 Ended::Answer(answer) => {
                     self.answered += 1;
                     let tail = self.take_tail();
@@ -493,7 +543,11 @@ impl Persistent {
     /// a reducer that writes extra lines never has them read as the answer
     /// to a later request.
     pub fn settle(&mut self) -> Option<Unrequested> {
-        self.note_unrequested();
+        if self.by_id {
+            self.note_lines();
+        } else {
+            self.note_unrequested();
+        }
         self.settled = true;
         self.unrequested.take()
     }
@@ -520,6 +574,12 @@ impl Persistent {
             }
             proc.drain(&mut out, self.limits.max_output, deadline_after(GRACE));
             proc.finish();
+            if !self.line.is_empty() {
+                // Bytes after an answer, kept when answers are told by id.
+                let mut first = std::mem::take(&mut self.line);
+                first.extend_from_slice(&out);
+                out = first;
+            }
             if !out.is_empty() {
                 let mut u = Unrequested::default();
                 u.push(&out);
@@ -560,6 +620,41 @@ impl Persistent {
         }
     }
 
+    /// Answers told by id: reads what is readable on stdout now into the
+    /// line buffer and reports its complete lines as unrequested (no
+    /// request is in flight); a partial line stays for the next read.
+    fn note_lines(&mut self) {
+        let max = self.limits.max_output;
+        if let Some(proc) = self.proc.as_mut() {
+            proc.drain(
+                &mut self.line,
+                max.saturating_add(1),
+                Instant::now() + Duration::from_millis(10),
+            );
+        }
+        while let Some(end) = memchr::memchr(b'\n', &self.line) {
+            let rest = self.line.split_off(end + 1);
+            let stray = std::mem::replace(&mut self.line, rest);
+            self.add_stray_line(&stray);
+        }
+        if self.line.len() > max {
+            // A line longer than any answer may be: unrequested, whole.
+            let stray = std::mem::take(&mut self.line);
+            self.add_stray_line(&stray);
+            self.discard();
+        }
+    }
+
+    /// Records `line` (with its newline) as an unrequested line.
+    fn add_stray_line(&mut self, line: &[u8]) {
+        let mut u = Unrequested {
+            lines: 1,
+            ..Unrequested::default()
+        };
+        u.push(line);
+        self.add_unrequested(u);
+    }
+
     /// Reads what is readable on stdout now (at most
     /// [`Limits::max_output`] bytes); stderr goes to the tail.
     fn drain_unrequested(&mut self) -> Option<Unrequested> {
@@ -578,8 +673,15 @@ impl Persistent {
         Some(u)
     }
 
-    /// Sends `message` and reads one line of the answer until `deadline`.
-    fn exchange(&mut self, message: Vec<u8>, deadline: Instant) -> Ended {
+    /// Sends `message` and reads one line of the answer until `deadline`:
+    /// the first line, or with `is_answer` the first line it accepts (the
+    /// others are unrequested lines).
+    fn exchange(
+        &mut self,
+        message: Vec<u8>,
+        deadline: Instant,
+        is_answer: Option<&IsAnswer>,
+    ) -> Ended {
         let max = self.limits.max_output;
         let Some(proc) = self.proc.as_mut() else {
             return Ended::Silent;
@@ -597,6 +699,24 @@ impl Persistent {
                 if end > max {
                     self.line.truncate(max);
                     return Ended::Failed(Failure::TooLarge);
+                }
+                if let Some(is_answer) = is_answer {
+                    let rest = self.line.split_off(end + 1);
+                    let mut found = std::mem::replace(&mut self.line, rest);
+                    if is_answer(&found[..end]) {
+                        found.truncate(end);
+                        return Ended::Answer(found);
+                    }
+                    let mut u = Unrequested {
+                        lines: 1,
+                        ..Unrequested::default()
+                    };
+                    u.push(&found);
+                    match &mut self.unrequested {
+                        Some(old) => old.merge(u),
+                        None => self.unrequested = Some(u),
+                    }
+                    continue;
                 }
                 let rest = self.line.split_off(end + 1);
                 self.line.truncate(end);

@@ -38,6 +38,12 @@ pub struct CaseRecord {
     pub stderr_tail: String,
     /// Why the case was not run.
     pub skipped: Option<String>,
+    /// Skipped because the reducer answered `unsupported` (spec v2 §13.7).
+    pub unsupported: bool,
+    /// Whether the input history passes the validator, pending calls
+    /// allowed: failures on an input that does not are robustness, not
+    /// defects (spec §9.2).
+    pub valid_input: bool,
 }
 
 /// How one clause came out for one case.
@@ -75,6 +81,15 @@ impl CaseRecord {
     /// The compact record of `r`.
     pub fn of(r: &CaseResult) -> CaseRecord {
         CaseRecord::from_parts(&r.case, &r.verdicts, &r.stderr_tail, r.skipped.as_deref())
+            .with_input(r.valid_input, r.unsupported)
+    }
+
+    /// The record with its input's validity and whether the reducer
+    /// answered `unsupported`.
+    pub(crate) fn with_input(mut self, valid_input: bool, unsupported: bool) -> CaseRecord {
+        self.valid_input = valid_input;
+        self.unsupported = unsupported;
+        self
     }
 
     /// The compact record of a case's result given in parts: the case, its
@@ -109,6 +124,8 @@ impl CaseRecord {
             failures,
             stderr_tail,
             skipped: skipped.map(str::to_string),
+            unsupported: false,
+            valid_input: true,
         }
     }
 
@@ -139,9 +156,15 @@ impl CaseRecord {
         !self.failures.is_empty()
     }
 
+    /// Whether some clause failed on a valid input: a defect (spec §9.2).
+    pub fn has_defect(&self) -> bool {
+        self.valid_input && self.failed()
+    }
+
     /// The record as compact JSON: `[id, {maxMessages | maxTokens},
-    /// messages, passed, [[clause, detail], ...], stderrTail, skipped]`
-    /// (the budget object holds the members the case sent).
+    /// messages, passed, [[clause, detail], ...], stderrTail, skipped,
+    /// flags]` (the budget object holds the members the case sent; flags:
+    /// bit 0 an invalid input, bit 1 unsupported).
     fn encode(&self) -> Vec<u8> {
         let failures: Vec<Value> = self
             .failures
@@ -162,7 +185,8 @@ impl CaseRecord {
             self.passed,
             failures,
             self.stderr_tail,
-            self.skipped
+            self.skipped,
+            u8::from(!self.valid_input) | (u8::from(self.unsupported) << 1)
         ]);
         serde_json::to_vec(&v).expect("a JSON value always serializes")
     }
@@ -187,6 +211,8 @@ impl CaseRecord {
                 .unwrap_or_default(),
             stderr_tail: text(&v[5]),
             skipped: v[6].as_str().map(str::to_string),
+            valid_input: v[7].as_u64().unwrap_or(0) & 1 == 0,
+            unsupported: v[7].as_u64().unwrap_or(0) & 2 != 0,
         }
     }
 }
@@ -334,6 +360,8 @@ mod tests {
             verdicts,
             stderr_tail: "tail\n".into(),
             skipped: None,
+            unsupported: false,
+            valid_input: true,
             last_request: None,
         }
     }

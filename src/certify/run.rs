@@ -25,9 +25,10 @@ use crate::check::{
     check_classified, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
 };
 use crate::formats::{read_history, to_wire, Format};
+use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Protocol, Response};
 use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
-use crate::terms::{Budget, BudgetFields, Clause, Level, Policy, Provider};
+use crate::terms::{Budget, BudgetFields, Clause, Declared, Level, Policy, Provider};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,6 +65,8 @@ pub struct Settings {
     /// every request carries `"summary": true` and the summary clauses are
     /// judged (spec v2 §12).
     pub summaries: bool,
+    /// What the reducer declares of its contract (`--declare`, spec §16).
+    pub declared: Declared,
 }
 
 /// One case to run: an id, a budget and a canonical history.
@@ -172,8 +175,17 @@ pub struct CaseResult {
     pub verdicts: Vec<Verdict>,
     /// The reducer's stderr tail from the failing request, if any failed.
     pub stderr_tail: String,
-    /// Why the case was not run (it has no form in the wire format).
+    /// Why the case was not run (it has no form in the wire format, needs
+    /// what the run does not have, or the reducer answered that it is
+    /// unsupported).
     pub skipped: Option<String>,
+    /// The reducer answered the case's request `unsupported` (protocol 2,
+    /// spec v2 §13.7): skipped, and counted apart.
+    pub unsupported: bool,
+    /// Whether the case's input history passes the validator (pending
+    /// calls allowed, spec §5): a failure on an input that does not is
+    /// robustness, reported apart, and decides no level (spec §9.2).
+    pub valid_input: bool,
     /// The last request the case sent: `None` for the first, else the
     /// extra request. Unrequested output found after the case ended
     /// followed its answer ([`CaseResult::add_protocol_failure`]).
@@ -257,6 +269,8 @@ struct Pending<'a> {
     verdicts: Vec<Verdict>,
     stderr_tail: String,
     skipped: Option<String>,
+    unsupported: bool,
+    valid_input: bool,
     last_request: Option<ExtraKind>,
 }
 
@@ -270,6 +284,8 @@ impl From<CaseResult> for Pending<'static> {
             verdicts: r.verdicts,
             stderr_tail: r.stderr_tail,
             skipped: r.skipped,
+            unsupported: r.unsupported,
+            valid_input: r.valid_input,
             last_request: r.last_request,
         }
     }
@@ -346,6 +362,8 @@ impl Pending<'_> {
             verdicts: self.verdicts,
             stderr_tail: self.stderr_tail,
             skipped: self.skipped,
+            unsupported: self.unsupported,
+            valid_input: self.valid_input,
             last_request: self.last_request,
         }
     }
@@ -366,6 +384,7 @@ impl Pending<'_> {
             &self.stderr_tail,
             self.skipped.as_deref(),
         )
+        .with_input(self.valid_input, self.unsupported)
     }
 }
 
@@ -393,13 +412,19 @@ impl Settings {
     /// mode, else a [`PerCaseSession`].
     pub fn session(&self) -> Box<dyn Session + '_> {
         if self.persistent {
-            Box::new(PersistentSession::new(
+            Box::new(PersistentSession::speaking(
                 &self.reducer,
                 self.format,
                 self.limits,
+                self.protocol,
             ))
         } else {
-            Box::new(PerCaseSession::new(&self.reducer, self.format, self.limits))
+            Box::new(PerCaseSession::speaking(
+                &self.reducer,
+                self.format,
+                self.limits,
+                self.protocol,
+            ))
         }
     }
 
@@ -412,6 +437,7 @@ impl Settings {
             self.summaries,
             self.format.has_reasoning(),
             self.provider.is_some(),
+            &self.declared,
         )
     }
 }
@@ -443,8 +469,36 @@ fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
         verdicts: Vec::new(),
         stderr_tail: String::new(),
         skipped: Some(why),
+        unsupported: false,
+        valid_input: true,
         last_request: None,
     }
+}
+
+/// `response` as judged: under `json-numbers` (`on`) with its numbers
+/// read as doubles ([`to_nearest_doubles`], spec §16.7).
+fn nearest_doubles_if(on: bool, mut response: Response) -> Response {
+    if let (true, Response::Messages(m)) = (on, &mut response) {
+        m.iter_mut().for_each(|v| {
+            to_nearest_doubles(v);
+        });
+    }
+    response
+}
+
+/// Whether `history` passes the validator with pending calls allowed
+/// (spec §5): what tells a defect from a failure on invalid input (spec
+/// §9.2).
+fn valid_input(history: &Result<crate::terms::History, crate::terms::ShapeError>) -> bool {
+    history.as_ref().is_ok_and(|h| {
+        crate::validate::validate_history(
+            h,
+            crate::validate::Options {
+                allow_pending: true,
+            },
+        )
+        .is_empty()
+    })
 }
 
 /// Runs one case through `session`: the request, then (with
@@ -500,32 +554,69 @@ fn run_case_pending<'a>(
     let mut protocol: Vec<(Clause, String)> = Vec::new();
     let mut stderr_tail = String::new();
     let mut last_request = None;
+    let json_numbers = settings.declared.json_numbers;
     let first = match session.exchange(&first_request)? {
-        Ok(r) => Some(r),
+        Ok(r) => Some(nearest_doubles_if(json_numbers, r)),
         Err(failure) => {
             protocol.push((failure.clause, failure.detail));
             stderr_tail = failure.stderr_tail;
             None
         }
     };
+    // What is judged: the messages as sent, or under json-numbers as a
+    // reader of doubles has them (spec §16.7).
+    let judged: Cow<'_, [Value]> = if json_numbers {
+        let mut m = wire_messages.to_vec();
+        let changed = m.iter_mut().fold(false, |c, v| to_nearest_doubles(v) | c);
+        if changed {
+            Cow::Owned(m)
+        } else {
+            Cow::Borrowed(&wire_messages[..])
+        }
+    } else {
+        Cow::Borrowed(&wire_messages[..])
+    };
+    // The input, classified once for its validity, the reference answer
+    // and the checker (unreadable: each reports it as it does on its own).
+    let in_h = read_history(settings.format, &judged);
+    let valid = valid_input(&in_h);
+    if let Some(Response::Unsupported(why)) = &first {
+        // A request the reducer cannot express (spec v2 §13.7): skipped and
+        // counted, unless its budget is no budget (rejects-bad-budget).
+        if Budget::read(&case.budget, wire_messages.len()).is_ok() {
+            let mut p = skipped(case, format!("unsupported by the reducer: {why}"));
+            p.unsupported = true;
+            p.valid_input = valid;
+            return Ok(p);
+        }
+    }
     let req = Request {
         format: settings.format,
         policy: settings.policy,
         budget: &case.budget,
-        messages: &wire_messages,
+        messages: &judged,
         summary,
+        declared: settings.declared,
     };
     let verdicts;
     if let Some(first) = &first {
-        // The input, classified once for the reference answer and the
-        // checker (unreadable: each reports it as it does on its own).
-        let in_h = read_history(settings.format, &wire_messages);
+        // Under budget-unit=items the reference keeps what fits in items
+        // (spec §16.3).
+        let items_budget = match (&in_h, settings.declared.unit) {
+            (Ok(h), Some(crate::terms::BudgetUnit::Items)) => {
+                Budget::read(&case.budget, judged.len())
+                    .ok()
+                    .filter(|b| !b.is_tokens())
+                    .map(|b| crate::check::in_declared_unit(b, &settings.declared, h).to_fields())
+            }
+            _ => None,
+        };
         let reference = Some(match &in_h {
             Ok(h) => respond_request_classified(
                 settings.policy,
                 settings.format,
-                &case.budget,
-                &wire_messages,
+                items_budget.as_ref().unwrap_or(&case.budget),
+                &judged,
                 h,
                 settings.provider,
             ),
@@ -533,17 +624,17 @@ fn run_case_pending<'a>(
                 settings.policy,
                 settings.format,
                 &case.budget,
-                &wire_messages,
+                &judged,
                 settings.provider,
             ),
         });
         let reference_less_summary = summary.and_then(|s| {
-            let b = Budget::read(&case.budget, wire_messages.len()).ok()?;
+            let b = Budget::read(&case.budget, judged.len()).ok()?;
             Some(respond_budget(
                 settings.policy,
                 settings.format,
                 &b.less(s),
-                &wire_messages,
+                &judged,
             ))
         });
         let mut answers: Answers = Vec::new();
@@ -566,7 +657,7 @@ fn run_case_pending<'a>(
             } else {
                 // The smaller budget's request has the first one's
                 // messages: its text is the first one's, budget apart.
-                let same_messages = std::ptr::eq(&*extra.messages, &*wire_messages);
+                let same_messages = std::ptr::eq(&*extra.messages, &*judged);
                 built = if same_messages {
                     first_request.with_budget(&extra.budget)
                 } else {
@@ -585,7 +676,15 @@ fn run_case_pending<'a>(
             };
             last_request = Some(extra.kind);
             answered = answer.is_ok().then_some(last_request);
+            let answer = answer.map(|a| match a {
+                Answer::Read(r) => Answer::Read(nearest_doubles_if(json_numbers, r)),
+                same => same,
+            });
             match answer {
+                // An extra request the reducer cannot express leaves its
+                // clause not judged; a repeated request answered so is
+                // not the same answer (`deterministic`).
+                Ok(Answer::Read(Response::Unsupported(_))) if extra.kind != ExtraKind::Repeat => {}
                 Ok(a) => answers.push((extra.kind, extra.limit(), a)),
                 Err(failure) => {
                     protocol.push((failure.clause, labelled(last_request, &failure.detail)));
@@ -619,6 +718,8 @@ fn run_case_pending<'a>(
                     verdicts: Vec::new(),
                     stderr_tail,
                     skipped,
+                    unsupported: false,
+                    valid_input: valid,
                     last_request,
                 });
             }
@@ -629,6 +730,7 @@ fn run_case_pending<'a>(
             summary.is_some(),
             settings.format.has_reasoning(),
             settings.provider.is_some(),
+            &settings.declared,
         )
         .into_iter()
         .filter(|c| c.level() != Level::Protocol)
@@ -669,6 +771,8 @@ fn run_case_pending<'a>(
         verdicts: all,
         stderr_tail,
         skipped: None,
+        unsupported: false,
+        valid_input: valid,
         last_request,
     })
 }
@@ -924,7 +1028,12 @@ pub fn run_cases(
     // stops.
     let work = || {
         let mut session = settings.session();
+        // The last case that ran, held until the output that follows it
+        // is known; a case skipped is recorded at once (it sent nothing,
+        // or an answer `unsupported`), and output found with no case held
+        // goes to the next case that runs.
         let mut held: Option<(usize, Pending<'_>)> = None;
+        let mut carried: Option<ProtocolFailure> = None;
         let mut interrupted = false;
         loop {
             if stop.lock().expect("no worker panics").is_some() {
@@ -937,14 +1046,23 @@ pub fn run_cases(
             }
             let case = cases.case(i);
             let late = session.settle();
-            if let Some((j, mut r)) = held.take() {
-                if let Some(late) = late {
-                    r.add_protocol_failure(late);
+            match held.take() {
+                Some((j, mut r)) => {
+                    if let Some(late) = late {
+                        r.add_protocol_failure(late);
+                    }
+                    submit(j, r);
                 }
-                submit(j, r);
+                None => carried = carried.or(late),
             }
             match run_case_pending(session.as_mut(), settings, case) {
-                Ok(r) => held = Some((i, r)),
+                Ok(r) if r.skipped.is_some() => submit(i, r),
+                Ok(mut r) => {
+                    if let Some(late) = carried.take() {
+                        add_protocol_failure(&mut r.verdicts, &mut r.stderr_tail, None, late);
+                    }
+                    held = Some((i, r));
+                }
                 Err(e) => {
                     let mut stop = stop.lock().expect("no worker panics");
                     // A start failure outranks an interruption.
@@ -1028,6 +1146,7 @@ mod tests {
             provider: None,
             protocol: Protocol::V1,
             summaries: false,
+            declared: Default::default(),
         }
     }
 
@@ -1207,6 +1326,8 @@ mod tests {
             }],
             stderr_tail: String::new(),
             skipped: None,
+            unsupported: false,
+            valid_input: true,
             last_request: Some(ExtraKind::Smaller),
         };
         let late = ProtocolFailure {
@@ -1251,6 +1372,8 @@ mod grouping_tests {
             }],
             stderr_tail: String::new(),
             skipped: None,
+            unsupported: false,
+            valid_input: true,
             last_request: None,
         }
     }

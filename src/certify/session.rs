@@ -18,7 +18,8 @@
 use super::process::{self, run_once, Failure, Limits, Reducer, Unrequested};
 use crate::formats::Format;
 use crate::protocol::{
-    request_from_json, response_from_value, response_json, OutgoingRequest, Protocol, Response,
+    id_echo, request_from_json, response_from_value, response_json, response_json_with_id, with_id,
+    IdEcho, OutgoingRequest, Protocol, RequestId, Response,
 };
 use crate::reduce::{respond_request_with, respond_with};
 use crate::terms::{Clause, Policy, Provider};
@@ -157,8 +158,31 @@ fn written(bytes: &[u8]) -> String {
     }
 }
 
-/// Turns a reply into a response or a protocol failure.
-fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError> {
+/// Whether the answer line `line` is the answer to the request numbered
+/// `id` (spec v2 §13.7): a JSON object whose `id` is `id`, or that has no
+/// `id` (an answer that does not echo it, failed by [`interpret`]); or,
+/// not JSON, a line that holds `"id":<id>` (an answer gone wrong, failed
+/// by [`interpret`] too, rather than waited for until the time limit).
+/// Any other line answers no request in flight.
+fn answers(line: &[u8], id: RequestId) -> bool {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(v @ Value::Object(_)) => id_echo(&v, id) != IdEcho::Other,
+        Ok(_) => false,
+        Err(_) => {
+            let needle = format!("\"id\":{id}");
+            memchr::memmem::find_iter(line, needle.as_bytes())
+                .any(|at| !line.get(at + needle.len()).is_some_and(u8::is_ascii_digit))
+        }
+    }
+}
+
+/// Turns a reply into a response or a protocol failure; `id`: the
+/// request's id, which a protocol 2 answer must echo (spec v2 §13.7).
+fn interpret(
+    format: Format,
+    reply: process::Reply,
+    id: Option<RequestId>,
+) -> Result<Exchange, RunError> {
     let fail = |clause, detail: String| {
         Ok(Err(ProtocolFailure {
             clause,
@@ -216,12 +240,69 @@ fn interpret(format: Format, reply: process::Reply) -> Result<Exchange, RunError
             )
         }
     };
+    match id.map(|id| (id, id_echo(&value, id))) {
+        Some((id, IdEcho::Missing)) => {
+            return fail(
+                Clause::ProtocolJson,
+                format!(
+                    "the answer does not echo the request's `id` ({id}); it wrote {}",
+                    written(&reply.stdout)
+                ),
+            )
+        }
+        Some((id, IdEcho::Other)) => {
+            return fail(
+                Clause::ProtocolJson,
+                format!(
+                    "the answer's `id` is not the request's ({id}); it wrote {}",
+                    written(&reply.stdout)
+                ),
+            )
+        }
+        _ => {}
+    }
     match response_from_value(format, value) {
+        Ok(Response::Unsupported(_)) if id.is_none() => fail(
+            Clause::ProtocolJson,
+            format!(
+                "`unsupported` is an answer of protocol 2 (certify --protocol 2), not 1; it wrote {}",
+                written(&reply.stdout)
+            ),
+        ),
         Ok(r) => Ok(Ok(r)),
         Err(e) => fail(
             Clause::ProtocolJson,
             format!("{e}; it wrote {}", written(&reply.stdout)),
         ),
+    }
+}
+
+/// The ids a session gives its requests: protocol 2 numbers them from 1
+/// (spec v2 §13.7), protocol 1 sends none.
+#[derive(Clone, Copy, Debug)]
+struct Ids(Option<RequestId>);
+
+impl Ids {
+    fn for_protocol(protocol: Protocol) -> Ids {
+        Ids((protocol == Protocol::V2).then_some(1))
+    }
+
+    /// The next request's id, if requests carry one.
+    fn take(&mut self) -> Option<RequestId> {
+        let id = self.0?;
+        self.0 = Some(id + 1);
+        Some(id)
+    }
+}
+
+/// `request`'s text as sent: with `"id"` first when it has one.
+fn sent_text<'r>(
+    request: &'r OutgoingRequest<'_>,
+    id: Option<RequestId>,
+) -> std::borrow::Cow<'r, str> {
+    match id {
+        Some(id) => std::borrow::Cow::Owned(with_id(request.text(), id)),
+        None => std::borrow::Cow::Borrowed(request.text()),
     }
 }
 
@@ -232,28 +313,44 @@ pub struct PerCaseSession<'a> {
     reducer: &'a Reducer,
     format: Format,
     limits: Limits,
+    ids: Ids,
 }
 
 impl<'a> PerCaseSession<'a> {
     /// A session running `reducer` (directly, never through a shell) in
-    /// `format` within `limits`.
+    /// `format` within `limits`, speaking protocol 1.
     pub fn new(reducer: &'a Reducer, format: Format, limits: Limits) -> PerCaseSession<'a> {
+        PerCaseSession::speaking(reducer, format, limits, Protocol::V1)
+    }
+
+    /// [`PerCaseSession::new`] speaking `protocol`: under protocol 2 each
+    /// request carries an `id` that its answer must echo (spec v2 §13.7).
+    pub fn speaking(
+        reducer: &'a Reducer,
+        format: Format,
+        limits: Limits,
+        protocol: Protocol,
+    ) -> PerCaseSession<'a> {
         PerCaseSession {
             reducer,
             format,
             limits,
+            ids: Ids::for_protocol(protocol),
         }
     }
 }
 
 impl Session for PerCaseSession<'_> {
     fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
-        let mut input = String::with_capacity(request.text().len() + 1);
-        input.push_str(request.text());
+        let id = self.ids.take();
+        let text = sent_text(request, id);
+        let mut input = String::with_capacity(text.len() + 1);
+        input.push_str(&text);
         input.push('\n');
         interpret(
             self.format,
             run_once(self.reducer, input.as_bytes(), &self.limits),
+            id,
         )
     }
 }
@@ -268,23 +365,51 @@ pub struct PersistentSession<'a> {
     limits: Limits,
     process: Option<process::Persistent>,
     /// The bytes of the previous exchange's answer, when it was a response
-    /// ([`Session::exchange_unless_same`]).
+    /// ([`Session::exchange_unless_same`]); under protocol 2 without the
+    /// `{"id":N,` it starts with.
     last: Option<Vec<u8>>,
+    ids: Ids,
 }
 
 impl<'a> PersistentSession<'a> {
     /// A session that will run `reducer` (directly, never through a shell)
-    /// in `format` within `limits`; nothing starts before the first
-    /// request.
+    /// in `format` within `limits`, speaking protocol 1; nothing starts
+    /// before the first request.
     pub fn new(reducer: &'a Reducer, format: Format, limits: Limits) -> PersistentSession<'a> {
+        PersistentSession::speaking(reducer, format, limits, Protocol::V1)
+    }
+
+    /// [`PersistentSession::new`] speaking `protocol`: under protocol 2
+    /// each request carries an `id`, and a line that does not echo it is
+    /// unrequested output, never the answer (spec v2 §13.7).
+    pub fn speaking(
+        reducer: &'a Reducer,
+        format: Format,
+        limits: Limits,
+        protocol: Protocol,
+    ) -> PersistentSession<'a> {
         PersistentSession {
             reducer,
             format,
             limits,
             process: None,
             last: None,
+            ids: Ids::for_protocol(protocol),
         }
     }
+}
+
+/// An answer's bytes as compared with the previous answer's
+/// ([`Session::exchange_unless_same`]): under protocol 2 without its
+/// leading `{"id":<id>,` (when it starts so: answers that put their `id`
+/// elsewhere are always read), so that two answers that differ only in the
+/// id they echo compare equal.
+fn without_id(stdout: &[u8], id: Option<RequestId>) -> Option<&[u8]> {
+    let Some(id) = id else {
+        return Some(stdout);
+    };
+    let head = format!("{{\"id\":{id},");
+    stdout.strip_prefix(head.as_bytes())
 }
 
 impl PersistentSession<'_> {
@@ -295,24 +420,40 @@ impl PersistentSession<'_> {
         request: &OutgoingRequest,
         unless_same: bool,
     ) -> Result<Option<Exchange>, RunError> {
+        let by_id = self.ids.0.is_some();
         let process = match &mut self.process {
             Some(p) => p,
-            None => self.process.insert(
-                process::Persistent::start(self.reducer, self.limits)
-                    .map_err(|e| RunError::Start(process::start_error(self.reducer, &e)))?,
-            ),
+            None => self.process.insert({
+                let p = process::Persistent::start(self.reducer, self.limits)
+                    .map_err(|e| RunError::Start(process::start_error(self.reducer, &e)))?;
+                if by_id {
+                    p.answers_by_id()
+                } else {
+                    p
+                }
+            }),
         };
-        let reply = process.request(request.text().as_bytes());
-        let same = reply.failure.is_none() && self.last.as_deref() == Some(&reply.stdout[..]);
+        let id = self.ids.take();
+        let text = sent_text(request, id);
+        let reply = match id {
+            Some(id) => {
+                process.request_answered_by(text.as_bytes(), &move |line| answers(line, id))
+            }
+            None => process.request(text.as_bytes()),
+        };
+        let compared = without_id(&reply.stdout, id).filter(|_| reply.failure.is_none());
+        let same = compared.is_some() && self.last.as_deref() == compared;
         if unless_same && same {
             return Ok(None);
         }
-        let bytes = (reply.failure.is_none() && !same).then(|| reply.stdout.clone());
-        let exchange = interpret(self.format, reply)?;
+        let bytes = (!same).then(|| compared.map(<[u8]>::to_vec)).flatten();
+        let exchange = interpret(self.format, reply, id)?;
         match (exchange.is_ok(), bytes) {
             (false, _) => self.last = None,
             (true, Some(bytes)) => self.last = Some(bytes),
-            (true, None) => {}
+            (true, None) if same => {}
+            // An answer not compared (its id elsewhere): the next is read.
+            (true, None) => self.last = None,
         }
         Ok(Some(exchange))
     }
@@ -396,11 +537,18 @@ impl ReferenceSession {
     /// back: `{"system"?, "messages"}` or `{"error"}` (also for text that is
     /// not JSON).
     pub fn answer(&self, text: &str) -> Value {
-        let response = match serde_json::from_str::<Value>(text) {
-            Ok(request) => self.respond(&request),
-            Err(e) => Response::Error(crate::protocol::RequestError::NotJson(e).to_string()),
+        let (response, id) = match serde_json::from_str::<Value>(text) {
+            Ok(request) => (self.respond(&request), request.get("id").cloned()),
+            Err(e) => (
+                Response::Error(crate::protocol::RequestError::NotJson(e).to_string()),
+                None,
+            ),
         };
-        response_json(self.format, &response)
+        match self.protocol {
+            // A protocol 2 answer echoes its request's id (spec v2 §13.7).
+            Protocol::V2 => response_json_with_id(self.format, &response, id.as_ref()),
+            Protocol::V1 => response_json(self.format, &response),
+        }
     }
 }
 

@@ -32,6 +32,7 @@
 //! apply, or needs a response the caller did not supply ([`Extras`]), gets
 //! [`Outcome::NotJudged`] with the reason.
 
+mod declared;
 mod mapping;
 mod metamorphic;
 mod provider;
@@ -45,8 +46,8 @@ use crate::json::first_difference_in;
 use crate::protocol::Response;
 use crate::terms::provider::provider_violations;
 use crate::terms::{
-    Budget, BudgetError, BudgetFields, Clause, History, ItemKind, Level, MessageView, Pairing,
-    Policy, Provider, ShapeError, TurnSpan,
+    Budget, BudgetError, BudgetFields, Clause, Declared, History, ItemKind, Level, MessageView,
+    Pairing, Policy, Provider, ShapeError, TurnSpan,
 };
 use crate::validate::{validate_history, Options};
 use mapping::{map_output, Beside, Mapping, Texts};
@@ -74,6 +75,10 @@ pub struct Request<'a> {
     /// no summary is allowed, and a message that is no input message is a
     /// fabrication.
     pub summary: Option<u64>,
+    /// What the reducer declares of its contract (spec §16): how the
+    /// budget reads, whether a placeholder may stand where it cut.
+    /// `Declared::default()`: the kit's contract.
+    pub declared: Declared,
 }
 
 /// The other responses some clauses are judged against: the answers to
@@ -530,6 +535,22 @@ pub fn check_prepared(
     Judge::new(req, input, answers).verdicts(false)
 }
 
+/// `budget` as the declared contract reads it: under `budget-unit=items` a
+/// message budget of N is a token budget of N with each message's item
+/// count as its cost, the pinned message not counted (spec §16.3);
+/// otherwise `budget` itself.
+pub fn in_declared_unit(budget: Budget, declared: &Declared, history: &History) -> Budget {
+    match declared.unit {
+        Some(crate::terms::BudgetUnit::Items) if !budget.is_tokens() => Budget::of_tokens(
+            budget.limit(),
+            crate::terms::declare::item_costs(history),
+            false,
+        )
+        .unwrap_or(budget),
+        _ => budget,
+    }
+}
+
 fn fail(text: impl Into<String>) -> Outcome {
     Outcome::Fail(text.into())
 }
@@ -593,6 +614,10 @@ struct OutputState<'a> {
     /// The summary (spec v2 §12.1): with summaries allowed, the first output
     /// message that maps to no input message.
     summary: Option<usize>,
+    /// The placeholder (spec §16.5): with `placeholder` declared (and no
+    /// summary allowed), the first output message that maps to no input
+    /// message.
+    placeholder: Option<usize>,
 }
 
 /// The positions of the answers of [`Beside::whole`] that [`Judge::new`]
@@ -615,9 +640,9 @@ impl<'a> OutputState<'a> {
         beside: Beside<'_>,
     ) -> OutputState<'a> {
         let mapping = map_output(in_t, in_h, t, h, beside);
-        let summary = req
-            .summary
-            .and_then(|_| mapping.map.iter().position(Option::is_none));
+        let first_unmapped = mapping.map.iter().position(Option::is_none);
+        let summary = req.summary.and(first_unmapped);
+        let placeholder = first_unmapped.filter(|_| req.declared.placeholder && summary.is_none());
         OutputState {
             messages: t.values,
             t,
@@ -625,7 +650,16 @@ impl<'a> OutputState<'a> {
             h,
             mapping,
             summary,
+            placeholder,
         }
+    }
+
+    /// The first output message that comes from no input message and is
+    /// neither the summary nor the placeholder: a fabrication.
+    fn fabricated(&self) -> Option<usize> {
+        self.mapping.map.iter().enumerate().position(|(k, m)| {
+            m.is_none() && Some(k) != self.summary && Some(k) != self.placeholder
+        })
     }
 
     /// The output's counted cost (spec v2 §11.6, `budget`): each output
@@ -662,12 +696,14 @@ impl<'a> Judge<'a> {
             canon: input.canon.as_ref().filter(|_| canon),
             key: req.format.items_key(),
         };
-        let budget = Budget::read(req.budget, req.messages.len()).and_then(|budget| {
-            Ok(Room {
-                room: budget.available(in_h.pinned())?,
-                budget,
-            })
-        });
+        let budget = Budget::read(req.budget, req.messages.len())
+            .map(|budget| in_declared_unit(budget, &req.declared, in_h))
+            .and_then(|budget| {
+                Ok(Room {
+                    room: budget.available(in_h.pinned())?,
+                    budget,
+                })
+            });
         let out = match (answers.texts(OUTPUT, canon), &answers.out_h) {
             // With a budget that cannot be honoured only the response's
             // kind is judged.
@@ -706,6 +742,7 @@ impl<'a> Judge<'a> {
             self.req.summary.is_some(),
             self.req.format.has_reasoning(),
             provider,
+            &self.req.declared,
         );
         judged
             .into_iter()
@@ -779,6 +816,33 @@ impl<'a> Judge<'a> {
     }
 
     fn judge(&self, clause: Clause) -> Outcome {
+        let declared = &self.req.declared;
+        // Clauses that read the budget's size when the declared contract
+        // has none, or counts turns (spec §16.2, §16.4).
+        if declared.no_budget
+            && matches!(
+                clause,
+                Clause::Budget
+                    | Clause::Maximal
+                    | Clause::OverflowQuestion
+                    | Clause::MaximalSuffix
+                    | Clause::IdentityWhenFits
+                    | Clause::BudgetMonotone
+                    | Clause::MatchesReference
+            )
+        {
+            return not_judged("the reducer declares no budget (--declare no-budget)");
+        }
+        if declared.unit == Some(crate::terms::BudgetUnit::Turns)
+            && matches!(
+                clause,
+                Clause::OverflowQuestion | Clause::MaximalSuffix | Clause::MatchesReference
+            )
+        {
+            return not_judged(
+                "the reducer's budget counts turns (--declare budget-unit=turns); this clause reads a budget of messages",
+            );
+        }
         // Clauses that are judged whatever the budget and response.
         match clause {
             Clause::RejectsBadBudget => return self.rejects_bad_budget(),
@@ -792,9 +856,12 @@ impl<'a> Judge<'a> {
         };
         let Some(out) = &self.out else {
             return match clause {
+                _ if matches!(self.response, Response::Unsupported(_)) => {
+                    not_judged("the reducer answered that the request is unsupported")
+                }
                 Clause::ValidOutput if self.input_valid_pending() => {
                     let Response::Error(e) = self.response else {
-                        unreachable!("no output means an error response")
+                        unreachable!("no output means an error or unsupported response")
                     };
                     if self.provider.is_some() && !self.has_turn_start() {
                         return not_judged(
@@ -811,6 +878,17 @@ impl<'a> Judge<'a> {
                 "the input is not valid ({}); policy clauses apply to valid inputs",
                 self.first_input_violation().unwrap_or("?")
             ));
+        }
+        // Policy clauses judge which input messages were kept; an output
+        // message that is no input message says nothing of that, and
+        // no-fabrication names it (spec §9.2: every failure describes
+        // what the reducer did).
+        if clause.level() == Level::Policy || clause == Clause::CallsKeepResults {
+            if let Some(k) = out.fabricated() {
+                return not_judged(format!(
+                    "output message {k} is no input message (no-fabrication); this clause judges which input messages were kept"
+                ));
+            }
         }
         // Policy clauses judge the kept messages of M with B less the
         // summary's cost (spec v2 §12.4); identity-when-fits, idempotent and
@@ -835,8 +913,20 @@ impl<'a> Judge<'a> {
             _ => budget.room,
         };
         let b = &budget.budget;
+        let in_turns = declared.unit == Some(crate::terms::BudgetUnit::Turns);
         match clause {
-            Clause::Budget => self.budget_clause(out, b),
+            Clause::Budget if in_turns => self.budget_in_turns(out, b),
+            Clause::Maximal if in_turns => self.maximal_in_turns(out, b),
+            Clause::WholeTurns if in_turns => self.whole_turns(out, b, u64::MAX),
+            Clause::IdentityWhenFits if in_turns => {
+                if self.fits_in_turns(b) {
+                    self.identity_when_fits(out, b, u64::MAX)
+                } else {
+                    not_judged("M has more turns than the budget (budget-unit=turns)")
+                }
+            }
+            Clause::PlaceholderShape => self.placeholder_shape(out),
+            Clause::Budget => self.budget_clause(out, b, room),
             Clause::SystemPinned => self.system_pinned(out),
             Clause::NoFabrication => self.no_fabrication(out, b),
             Clause::NoOrphanResult => self.no_orphan(out, ItemKind::Result, "result", "call"),
@@ -889,7 +979,7 @@ fn describe_difference(want: &Response, got: &Response) -> String {
 fn answer_of(r: &Response) -> Result<&[Value], &str> {
     match r {
         Response::Messages(m) => Ok(m),
-        Response::Error(e) => Err(e),
+        Response::Error(e) | Response::Unsupported(e) => Err(e),
     }
 }
 
@@ -936,7 +1026,7 @@ fn describe_answers(want: Result<&[Value], &str>, got: Result<&[Value], &str>) -
 /// use reducer_kit::{formats::Format, protocol::Response, terms::{BudgetFields, Policy}};
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[{"role":"user","contents":[]}]"#).unwrap();
 /// let budget = BudgetFields::messages(serde_json::json!(1));
-/// let req = Request { format: Format::Canonical, policy: Policy::Turns, budget: &budget, messages: &h, summary: None };
+/// let req = Request { format: Format::Canonical, policy: Policy::Turns, budget: &budget, messages: &h, summary: None, declared: Default::default() };
 /// // A reducer that keeps everything, on a history that fits.
 /// let keep_all = |_: &BudgetFields, m: &[serde_json::Value]| Response::Messages(m.to_vec());
 /// let verdicts = check_reducer(&req, keep_all, Some(Response::Messages(h.clone()))).unwrap();

@@ -125,6 +125,7 @@ impl Judge<'_> {
         let small = match response {
             // The smaller budget may leave no turn start that fits alone.
             Response::Error(_) => return true,
+            Response::Unsupported(_) => return false,
             Response::Messages(small) => small,
         };
         let views = view_history(self.req.format, small).ok();

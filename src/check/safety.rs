@@ -26,31 +26,60 @@ impl Judge<'_> {
                 "the budget cannot be honoured ({e}) but was answered with {} messages instead of an error",
                 m.len()
             )),
+            (Err(e), Response::Unsupported(u)) => fail(format!(
+                "the budget cannot be honoured ({e}) but was answered unsupported ({u:?}) instead of an error"
+            )),
         }
     }
 
+    /// The output's messages that count against a message budget: all
+    /// but the pinned one and the placeholder (spec §16.5).
     pub(super) fn kept_non_pinned(&self, out: &OutputState) -> usize {
-        out.messages.len() - usize::from(out.mapping.out_pinned.is_some())
+        out.messages.len()
+            - usize::from(out.mapping.out_pinned.is_some())
+            - usize::from(out.placeholder.is_some())
     }
 
     /// Message budgets (as in version 1): every output message but the
-    /// pinned one counts 1. Token budgets: the counted cost (spec v2 §11.6).
-    pub(super) fn budget_clause(&self, out: &OutputState, b: &Budget) -> Outcome {
+    /// pinned one counts 1. Token budgets: the counted cost (spec v2 §11.6);
+    /// budgets in items are token budgets (spec §16.3). Over the budget,
+    /// `soft-budget` excuses what keeps a call group whole or one message
+    /// (spec §16.1).
+    pub(super) fn budget_clause(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
+        let over = self.over_budget(out, b);
+        match over {
+            None => Outcome::Pass,
+            Some(over) if self.req.declared.soft_budget => self.soft_budget(out, b, room, over),
+            Some(over) => fail(over),
+        }
+    }
+
+    /// What is over the budget, when the output is.
+    fn over_budget(&self, out: &OutputState, b: &Budget) -> Option<String> {
         if !b.is_tokens() {
             let n = self.kept_non_pinned(out) as u64;
             let budget = b.limit();
-            return if n <= budget {
-                Outcome::Pass
-            } else {
-                fail(format!(
-                    "{n} messages besides the pinned system message, budget {budget}"
-                ))
-            };
+            return (n > budget).then(|| {
+                format!("{n} messages besides the pinned system message, budget {budget}")
+            });
         }
         let s = self.summary_cost();
         let counted = out.counted_cost(b, self.pinned, s);
         if counted <= b.limit() {
-            return Outcome::Pass;
+            return None;
+        }
+        if self.req.declared.unit == Some(crate::terms::BudgetUnit::Items) {
+            let kept = out
+                .mapping
+                .map
+                .iter()
+                .flatten()
+                .filter(|&&j| Some(j) != self.pinned);
+            let n = kept.clone().count();
+            return Some(format!(
+                "{n} kept messages of M count {counted} items (budget-unit=items), budget {}",
+                b.limit()
+            ));
         }
         let pinned = match out.mapping.out_pinned {
             Some(_) if b.count_pinned() => {
@@ -72,7 +101,7 @@ impl Judge<'_> {
         let (n, cost) = kept.fold((0usize, 0u64), |(n, c), j| {
             (n + 1, c.saturating_add(b.cost(*j)))
         });
-        fail(format!(
+        Some(format!(
             "counted cost {counted}, maxTokens {}: {n} kept messages of M cost {cost}{pinned}{summary}",
             b.limit()
         ))
@@ -95,28 +124,106 @@ impl Judge<'_> {
     }
 
     /// Every output message maps to an input message, except the summary
-    /// (spec v2 §12.1).
+    /// (spec v2 §12.1) and the placeholder (spec §16.5). The failure says
+    /// what the reducer did with the message ([`Judge::fabrication`]).
     pub(super) fn no_fabrication(&self, out: &OutputState, b: &Budget) -> Outcome {
-        let unmapped = out
-            .mapping
-            .map
-            .iter()
-            .enumerate()
-            .position(|(k, m)| m.is_none() && Some(k) != out.summary);
-        match unmapped {
+        match out.fabricated() {
             None => Outcome::Pass,
             Some(k) => fail(format!(
-                "output message {k} is not an input message (or is out of order, or repeated){}: {}",
+                "{}{}",
+                self.fabrication(out, k),
                 match (out.summary, b.is_tokens()) {
-                    (Some(s), _) => format!(
-                        " and not the summary (output message {s}; only one is allowed)"
-                    ),
+                    (Some(s), _) =>
+                        format!(" and not the summary (output message {s}; only one is allowed)"),
                     (None, true) => " (it has no known cost: budget counts it 0)".into(),
                     (None, false) => String::new(),
                 },
-                preview(&out.messages[k])
             )),
         }
+    }
+
+    /// What output message `k`, which comes from no input message, is: an
+    /// input message repeated or out of order; an input message changed
+    /// (of the same role: one it equals but for one value if there is one,
+    /// then one between the input messages its neighbours come from, then
+    /// the deepest first difference, then the nearest to the next kept
+    /// one), with
+    /// the path and both values, and for a number rewritten as a double
+    /// the hint of `--declare json-numbers` (spec §16.7); or, when no input
+    /// message is near, the message itself.
+    fn fabrication(&self, out: &OutputState, k: usize) -> String {
+        let mine = &out.messages[k];
+        let inputs = self.req.messages;
+        if let Some(j) = inputs.iter().position(|m| crate::json::json_eq(m, mine)) {
+            return format!(
+                "output message {k} is input message {j} again or out of order (the output keeps input order, each message once)"
+            );
+        }
+        let before = out.mapping.map[..k].iter().rev().flatten().next().copied();
+        let after = out.mapping.map[k + 1..].iter().flatten().next().copied();
+        let lo = before.map_or(0, |b| b + 1);
+        let hi = after.unwrap_or(inputs.len()).max(lo);
+        let role = out.h.role(k);
+        let near: Vec<usize> = (lo..hi)
+            .chain(0..inputs.len())
+            .filter(|&j| self.in_h.role(j) == role)
+            .take(64)
+            .collect();
+        let depth = |p: &str| p.matches(['.', '[']).count();
+        // Whether `mine` is `inputs[j]` with the one difference `d`.
+        let one_change = |j: usize, d: &crate::json::Difference| {
+            let mut patched = inputs[j].clone();
+            match (patched.pointer_mut(&d.pointer), d.is) {
+                (Some(slot), Some(is)) => *slot = is.clone(),
+                _ => return false,
+            }
+            crate::json::json_eq(&patched, mine)
+        };
+        let best = near
+            .iter()
+            .filter_map(|&j| crate::json::difference_values(&inputs[j], mine).map(|d| (j, d)))
+            .max_by_key(|(j, d)| {
+                let window = (lo..hi).contains(j);
+                (
+                    one_change(*j, d),
+                    window,
+                    depth(&d.path),
+                    std::cmp::Reverse(j.abs_diff(hi)),
+                )
+            });
+        let Some((j, d)) = best.filter(|(_, d)| depth(&d.path) > 0) else {
+            return format!("output message {k} is no input message: {}", preview(mine));
+        };
+        let (path, was, is) = (d.path, d.was, d.is);
+        let show = |v: &serde_json::Value| {
+            let s = preview(v);
+            if s.chars().count() > 60 {
+                format!("{}…", s.chars().take(60).collect::<String>())
+            } else {
+                s
+            }
+        };
+        let what = match (was, is) {
+            (Some(w), Some(i)) => format!("changed at {path}: {} became {}", show(w), show(i)),
+            (Some(w), None) => format!("without {path} (was {})", show(w)),
+            (None, Some(i)) => format!("with {path} added ({})", show(i)),
+            (None, None) => format!("changed at {path}"),
+        };
+        let as_double = match (was, is) {
+            (Some(w @ serde_json::Value::Number(_)), Some(i)) => {
+                let mut d = w.clone();
+                crate::json::to_nearest_doubles(&mut d) && crate::json::json_eq(&d, i)
+            }
+            _ => false,
+        };
+        format!(
+            "output message {k} is no input message: it is input message {j} {what}{}",
+            if as_double {
+                " (the number as the nearest double: what a JSON library that reads numbers as doubles writes; --declare json-numbers if that is the reducer's)"
+            } else {
+                ""
+            }
+        )
     }
 
     /// `summary-shape` (spec v2 §12.2).

@@ -21,10 +21,10 @@ use reducer_kit::certify::run::{run_cases, CaseList, FailureGroup, Settings};
 use reducer_kit::certify::session::RunError;
 use reducer_kit::certify::{Shard, Sources};
 use reducer_kit::formats::Format;
-use reducer_kit::generate::knob::parse_knobs;
+use reducer_kit::generate::knob::{parse_knobs, Knob};
 use reducer_kit::protocol::Protocol;
 use reducer_kit::terminal::show_path;
-use reducer_kit::terms::Policy;
+use reducer_kit::terms::{Declared, Policy};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -112,6 +112,19 @@ pub struct Args {
     /// skipped and counted; the certificate names them.
     #[arg(long, value_name = "KNOBS")]
     pub without: Option<String>,
+    /// Declare how the reducer's contract differs from the kit's, as its
+    /// documentation says (spec §16), comma-separated, repeatable:
+    /// soft-budget (may exceed the budget only to keep a call group whole,
+    /// or to keep one message), budget-unit=turns, budget-unit=items (the
+    /// budget counts turns, or Responses items), no-budget (takes no
+    /// budget: the budget's clauses are not judged), placeholder (may
+    /// insert one text note where it cut, judged by placeholder-shape),
+    /// system-first-only (honours a pinned system message only at index 0:
+    /// cases with one later are skipped), json-numbers (numbers beyond
+    /// 2^53 or f64 may come back as the nearest double). Each narrows a
+    /// clause, never voids it; the certificate lists them.
+    #[arg(long, value_name = "NAMES")]
+    pub declare: Vec<String>,
     /// Most candidate runs when shrinking one failure.
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub shrink_tries: usize,
@@ -372,6 +385,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(k) => k,
         Err(e) => return Ok(usage(format!("--without: {e}"))),
     };
+    let declared = match Declared::parse(&args.declare.join(",")) {
+        Ok(d) => d,
+        Err(e) => return Ok(usage(format!("--declare: {e}"))),
+    };
+    if declared.placeholder && args.summaries {
+        return Ok(usage(
+            "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it",
+        ));
+    }
+    // What system-first-only declares (spec §16.6): the shape is not
+    // generated, and cases that show it are skipped.
+    let mut skipped_shapes = without.clone();
+    if declared.system_first_only && !skipped_shapes.contains(&Knob::PinnedNotFirst) {
+        skipped_shapes.push(Knob::PinnedNotFirst);
+        skipped_shapes.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
+    }
     let sources = Sources {
         replay: args.replay.clone(),
         corpus: args.corpus.clone(),
@@ -380,7 +409,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         only: args.cases.clone(),
         shard: args.shard,
         format,
-        without: without.clone(),
+        without: skipped_shapes,
         protocol,
     };
     let cases = match sources.plan() {
@@ -421,6 +450,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         extra_requests: true,
         protocol,
         summaries: args.summaries,
+        declared,
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -171,6 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             budget,
             messages: &input.messages,
             summary,
+            declared: Default::default(),
         };
         let provider = args.provider.map(Into::into);
         let extras = Extras {

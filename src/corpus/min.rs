@@ -29,6 +29,7 @@ pub fn signature(case: &Case) -> BTreeSet<Pair> {
         budget: &budget,
         messages: &case.messages,
         summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
+        declared: Default::default(),
     };
     let want = respond_request(case.policy, Format::Canonical, &budget, &case.messages);
     let Ok(verdicts) = check_reducer(&req, reference(case.policy, Format::Canonical), Some(want))

@@ -390,6 +390,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         budget: &budget,
         messages: &s.case.messages,
         summary: s.summary,
+        declared: Default::default(),
     };
     let b = Budget::read(&budget, s.case.messages.len()).expect("generated budgets are budgets");
     let pinned = s.pinned;
@@ -411,7 +412,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             out.len() == s.reference.len()
                 && out.iter().zip(&s.reference).all(|(x, y)| json_eq(x, y))
         }
-        Response::Error(_) => false,
+        Response::Error(_) | Response::Unsupported(_) => false,
     };
     if unchanged {
         return Ok(());
@@ -486,7 +487,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     };
     let out = match &s.response {
         Response::Messages(m) => m.as_slice(),
-        Response::Error(_) => &[],
+        Response::Error(_) | Response::Unsupported(_) => &[],
     };
     let summaries = s.summary.is_some();
     let must_fail = match &s.mutation {

@@ -94,6 +94,7 @@ fn exercise(v: &Value) {
                 budget: &fields,
                 messages,
                 summary: None,
+                declared: Default::default(),
             };
             let cut = messages[messages.len() / 2..].to_vec();
             let extras = Extras {

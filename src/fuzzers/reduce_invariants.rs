@@ -286,6 +286,7 @@ fn check_read(
             budget: &bad,
             messages,
             summary,
+            declared: Default::default(),
         };
         let extras = Extras {
             reference: Some(respond_request(policy, Format::Canonical, &bad, messages)),
@@ -345,6 +346,7 @@ fn request<'a>(
         budget,
         messages,
         summary,
+        declared: Default::default(),
     }
 }
 
@@ -385,7 +387,7 @@ fn judge_all(
 ) {
     let out = match first {
         Response::Messages(m) => Some(m.as_slice()),
-        Response::Error(_) => None,
+        Response::Error(_) | Response::Unsupported(_) => None,
     };
     let plan = extra_requests(req, first);
     let read_out;

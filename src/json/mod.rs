@@ -65,6 +65,46 @@ pub fn number_eq(a: &Number, b: &Number) -> bool {
     x == y || Decimal::parse(x) == Decimal::parse(y)
 }
 
+/// Rewrites every number of `value` that an IEEE double cannot carry
+/// exactly as the nearest double, and a number beyond the doubles' range
+/// as `null` (what `JSON.stringify` writes for the infinity a JavaScript
+/// reader makes of it): how `--declare json-numbers` reads the input and
+/// the answers before judging them (spec §16.7). Returns whether anything
+/// changed.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::json::{json_eq, to_nearest_doubles};
+/// let mut v: serde_json::Value = serde_json::from_str(r#"[1e400, 123456789012345678901234567890, 0.5, 7]"#).unwrap();
+/// assert!(to_nearest_doubles(&mut v));
+/// let js: serde_json::Value = serde_json::from_str(r#"[null, 1.2345678901234568e+29, 0.5, 7]"#).unwrap();
+/// assert!(json_eq(&v, &js));
+/// ```
+pub fn to_nearest_doubles(value: &mut Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            let Ok(f) = n.as_str().parse::<f64>() else {
+                return false;
+            };
+            match Number::from_f64(f) {
+                None => {
+                    *value = Value::Null;
+                    true
+                }
+                Some(d) if !number_eq(n, &d) => {
+                    *n = d;
+                    true
+                }
+                Some(_) => false,
+            }
+        }
+        Value::Array(a) => a.iter_mut().fold(false, |c, v| to_nearest_doubles(v) | c),
+        Value::Object(o) => o.values_mut().fold(false, |c, v| to_nearest_doubles(v) | c),
+        _ => false,
+    }
+}
+
 /// A 64-bit hash of a JSON value consistent with [`json_eq`]: equal values
 /// hash alike (object members in any order, numbers by value). Different
 /// values may collide; callers confirm with [`json_eq`].
@@ -392,6 +432,78 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
     diff_at(a, b, &mut steps).then(|| {
         steps.reverse();
         format!("${}", steps.concat())
+    })
+}
+
+/// The first difference between two JSON values ([`difference_values`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference<'a> {
+    /// Where, as [`first_difference`] writes it: `$.contents[0].result`.
+    pub path: String,
+    /// Where, as a JSON pointer (RFC 6901): `/contents/0/result`.
+    pub pointer: String,
+    /// The first value there (`None`: it has no such member or element).
+    pub was: Option<&'a Value>,
+    /// The second value there.
+    pub is: Option<&'a Value>,
+}
+
+/// The first difference between `a` and `b`, as [`first_difference`]
+/// finds it, with the two values there; `None` when they are equal.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::json::difference_values;
+/// use serde_json::json;
+/// let (a, b) = (json!({"x": [1, 2.5]}), json!({"x": [1, null]}));
+/// let d = difference_values(&a, &b).unwrap();
+/// assert_eq!((d.path.as_str(), d.pointer.as_str()), ("$.x[1]", "/x/1"));
+/// assert_eq!((d.was, d.is), (Some(&json!(2.5)), Some(&json!(null))));
+/// ```
+pub fn difference_values<'a>(a: &'a Value, b: &'a Value) -> Option<Difference<'a>> {
+    if json_eq(a, b) {
+        return None;
+    }
+    let below =
+        |step: String, token: String, x: Option<&'a Value>, y: Option<&'a Value>| match (x, y) {
+            (Some(x), Some(y)) => difference_values(x, y).map(|d| Difference {
+                path: format!("{step}{}", &d.path[1..]),
+                pointer: format!("/{token}{}", d.pointer),
+                ..d
+            }),
+            _ => Some(Difference {
+                path: step,
+                pointer: format!("/{token}"),
+                was: x,
+                is: y,
+            }),
+        };
+    let found = match (a, b) {
+        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
+            .find_map(|i| below(format!("$[{i}]"), i.to_string(), x.get(i), y.get(i))),
+        (Value::Object(x), Value::Object(y)) => x
+            .keys()
+            .chain(y.keys().filter(|k| !x.contains_key(*k)))
+            .find_map(|k| {
+                let step =
+                    if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty() {
+                        format!("$.{k}")
+                    } else {
+                        format!("$[{}]", Value::String(k.clone()))
+                    };
+                let token = k.replace('~', "~0").replace('/', "~1");
+                below(step, token, x.get(k), y.get(k))
+            }),
+        _ => None,
+    };
+    found.or_else(|| {
+        Some(Difference {
+            path: "$".into(),
+            pointer: String::new(),
+            was: Some(a),
+            is: Some(b),
+        })
     })
 }
 

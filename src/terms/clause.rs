@@ -119,6 +119,10 @@ clauses! {
     /// summary stands for a prefix of the history.
     SummaryReplacesPrefix = "summary-replaces-prefix", Safety,
         "with a summary, every kept message of M is newer than every dropped one: the summary stands for a prefix of the history";
+    /// `placeholder-shape` (spec §16.5, with `--declare placeholder`): the
+    /// note a reducer inserts where it cut is text only and stands at a cut.
+    PlaceholderShape = "placeholder-shape", Safety,
+        "the placeholder (the first output message that is no input message) holds only text items, at least one, is not a tool message, and stands where messages of M were dropped";
     /// `whole-turns` (turns): outside the overflow case the output is whole turns.
     WholeTurns = "whole-turns", Policy,
         "outside the overflow case, every turn in the output is kept whole";
@@ -186,7 +190,7 @@ impl Clause {
             | Clause::Maximal
             | Clause::OverflowQuestion => policy == Policy::Turns,
             Clause::ContiguousSuffix | Clause::MaximalSuffix => policy == Policy::Suffix,
-            Clause::ReasoningAttached | Clause::ProviderAccepts => false,
+            Clause::ReasoningAttached | Clause::ProviderAccepts | Clause::PlaceholderShape => false,
             Clause::SummaryShape | Clause::SummaryReplacesPrefix => summaries,
             _ => true,
         }
@@ -211,15 +215,17 @@ impl Clause {
         }
     }
 
-    /// The clauses judged in a run (spec v2 §14.6, §15.5): those of
-    /// [`Clause::for_run`], plus `reasoning-attached` when the wire
-    /// format has reasoning items and `provider-accepts` with a provider
-    /// profile, in report order. Without either, exactly `for_run`.
+    /// The clauses judged in a run (spec v2 §14.6, §15.5, spec §16.5):
+    /// those of [`Clause::for_run`], plus `reasoning-attached` when the
+    /// wire format has reasoning items, `provider-accepts` with a provider
+    /// profile and `placeholder-shape` when the reducer declares
+    /// `placeholder`, in report order. Without any, exactly `for_run`.
     pub fn judged_in(
         policy: super::Policy,
         summaries: bool,
         reasoning: bool,
         provider: bool,
+        declared: &super::Declared,
     ) -> Vec<Clause> {
         Clause::ALL
             .iter()
@@ -227,6 +233,7 @@ impl Clause {
             .filter(|&c| match c {
                 Clause::ReasoningAttached => reasoning,
                 Clause::ProviderAccepts => provider,
+                Clause::PlaceholderShape => declared.placeholder,
                 _ => c.in_run(policy, summaries),
             })
             .collect()

@@ -5,6 +5,7 @@
 //! | file | owns |
 //! |------|------|
 //! | [`clause`] | clause ids, their levels and definitions (§6, §8) |
+//! | [`declare`] | declared contracts: how a reducer's contract differs from the kit's (§16) |
 //! | [`policy`] | the policies `turns` and `suffix` (§3, §4) |
 //! | [`budget`] | the one reader of a request's budget: `maxMessages` (§2), `maxTokens` with per-message costs (spec v2 §11) |
 //! | [`message`] | roles, item kinds, the message view (§1, §2) |
@@ -18,6 +19,7 @@
 
 pub mod budget;
 pub mod clause;
+pub mod declare;
 pub mod history;
 pub mod links;
 pub mod message;
@@ -27,6 +29,7 @@ pub mod turns;
 
 pub use budget::{Budget, BudgetError, BudgetFields};
 pub use clause::{Clause, Level};
+pub use declare::{BudgetUnit, Declared};
 pub use history::{Flags, History, HistoryBuilder, ItemRef, Pairing, TurnSpan, View};
 pub use message::{Item, ItemKind, MessageView, Role, ShapeError};
 pub use policy::Policy;

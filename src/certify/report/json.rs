@@ -195,6 +195,7 @@ fn result_json(r: &CaseRecord) -> Value {
     budget_members(&mut o, &budget, false);
     o["messages"] = json!(r.messages);
     o["status"] = json!(status);
+    o["validInput"] = json!(r.valid_input);
     if !failures.is_empty() {
         o["failures"] = Value::Array(failures);
         o["stderrTail"] = Value::String(r.stderr_tail.clone());
@@ -219,7 +220,7 @@ fn head(run: &Run) -> Value {
         .clauses
         .iter()
         .map(|(c, t)| {
-            (c.id().to_string(), json!({"level": c.level().name(), "passed": t.passed, "failed": t.failed, "notJudged": t.not_judged}))
+            (c.id().to_string(), json!({"level": c.level().name(), "passed": t.passed, "failed": t.failed, "defects": t.defects, "invalidInput": t.invalid_input, "notJudged": t.not_judged}))
         })
         .collect();
     let cxs: Vec<Value> = run
@@ -243,6 +244,7 @@ fn head(run: &Run) -> Value {
                 ("tries", json!(c.tries)),
                 ("stoppedByTime", json!(c.out_of_time)),
                 ("cases", json!(c.cases)),
+                ("validInput", json!(c.valid_input)),
                 ("savedTo", json!(c.saved_to.as_ref().map(|p| p.display().to_string()))),
             ] {
                 o[k] = v;
@@ -287,9 +289,11 @@ fn head(run: &Run) -> Value {
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()),
     );
+    put("declared", json!(run.settings.declared.names()));
     put("seed", json!(run.seed));
     put("casesRun", json!(run.grade.cases_run));
     put("casesSkipped", json!(run.grade.cases_skipped));
+    put("casesUnsupported", json!(run.grade.cases_unsupported));
     put(
         "casesPlanned",
         json!({
@@ -360,6 +364,8 @@ mod tests {
             }],
             stderr_tail: "line\n".into(),
             skipped: None,
+            unsupported: false,
+            valid_input: true,
             last_request: None,
         })
     }
@@ -378,6 +384,7 @@ mod tests {
             provider: None,
             protocol: crate::protocol::Protocol::V1,
             summaries: false,
+            declared: Default::default(),
         };
         for results in [
             Vec::new(),

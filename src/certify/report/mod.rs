@@ -60,7 +60,7 @@ pub fn spec_version(settings: &Settings) -> u32 {
     [
         settings.protocol.number(),
         settings.format.spec(),
-        if settings.provider.is_some() || settings.summaries {
+        if settings.provider.is_some() || settings.summaries || !settings.declared.is_empty() {
             2
         } else {
             1
@@ -72,8 +72,9 @@ pub fn spec_version(settings: &Settings) -> u32 {
 }
 
 /// The certificate line: kit version, spec version ([`spec_version`]), policy, format (and
-/// `with summaries`), levels passed, cases run and seed, and the knobs of
-/// `--without` when any.
+/// `with summaries`), the declarations (spec §16), levels passed, cases
+/// run, skipped (of them unsupported by the reducer, spec v2 §13.7) and
+/// seed, and the knobs of `--without` when any.
 pub fn certificate(run: &Run) -> String {
     let passed: Vec<&str> = run
         .grade
@@ -86,8 +87,18 @@ pub fn certificate(run: &Run) -> String {
         .settings
         .provider
         .map_or(String::new(), |p| format!(" provider {p}"));
+    let declared = &run.settings.declared;
+    let declared = if declared.is_empty() {
+        String::new()
+    } else {
+        format!(" declares {declared}")
+    };
+    let unsupported = match run.grade.cases_unsupported {
+        0 => String::new(),
+        n => format!(" ({n} unsupported by the reducer)"),
+    };
     format!(
-        "certificate: reducer-kit {} spec v{} policy {} format {}{provider}{}: levels passed [{}]; {} cases run, {} skipped; seed {}",
+        "certificate: reducer-kit {} spec v{} policy {} format {}{provider}{}{declared}: levels passed [{}]; {} cases run, {} skipped{unsupported}; seed {}",
         env!("CARGO_PKG_VERSION"),
         spec_version(run.settings),
         run.settings.policy,

@@ -22,6 +22,10 @@ use std::path::PathBuf;
 /// are in the JSON report).
 pub const SHOWN: usize = 20;
 
+/// How many failing cases on invalid input the report shows, after the
+/// others (spec §9.2).
+pub const SHOWN_INVALID: usize = 5;
+
 /// What the text report needs besides the run: how the run was asked for
 /// (to print the commands that rerun a case) and whether to colour.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -88,14 +92,24 @@ impl Report<'_> {
 
     fn all(&mut self) {
         let run = self.run;
-        let mut failing = 0;
+        // Failing cases that ran: those with a valid input (defects, what
+        // decides the levels) are shown first; those on invalid input
+        // (robustness) after them, fewer.
+        let (mut failing, mut failing_invalid) = (0, 0);
         let mut shown: Vec<CaseRecord> = Vec::new();
+        let mut shown_invalid: Vec<CaseRecord> = Vec::new();
         for r in run.results.iter() {
-            if r.failed() {
-                failing += 1;
-                if shown.len() < SHOWN {
-                    shown.push(r);
+            if !r.failed() || r.skipped.is_some() {
+                continue;
+            }
+            failing += 1;
+            if !r.valid_input {
+                failing_invalid += 1;
+                if shown_invalid.len() < SHOWN_INVALID {
+                    shown_invalid.push(r);
                 }
+            } else if shown.len() < SHOWN {
+                shown.push(r);
             }
         }
         for r in run
@@ -114,22 +128,28 @@ impl Report<'_> {
         for r in &shown {
             self.case_failure(r, run.known_failures);
         }
-        if failing > SHOWN {
-            match &self.options.report_json {
-                Some(p) => line!(
-                    self,
-                    "... and {} more failing cases (all in {})",
-                    thousands(failing - SHOWN),
-                    show_path(p)
-                ),
-                None => line!(
-                    self,
-                    "... and {} more failing cases",
-                    thousands(failing - SHOWN)
-                ),
+        let more = failing - failing_invalid - shown.len();
+        self.more_cases(more, "");
+        if !shown_invalid.is_empty() {
+            line!(
+                self,
+                "on invalid input (robustness: the input breaks a validator rule; reported apart, decides no level):"
+            );
+            for r in &shown_invalid {
+                self.case_failure(r, run.known_failures);
             }
+            self.more_cases(failing_invalid - shown_invalid.len(), " on invalid input");
         }
+        let mut robustness_heading = false;
         for cx in run.counterexamples {
+            if !cx.valid_input && !robustness_heading {
+                robustness_heading = true;
+                line!(self);
+                line!(
+                    self,
+                    "counterexamples on invalid input (robustness; they decide no level):"
+                );
+            }
             self.counterexample(cx);
         }
         let g = run.grade;
@@ -146,23 +166,25 @@ impl Report<'_> {
         }
         line!(
             self,
-            "{:<22} {:>7} {:>7} {:>11}",
+            "{:<22} {:>7} {:>7} {:>14} {:>11}",
             "clause",
             "passed",
             "failed",
+            "invalid input",
             "not judged"
         );
         for (c, t) in &g.clauses {
-            let failed = if t.failed > 0 {
-                self.red(&format!("{:>7}", t.failed))
+            let failed = if t.defects > 0 {
+                self.red(&format!("{:>7}", t.defects))
             } else {
-                format!("{:>7}", t.failed)
+                format!("{:>7}", t.defects)
             };
             line!(
                 self,
-                "{:<22} {:>7} {failed} {:>11}",
+                "{:<22} {:>7} {failed} {:>14} {:>11}",
                 c.id(),
                 t.passed,
+                t.invalid_input,
                 t.not_judged
             );
         }
@@ -200,12 +222,32 @@ impl Report<'_> {
                 run.restarts.clean_exits
             );
         }
+        let declared = &run.settings.declared;
+        if !declared.is_empty() {
+            line!(
+                self,
+                "declared: {} (spec section 16: each narrows a clause, none voids one)",
+                declared.names().join(", ")
+            );
+        }
         line!(self, "{}", plan_line(&run.plan));
         if run.plan.without > 0 {
             line!(
                 self,
-                "skipped: {} cases with shapes turned off by --without",
-                thousands(run.plan.without)
+                "skipped: {} cases with shapes turned off by --without{}",
+                thousands(run.plan.without),
+                if declared.system_first_only {
+                    " or --declare system-first-only"
+                } else {
+                    ""
+                }
+            );
+        }
+        if g.cases_unsupported > 0 {
+            line!(
+                self,
+                "skipped: {} cases the reducer answered unsupported",
+                thousands(g.cases_unsupported)
             );
         }
         match &run.interrupted {
@@ -218,7 +260,40 @@ impl Report<'_> {
                 i.planned
             ),
         }
-        line!(self, "{} passed, {} failed", g.cases_run - failing, failing);
+        let passing = g.cases_run.saturating_sub(failing);
+        if failing_invalid > 0 {
+            line!(
+                self,
+                "{} passed, {} failed ({} of them on invalid input)",
+                thousands(passing),
+                thousands(failing),
+                thousands(failing_invalid)
+            );
+        } else {
+            line!(
+                self,
+                "{} passed, {} failed",
+                thousands(passing),
+                thousands(failing)
+            );
+        }
+    }
+
+    /// `... and N more failing cases{what}` (naming the JSON report) when
+    /// `more` > 0.
+    fn more_cases(&mut self, more: usize, what: &str) {
+        if more == 0 {
+            return;
+        }
+        match &self.options.report_json {
+            Some(p) => line!(
+                self,
+                "... and {} more failing cases{what} (all in {})",
+                thousands(more),
+                show_path(p)
+            ),
+            None => line!(self, "... and {} more failing cases{what}", thousands(more)),
+        }
     }
 
     /// `--policy P --format F` (and `--protocol 2`, `--summaries`), then

@@ -1,0 +1,230 @@
+//! The clauses as a declared contract reads them (spec §16): `budget`
+//! read softly (§16.1) or in turns (§16.2), `maximal` and
+//! `identity-when-fits` in turns, and `placeholder-shape` (§16.5). Budgets
+//! in items (§16.3) are token budgets with item costs
+//! ([`crate::terms::declare::item_costs`]) and need nothing here.
+
+use super::{fail, not_judged, Judge, Outcome, OutputState};
+use crate::terms::{Budget, ItemKind, Role};
+
+impl Judge<'_> {
+    /// The kept messages of M (input indices, in input order).
+    fn kept_of_m(&self, out: &OutputState) -> Vec<usize> {
+        self.rest()
+            .iter()
+            .copied()
+            .filter(|&j| out.mapping.kept[j])
+            .collect()
+    }
+
+    /// What the kept messages `kept` of M cost: a count under a message
+    /// budget, their costs under a token budget.
+    fn cost_of_kept(&self, kept: &[usize], b: &Budget) -> u64 {
+        if b.is_tokens() {
+            b.cost_of(kept.iter().copied())
+        } else {
+            kept.len() as u64
+        }
+    }
+
+    /// `budget` under `soft-budget` (spec §16.1), when the output is over
+    /// `room`: it passes when it keeps exactly one message of M, or when
+    /// every kept message of M outside the newest run that fits (the
+    /// core) is in a call group with a message of the core.
+    pub(super) fn soft_budget(
+        &self,
+        out: &OutputState,
+        b: &Budget,
+        room: u64,
+        over: String,
+    ) -> Outcome {
+        let kept = self.kept_of_m(out);
+        if kept.len() <= 1 {
+            return Outcome::Pass;
+        }
+        // The core: the newest kept messages whose cost fits B.
+        let mut used = 0u64;
+        let mut core_from = kept.len();
+        while core_from > 0 {
+            let c = self.cost_of_kept(&kept[core_from - 1..core_from], b);
+            if used.saturating_add(c) > room {
+                break;
+            }
+            used += c;
+            core_from -= 1;
+        }
+        let groups = self.call_groups();
+        let in_core: std::collections::HashSet<usize> =
+            kept[core_from..].iter().map(|&j| groups[j]).collect();
+        match kept[..core_from]
+            .iter()
+            .rev()
+            .find(|&&j| !in_core.contains(&groups[j]))
+        {
+            None => Outcome::Pass,
+            Some(&j) => fail(format!(
+                "{over}; under soft-budget the excess must keep a call group whole, but input message {j} is in no call group with a message of the newest run that fits (input messages {})",
+                span(&kept[core_from..])
+            )),
+        }
+    }
+
+    /// Each input message's call group (spec §16.1): the smallest index of
+    /// the messages linked to it by pairing over the whole input (a call
+    /// and its results, an approval request and its response) or by the
+    /// links of spec v2 §14.5–§14.6.
+    fn call_groups(&self) -> Vec<usize> {
+        let n = self.in_h.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let join = |parent: &mut Vec<usize>, a: usize, b: usize| {
+            let (ra, rb) = (root(parent, a), root(parent, b));
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            parent[hi] = lo;
+        };
+        for j in 0..n {
+            for t in 0..self.in_h.items(j).len() {
+                if let Some(pm) = self.partner().partner_message(self.in_h, j, t) {
+                    join(&mut parent, j, pm);
+                }
+            }
+            if j > 0 && crate::terms::links::linked_to_previous(self.in_h, j) {
+                join(&mut parent, j, j - 1);
+            }
+        }
+        (0..n).map(|j| root(&mut parent, j)).collect()
+    }
+
+    /// How many turns of the input the kept messages of M touch.
+    fn turns_touched(&self, out: &OutputState) -> usize {
+        self.turns()
+            .iter()
+            .filter(|t| (t.start..t.end).any(|j| Some(j) != self.pinned && out.mapping.kept[j]))
+            .count()
+    }
+
+    /// `budget` under `budget-unit=turns` (spec §16.2): the kept messages
+    /// of M touch at most N turns of the input.
+    pub(super) fn budget_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
+        let touched = self.turns_touched(out) as u64;
+        if touched <= b.limit() {
+            Outcome::Pass
+        } else {
+            fail(format!(
+                "the kept messages touch {touched} turns, budget {} turns (budget-unit=turns)",
+                b.limit()
+            ))
+        }
+    }
+
+    /// `maximal` under `budget-unit=turns` (spec §16.2): when the output
+    /// keeps fewer turns than N, no older turn was left out.
+    pub(super) fn maximal_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
+        let all = self.turns();
+        let Some(oldest) = all
+            .iter()
+            .position(|t| (t.start..t.end).any(|j| Some(j) != self.pinned && out.mapping.kept[j]))
+        else {
+            return match all.first() {
+                Some(t) => fail(format!(
+                    "no turn is kept, budget {} turns: the turn starting at input message {} would fit",
+                    b.limit(),
+                    t.start
+                )),
+                None => Outcome::Pass,
+            };
+        };
+        let touched = self.turns_touched(out) as u64;
+        if oldest > 0 && touched < b.limit() {
+            return fail(format!(
+                "{touched} turns kept, budget {} turns: the older turn starting at input message {} would fit",
+                b.limit(),
+                all[oldest - 1].start
+            ));
+        }
+        Outcome::Pass
+    }
+
+    /// Whether M fits a budget of `b` turns: it has at most N turns.
+    pub(super) fn fits_in_turns(&self, b: &Budget) -> bool {
+        let turns = self
+            .turns()
+            .iter()
+            .filter(|t| (t.start..t.end).any(|j| Some(j) != self.pinned))
+            .count() as u64;
+        turns <= b.limit()
+    }
+
+    /// `placeholder-shape` (spec §16.5): the placeholder holds only text
+    /// items, at least one, is not a tool message, and stands where
+    /// messages of M were dropped.
+    pub(super) fn placeholder_shape(&self, out: &OutputState) -> Outcome {
+        let Some(k) = out.placeholder else {
+            return not_judged("the output has no placeholder");
+        };
+        if out.h.view(k).is_unreadable() {
+            return fail(format!(
+                "the placeholder (output message {k}) cannot be read as a {} message",
+                self.req.format
+            ));
+        }
+        let items = out.h.items(k);
+        if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
+            return fail(format!(
+                "the placeholder (output message {k}) holds an item that is not text ({:?})",
+                item.kind
+            ));
+        }
+        if items.is_empty() {
+            return fail(format!(
+                "the placeholder (output message {k}) holds no text"
+            ));
+        }
+        if out.h.role(k) == Role::Tool {
+            return fail(format!(
+                "the placeholder (output message {k}) is a tool message (role {:?})",
+                out.h.message_view(k).role_text
+            ));
+        }
+        // The input messages of M it stands between.
+        let before = out.mapping.map[..k]
+            .iter()
+            .rev()
+            .flatten()
+            .copied()
+            .find(|&j| Some(j) != self.pinned);
+        let after = out.mapping.map[k + 1..].iter().flatten().copied().next();
+        let between = self
+            .rest()
+            .iter()
+            .copied()
+            .filter(|&j| before.is_none_or(|b| j > b) && after.is_none_or(|a| j < a));
+        if between.clone().any(|j| !out.mapping.kept[j]) {
+            return Outcome::Pass;
+        }
+        fail(format!(
+            "the placeholder (output message {k}) stands where nothing was dropped ({})",
+            match (before, after) {
+                (Some(b), Some(a)) => format!("between input messages {b} and {a}"),
+                (None, Some(a)) => format!("before input message {a}, the first of M"),
+                (Some(b), None) => format!("after input message {b}, the last of M"),
+                (None, None) => "in an output that keeps no message of M".into(),
+            }
+        ))
+    }
+}
+
+/// `3-7`, `3` or `none` for a run of input indices.
+fn span(kept: &[usize]) -> String {
+    match (kept.first(), kept.last()) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a}-{b}"),
+        _ => "none".into(),
+    }
+}

@@ -1,0 +1,268 @@
+//! Declared contracts (spec §16): the documented ways a reducer's contract
+//! differs from the kit's, from a fixed vocabulary, as `certify --declare`
+//! and `check --declare` take them. A declaration narrows a judgement and
+//! never voids it: each one says which clause judges what it allows
+//! instead (§16.1–§16.7).
+//!
+//! | name | what the reducer does | judged by |
+//! |------|-----------------------|-----------|
+//! | `soft-budget` | may exceed the budget to keep a call group whole, or to keep one message | `budget`, read softly (§16.1) |
+//! | `budget-unit=turns` | its budget counts turns | `budget`, in turns (§16.2) |
+//! | `budget-unit=items` | its budget counts Responses items | every clause, with item costs (§16.3) |
+//! | `no-budget` | takes no budget | safety only; the budget's clauses are not judged (§16.4) |
+//! | `placeholder` | inserts one note of its own where it cut | `placeholder-shape` (§16.5) |
+//! | `system-first-only` | honours a pinned system message only at index 0 | cases with the pinned message later are skipped (§16.6) |
+//! | `json-numbers` | its JSON library reads numbers as doubles | numbers compared as doubles (§16.7) |
+
+use super::{History, ItemKind};
+use std::fmt;
+
+/// What a declared budget counts (spec §16.2, §16.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BudgetUnit {
+    /// Turns of the input (the leading segment is a turn): `budget-unit=turns`.
+    Turns,
+    /// Items as the OpenAI Responses format stores them: each call, result,
+    /// approval request and approval response one item, and one more for
+    /// a message holding anything else or nothing (`budget-unit=items`).
+    Items,
+}
+
+impl BudgetUnit {
+    /// The unit's name after `budget-unit=`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BudgetUnit::Turns => "turns",
+            BudgetUnit::Items => "items",
+        }
+    }
+}
+
+/// The declarations of one reducer (spec §16): what `--declare` gave. The
+/// default declares nothing, the kit's own contract.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Declared {
+    /// `soft-budget` (§16.1).
+    pub soft_budget: bool,
+    /// `budget-unit=turns` or `budget-unit=items` (§16.2, §16.3); `None`:
+    /// messages, the kit's unit.
+    pub unit: Option<BudgetUnit>,
+    /// `no-budget` (§16.4).
+    pub no_budget: bool,
+    /// `placeholder` (§16.5).
+    pub placeholder: bool,
+    /// `system-first-only` (§16.6).
+    pub system_first_only: bool,
+    /// `json-numbers` (§16.7).
+    pub json_numbers: bool,
+}
+
+/// Every declaration name, in the order reports list them.
+pub const NAMES: &[&str] = &[
+    "soft-budget",
+    "budget-unit=turns",
+    "budget-unit=items",
+    "no-budget",
+    "placeholder",
+    "system-first-only",
+    "json-numbers",
+];
+
+/// A `--declare` list the kit cannot take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeclareError {
+    /// A name outside the vocabulary.
+    #[error("unknown declaration {0:?}; the declarations are {names}", names = NAMES.join(", "))]
+    Unknown(String),
+    /// Two declarations that cannot hold together.
+    #[error("{0} and {1} cannot both be declared: {2}")]
+    Conflict(&'static str, &'static str, &'static str),
+}
+
+impl Declared {
+    /// Whether nothing is declared.
+    pub fn is_empty(&self) -> bool {
+        *self == Declared::default()
+    }
+
+    /// Reads a comma-separated list of declaration names (blanks around
+    /// names and empty entries ignored; a name given twice counts once).
+    ///
+    /// # Errors
+    ///
+    /// [`DeclareError::Unknown`] for a name outside [`NAMES`];
+    /// [`DeclareError::Conflict`] for `no-budget` with `soft-budget` or a
+    /// budget unit, or two budget units.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reducer_kit::terms::declare::{BudgetUnit, Declared};
+    /// let d = Declared::parse("soft-budget, budget-unit=turns").unwrap();
+    /// assert!(d.soft_budget);
+    /// assert_eq!(d.unit, Some(BudgetUnit::Turns));
+    /// assert_eq!(d.names(), ["soft-budget", "budget-unit=turns"]);
+    /// assert!(Declared::parse("no-budget,soft-budget").is_err());
+    /// ```
+    pub fn parse(list: &str) -> Result<Declared, DeclareError> {
+        let mut d = Declared::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            d.add(name)?;
+        }
+        Ok(d)
+    }
+
+    /// Adds the declaration `name`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Declared::parse`].
+    pub fn add(&mut self, name: &str) -> Result<(), DeclareError> {
+        let unit = match name {
+            "soft-budget" => {
+                self.soft_budget = true;
+                None
+            }
+            "budget-unit=turns" => Some(BudgetUnit::Turns),
+            "budget-unit=items" => Some(BudgetUnit::Items),
+            "no-budget" => {
+                self.no_budget = true;
+                None
+            }
+            "placeholder" => {
+                self.placeholder = true;
+                None
+            }
+            "system-first-only" => {
+                self.system_first_only = true;
+                None
+            }
+            "json-numbers" => {
+                self.json_numbers = true;
+                None
+            }
+            other => return Err(DeclareError::Unknown(other.to_string())),
+        };
+        if let Some(u) = unit {
+            if self.unit.is_some_and(|old| old != u) {
+                return Err(DeclareError::Conflict(
+                    "budget-unit=turns",
+                    "budget-unit=items",
+                    "a budget counts in one unit",
+                ));
+            }
+            self.unit = Some(u);
+        }
+        if self.no_budget && self.soft_budget {
+            return Err(DeclareError::Conflict(
+                "no-budget",
+                "soft-budget",
+                "a reducer without a budget has none to exceed",
+            ));
+        }
+        if self.no_budget && self.unit.is_some() {
+            return Err(DeclareError::Conflict(
+                "no-budget",
+                "budget-unit",
+                "a reducer without a budget counts in no unit",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The declared names, in the order of [`NAMES`].
+    pub fn names(&self) -> Vec<&'static str> {
+        let has = |n: &&str| match *n {
+            "soft-budget" => self.soft_budget,
+            "budget-unit=turns" => self.unit == Some(BudgetUnit::Turns),
+            "budget-unit=items" => self.unit == Some(BudgetUnit::Items),
+            "no-budget" => self.no_budget,
+            "placeholder" => self.placeholder,
+            "system-first-only" => self.system_first_only,
+            "json-numbers" => self.json_numbers,
+            _ => false,
+        };
+        NAMES.iter().copied().filter(has).collect()
+    }
+
+    /// Whether clauses that read the budget's size in messages (or the
+    /// reference's answer for it) cannot be judged: `no-budget`, or a
+    /// budget in turns (spec §16.2, §16.4).
+    pub fn budget_unread(&self) -> bool {
+        self.no_budget || self.unit == Some(BudgetUnit::Turns)
+    }
+}
+
+/// What each message of `history` costs under `budget-unit=items` (spec
+/// §16.3): one item for each call, result, approval request and approval
+/// response it holds, and one more when it holds anything else (text,
+/// other content) or nothing at all; as the OpenAI Responses format stores
+/// a message, one item per call and per result beside its message item.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::formats::{read_history, Format};
+/// use reducer_kit::terms::declare::item_costs;
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+///   {"role": "assistant", "contents": [{"$type": "text", "text": "looking"},
+///     {"$type": "functionCall", "callId": "a", "name": "f"},
+///     {"$type": "functionCall", "callId": "b", "name": "f"}]},
+///   {"role": "tool", "contents": [{"$type": "functionResult", "callId": "a", "result": 1},
+///     {"$type": "functionResult", "callId": "b", "result": 2}]}]"#).unwrap();
+/// let history = read_history(Format::Canonical, &h).unwrap();
+/// assert_eq!(item_costs(&history), [1, 3, 2]);
+/// ```
+pub fn item_costs(history: &History) -> Vec<u64> {
+    (0..history.len())
+        .map(|i| {
+            let items = history.items(i);
+            let plain = |k: ItemKind| matches!(k, ItemKind::Text | ItemKind::Opaque);
+            let tool_items = items.iter().filter(|it| !plain(it.kind)).count() as u64;
+            let message_item = items.is_empty() || items.iter().any(|it| plain(it.kind));
+            tool_items + u64::from(message_item)
+        })
+        .collect()
+}
+
+impl fmt::Display for Declared {
+    /// The names, comma-separated (`soft-budget,json-numbers`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.names().join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_reads_back_as_itself() {
+        for &n in NAMES {
+            let d = Declared::parse(n).unwrap();
+            assert_eq!(d.names(), [n]);
+            assert_eq!(d.to_string(), n);
+        }
+        assert_eq!(Declared::parse(" , ").unwrap(), Declared::default());
+        assert!(Declared::default().is_empty());
+    }
+
+    #[test]
+    fn unknown_and_conflicting_declarations_are_refused() {
+        assert_eq!(
+            Declared::parse("soft-budget,loose").unwrap_err().to_string(),
+            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=items, no-budget, placeholder, system-first-only, json-numbers"
+        );
+        assert_eq!(
+            Declared::parse("budget-unit=turns,budget-unit=items")
+                .unwrap_err()
+                .to_string(),
+            "budget-unit=turns and budget-unit=items cannot both be declared: a budget counts in one unit"
+        );
+        assert!(Declared::parse("no-budget,budget-unit=items").is_err());
+        let d = Declared::parse("json-numbers,placeholder,placeholder").unwrap();
+        assert_eq!(d.names(), ["placeholder", "json-numbers"]);
+    }
+}
