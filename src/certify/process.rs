@@ -104,11 +104,12 @@ pub struct Limits {
     /// from just before the process is spawned (per-case mode) or from the
     /// moment the request is sent (persistent mode).
     pub timeout: Duration,
-    /// Persistent mode: extra time allowed for the first request after the
-    /// process (re)starts, for the reducer's start-up
-    /// (`--startup-timeout`); that request may take `startup_timeout +
-    /// timeout`. Per-case mode: unused (the start-up is part of every
-    /// request there).
+    /// Persistent mode: how long a new process may take to read its first
+    /// request (`--startup-timeout`, spec §8.5); once it has read it, the
+    /// answer must come within `timeout`. Granted to a worker's processes
+    /// until one of them does not read its first request in time; after
+    /// that, every request gets `timeout` alone. Per-case mode: unused (the
+    /// start-up is part of every request there).
     pub startup_timeout: Duration,
     /// Largest accepted response, in bytes of stdout: the whole stdout in
     /// per-case mode, one line without its `'\n'` in persistent mode. A
@@ -141,6 +142,10 @@ pub enum Failure {
     /// No complete response within the time limit; the process group was
     /// killed.
     Timeout,
+    /// Persistent mode: a new process did not read its first request
+    /// within the start-up allowance and the time limit
+    /// ([`Limits::startup_timeout`]); the process group was killed.
+    NotReading,
     /// The response exceeded [`Limits::max_output`] bytes; reading stopped
     /// and the process group was killed.
     TooLarge,
@@ -169,6 +174,7 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Timeout => f.write_str("timed out"),
+            Failure::NotReading => f.write_str("did not read its request"),
             Failure::TooLarge => f.write_str("output too large"),
             Failure::Crash { status } => write!(f, "crashed ({status})"),
             Failure::Spawn(e) => write!(f, "could not start: {e}"),
@@ -372,6 +378,9 @@ pub struct Persistent {
     /// a line that is not the answer is unrequested, the process is not
     /// killed for it, and what follows an answer is kept for the next read.
     by_id: bool,
+    /// A process was given up before it read its first request: the
+    /// start-up allowance is not granted again (spec §8.5).
+    startup_spent: bool,
 }
 
 impl fmt::Debug for Persistent {
@@ -421,6 +430,7 @@ impl Persistent {
             unrequested: None,
             settled: false,
             by_id: false,
+            startup_spent: false,
         })
     }
 
@@ -489,7 +499,10 @@ impl Persistent {
                     Err(e) => return Reply::spawn_failure(&self.reducer, &e),
                 }
             }
-            let allowance = if self.answered == 0 {
+            // The start-up allowance (spec §8.5): a new process may take it
+            // to read its first request, then has the time limit to answer.
+            let starting = self.answered == 0 && !self.startup_spent;
+            let allowance = if starting {
                 self.limits
                     .timeout
                     .saturating_add(self.limits.startup_timeout)
@@ -500,7 +513,8 @@ impl Persistent {
                 self.line.clear();
             }
             let is_answer = self.by_id.then_some(is_answer);
-            match self.exchange(message.clone(), deadline_after(allowance), is_answer) {
+            let then = starting.then_some(self.limits.timeout);
+            match self.exchange(message.clone(), deadline_after(allowance), then, is_answer) {
                 Ended::Answer(answer) => {
                     self.answered += 1;
                     let tail = self.take_tail();
@@ -529,6 +543,10 @@ impl Persistent {
                         None => self.why_silent(),
                     };
                     return self.fail(Failure::Crash { status });
+                }
+                Ended::Failed(Failure::NotReading) => {
+                    self.startup_spent = true;
+                    return self.fail(Failure::NotReading);
                 }
                 Ended::Failed(f) => return self.fail(f),
             }
@@ -580,7 +598,11 @@ impl Persistent {
                 first.extend_from_slice(&out);
                 out = first;
             }
-            if !out.is_empty() {
+            if self.by_id {
+                for line in out.split_inclusive(|&b| b == b'\n') {
+                    self.add_stray_line(line);
+                }
+            } else if !out.is_empty() {
                 let mut u = Unrequested::default();
                 u.push(&out);
                 self.add_unrequested(u);
@@ -675,11 +697,15 @@ impl Persistent {
 
     /// Sends `message` and reads one line of the answer until `deadline`:
     /// the first line, or with `is_answer` the first line it accepts (the
-    /// others are unrequested lines).
+    /// others are unrequested lines). With `then`, `deadline` holds until
+    /// the process has read the whole message (start-up), and from then
+    /// on the answer must come within `then`; a process that has not read
+    /// it by `deadline` fails [`Failure::NotReading`].
     fn exchange(
         &mut self,
         message: Vec<u8>,
-        deadline: Instant,
+        mut deadline: Instant,
+        mut then: Option<Duration>,
         is_answer: Option<&IsAnswer>,
     ) -> Ended {
         let max = self.limits.max_output;
@@ -694,6 +720,9 @@ impl Persistent {
         }
         // Once the process is ending, how long its answer may still take.
         let mut dying_until: Option<Instant> = None;
+        // How long to wait between looks at whether a starting process has
+        // read its request.
+        let mut step = Duration::ZERO;
         loop {
             if let Some(end) = memchr::memchr(b'\n', &self.line) {
                 if end > max {
@@ -752,9 +781,30 @@ impl Persistent {
             if proc.write_error.is_some() && dying_until.is_none() {
                 dying_until = Some(deadline_after(GRACE).min(deadline));
             }
-            let until = dying_until.unwrap_or(deadline);
+            // Starting: has it read the whole request yet? No event says
+            // so; it is looked at after each wake-up and every few
+            // milliseconds (at most 50) until it has.
+            if let Some(t) = then {
+                if input.done() && proc.unread_input() == Some(0) {
+                    deadline = deadline.min(deadline_after(t));
+                    then = None;
+                    step = Duration::ZERO;
+                }
+            }
+            let until = match (dying_until, then) {
+                (Some(d), _) => d,
+                (None, Some(_)) => {
+                    step = (step * 2).clamp(Duration::from_millis(1), Duration::from_millis(50));
+                    deadline.min(deadline_after(step))
+                }
+                (None, None) => deadline,
+            };
             match proc.poll(until, &mut input, &mut self.line, usize::MAX) {
                 Woke::Ready => {}
+                Woke::TimedOut if dying_until.is_none() && until < deadline => {}
+                Woke::TimedOut if dying_until.is_none() && then.is_some() => {
+                    return Ended::Failed(Failure::NotReading)
+                }
                 Woke::TimedOut if dying_until.is_none() => return Ended::Failed(Failure::Timeout),
                 Woke::TimedOut => {
                     return if self.line.is_empty() {
@@ -1234,6 +1284,18 @@ impl Proc {
             }
         }
         None
+    }
+
+    /// How many bytes written to the process's stdin it has not read yet
+    /// (`FIONREAD` on the pipe); `None` when stdin is closed or the
+    /// system does not say.
+    fn unread_input(&self) -> Option<usize> {
+        let fd = self.stdin.as_ref()?;
+        let mut n: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int through the pointer, which
+        // points at `n` for the call's duration; `fd` is open.
+        let r = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
+        (r == 0).then(|| usize::try_from(n).unwrap_or(0))
     }
 
     fn write_some(&mut self, input: &mut Outgoing) {

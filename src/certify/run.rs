@@ -24,6 +24,7 @@ use super::session::{
 use crate::check::{
     check_classified, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
 };
+use crate::formats::sniff::format_mismatch;
 use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Protocol, Response};
@@ -65,7 +66,7 @@ pub struct Settings {
     /// every request carries `"summary": true` and the summary clauses are
     /// judged (spec v2 §12).
     pub summaries: bool,
-    /// What the reducer declares of its contract (`--declare`, spec §16).
+    /// What the reducer declares of its contract (`--declare`, spec v2 §16).
     pub declared: Declared,
 }
 
@@ -476,7 +477,7 @@ fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
 }
 
 /// `response` as judged: under `json-numbers` (`on`) with its numbers
-/// read as doubles ([`to_nearest_doubles`], spec §16.7).
+/// read as doubles ([`to_nearest_doubles`], spec v2 §16.7).
 fn nearest_doubles_if(on: bool, mut response: Response) -> Response {
     if let (true, Response::Messages(m)) = (on, &mut response) {
         m.iter_mut().for_each(|v| {
@@ -556,6 +557,16 @@ fn run_case_pending<'a>(
     let mut last_request = None;
     let json_numbers = settings.declared.json_numbers;
     let first = match session.exchange(&first_request)? {
+        // An answer in another wire format is not judged clause by clause
+        // (spec §9.2): it says which format it looks like.
+        Ok(Response::Messages(m)) if format_mismatch(settings.format, &m).is_err() => {
+            let e = format_mismatch(settings.format, &m).unwrap_err();
+            protocol.push((
+                Clause::ProtocolJson,
+                format!("the answer's messages are not in the run's wire format: {e}"),
+            ));
+            None
+        }
         Ok(r) => Some(nearest_doubles_if(json_numbers, r)),
         Err(failure) => {
             protocol.push((failure.clause, failure.detail));
@@ -564,7 +575,7 @@ fn run_case_pending<'a>(
         }
     };
     // What is judged: the messages as sent, or under json-numbers as a
-    // reader of doubles has them (spec §16.7).
+    // reader of doubles has them (spec v2 §16.7).
     let judged: Cow<'_, [Value]> = if json_numbers {
         let mut m = wire_messages.to_vec();
         let changed = m.iter_mut().fold(false, |c, v| to_nearest_doubles(v) | c);
@@ -600,10 +611,10 @@ fn run_case_pending<'a>(
     };
     let verdicts;
     if let Some(first) = &first {
-        // Under budget-unit=items the reference keeps what fits in items
-        // (spec §16.3).
+        // Under budget-unit=items or =batched-results the reference keeps
+        // what fits in that unit (spec v2 §16.3).
         let items_budget = match (&in_h, settings.declared.unit) {
-            (Ok(h), Some(crate::terms::BudgetUnit::Items)) => {
+            (Ok(h), Some(u)) if u != crate::terms::BudgetUnit::Turns => {
                 Budget::read(&case.budget, judged.len())
                     .ok()
                     .filter(|b| !b.is_tokens())

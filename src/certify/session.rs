@@ -199,6 +199,12 @@ fn interpret(
                 "no response within the time limit".into(),
             )
         }
+        Some(Failure::NotReading) => {
+            return fail(
+                Clause::ProtocolTimeout,
+                "the new process did not read its request within --startup-timeout and --timeout (spec §8.5: its worker grants no start-up allowance again)".into(),
+            )
+        }
         Some(Failure::TooLarge) => {
             return fail(
                 Clause::ProtocolSize,

@@ -1,4 +1,4 @@
-//! The clauses as a declared contract reads them (spec §16): `budget`
+//! The clauses as a declared contract reads them (spec v2 §16): `budget`
 //! read softly (§16.1) or in turns (§16.2), `maximal` and
 //! `identity-when-fits` in turns, and `placeholder-shape` (§16.5). Budgets
 //! in items (§16.3) are token budgets with item costs
@@ -27,7 +27,7 @@ impl Judge<'_> {
         }
     }
 
-    /// `budget` under `soft-budget` (spec §16.1), when the output is over
+    /// `budget` under `soft-budget` (spec v2 §16.1), when the output is over
     /// `room`: it passes when it keeps exactly one message of M, or when
     /// every kept message of M outside the newest run that fits (the
     /// core) is in a call group with a message of the core.
@@ -69,7 +69,7 @@ impl Judge<'_> {
         }
     }
 
-    /// Each input message's call group (spec §16.1): the smallest index of
+    /// Each input message's call group (spec v2 §16.1): the smallest index of
     /// the messages linked to it by pairing over the whole input (a call
     /// and its results, an approval request and its response) or by the
     /// links of spec v2 §14.5–§14.6.
@@ -109,7 +109,7 @@ impl Judge<'_> {
             .count()
     }
 
-    /// `budget` under `budget-unit=turns` (spec §16.2): the kept messages
+    /// `budget` under `budget-unit=turns` (spec v2 §16.2): the kept messages
     /// of M touch at most N turns of the input.
     pub(super) fn budget_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
         let touched = self.turns_touched(out) as u64;
@@ -123,7 +123,7 @@ impl Judge<'_> {
         }
     }
 
-    /// `maximal` under `budget-unit=turns` (spec §16.2): when the output
+    /// `maximal` under `budget-unit=turns` (spec v2 §16.2): when the output
     /// keeps fewer turns than N, no older turn was left out.
     pub(super) fn maximal_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
         let all = self.turns();
@@ -161,7 +161,7 @@ impl Judge<'_> {
         turns <= b.limit()
     }
 
-    /// `placeholder-shape` (spec §16.5): the placeholder holds only text
+    /// `placeholder-shape` (spec v2 §16.5): the placeholder holds only text
     /// items, at least one, is not a tool message, and stands where
     /// messages of M were dropped.
     pub(super) fn placeholder_shape(&self, out: &OutputState) -> Outcome {
@@ -177,8 +177,8 @@ impl Judge<'_> {
         let items = out.h.items(k);
         if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
             return fail(format!(
-                "the placeholder (output message {k}) holds an item that is not text ({:?})",
-                item.kind
+                "the placeholder (output message {k}) holds {}",
+                super::safety::item_name(item.kind)
             ));
         }
         if items.is_empty() {

@@ -75,7 +75,7 @@ pub struct Request<'a> {
     /// no summary is allowed, and a message that is no input message is a
     /// fabrication.
     pub summary: Option<u64>,
-    /// What the reducer declares of its contract (spec §16): how the
+    /// What the reducer declares of its contract (spec v2 §16): how the
     /// budget reads, whether a placeholder may stand where it cut.
     /// `Declared::default()`: the kit's contract.
     pub declared: Declared,
@@ -535,18 +535,16 @@ pub fn check_prepared(
     Judge::new(req, input, answers).verdicts(false)
 }
 
-/// `budget` as the declared contract reads it: under `budget-unit=items` a
-/// message budget of N is a token budget of N with each message's item
-/// count as its cost, the pinned message not counted (spec §16.3);
-/// otherwise `budget` itself.
+/// `budget` as the declared contract reads it: under `budget-unit=items`
+/// or `budget-unit=batched-results` a message budget of N is a token
+/// budget of N with each message's cost in that unit
+/// ([`crate::terms::BudgetUnit::costs`]), the pinned message not counted
+/// (spec v2 §16.3); otherwise `budget` itself.
 pub fn in_declared_unit(budget: Budget, declared: &Declared, history: &History) -> Budget {
-    match declared.unit {
-        Some(crate::terms::BudgetUnit::Items) if !budget.is_tokens() => Budget::of_tokens(
-            budget.limit(),
-            crate::terms::declare::item_costs(history),
-            false,
-        )
-        .unwrap_or(budget),
+    match declared.unit.and_then(|u| u.costs(history)) {
+        Some(costs) if !budget.is_tokens() => {
+            Budget::of_tokens(budget.limit(), costs, false).unwrap_or(budget)
+        }
         _ => budget,
     }
 }
@@ -614,7 +612,7 @@ struct OutputState<'a> {
     /// The summary (spec v2 §12.1): with summaries allowed, the first output
     /// message that maps to no input message.
     summary: Option<usize>,
-    /// The placeholder (spec §16.5): with `placeholder` declared (and no
+    /// The placeholder (spec v2 §16.5): with `placeholder` declared (and no
     /// summary allowed), the first output message that maps to no input
     /// message.
     placeholder: Option<usize>,
@@ -818,7 +816,7 @@ impl<'a> Judge<'a> {
     fn judge(&self, clause: Clause) -> Outcome {
         let declared = &self.req.declared;
         // Clauses that read the budget's size when the declared contract
-        // has none, or counts turns (spec §16.2, §16.4).
+        // has none, or counts turns (spec v2 §16.2, §16.4).
         if declared.no_budget
             && matches!(
                 clause,

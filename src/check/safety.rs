@@ -13,6 +13,17 @@ use crate::protocol::Response;
 use crate::terms::{Budget, BudgetError, ItemKind, Role};
 use crate::validate::{validate_history, Options};
 
+/// An item of `kind` in a few words: `a call`, `an approval response`.
+pub(super) fn item_name(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::Call => "a call",
+        ItemKind::Result => "a result",
+        ItemKind::ApprovalRequest => "an approval request",
+        ItemKind::ApprovalResponse => "an approval response",
+        _ => "an item that is not text",
+    }
+}
+
 impl Judge<'_> {
     pub(super) fn rejects_bad_budget(&self) -> Outcome {
         match (&self.budget, self.response) {
@@ -33,7 +44,7 @@ impl Judge<'_> {
     }
 
     /// The output's messages that count against a message budget: all
-    /// but the pinned one and the placeholder (spec §16.5).
+    /// but the pinned one and the placeholder (spec v2 §16.5).
     pub(super) fn kept_non_pinned(&self, out: &OutputState) -> usize {
         out.messages.len()
             - usize::from(out.mapping.out_pinned.is_some())
@@ -42,9 +53,9 @@ impl Judge<'_> {
 
     /// Message budgets (as in version 1): every output message but the
     /// pinned one counts 1. Token budgets: the counted cost (spec v2 §11.6);
-    /// budgets in items are token budgets (spec §16.3). Over the budget,
+    /// budgets in items are token budgets (spec v2 §16.3). Over the budget,
     /// `soft-budget` excuses what keeps a call group whole or one message
-    /// (spec §16.1).
+    /// (spec v2 §16.1).
     pub(super) fn budget_clause(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
         let over = self.over_budget(out, b);
         match over {
@@ -68,16 +79,17 @@ impl Judge<'_> {
         if counted <= b.limit() {
             return None;
         }
-        if self.req.declared.unit == Some(crate::terms::BudgetUnit::Items) {
+        if let Some(unit) = self.req.declared.unit {
             let kept = out
                 .mapping
                 .map
                 .iter()
                 .flatten()
                 .filter(|&&j| Some(j) != self.pinned);
-            let n = kept.clone().count();
             return Some(format!(
-                "{n} kept messages of M count {counted} items (budget-unit=items), budget {}",
+                "{} kept messages of M count {counted} (budget-unit={}), budget {}",
+                kept.count(),
+                unit.name(),
                 b.limit()
             ));
         }
@@ -124,7 +136,7 @@ impl Judge<'_> {
     }
 
     /// Every output message maps to an input message, except the summary
-    /// (spec v2 §12.1) and the placeholder (spec §16.5). The failure says
+    /// (spec v2 §12.1) and the placeholder (spec v2 §16.5). The failure says
     /// what the reducer did with the message ([`Judge::fabrication`]).
     pub(super) fn no_fabrication(&self, out: &OutputState, b: &Budget) -> Outcome {
         match out.fabricated() {
@@ -149,7 +161,7 @@ impl Judge<'_> {
     /// the deepest first difference, then the nearest to the next kept
     /// one), with
     /// the path and both values, and for a number rewritten as a double
-    /// the hint of `--declare json-numbers` (spec §16.7); or, when no input
+    /// the hint of `--declare json-numbers` (spec v2 §16.7); or, when no input
     /// message is near, the message itself.
     fn fabrication(&self, out: &OutputState, k: usize) -> String {
         let mine = &out.messages[k];
@@ -239,13 +251,7 @@ impl Judge<'_> {
         }
         let items = out.h.items(k);
         if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
-            let what = match item.kind {
-                ItemKind::Call => "a call",
-                ItemKind::Result => "a result",
-                ItemKind::ApprovalRequest => "an approval request",
-                ItemKind::ApprovalResponse => "an approval response",
-                _ => "an item that is not text",
-            };
+            let what = item_name(item.kind);
             let id = out.h.id(item.id);
             return fail(format!(
                 "the summary (output message {k}) holds {what}{}",

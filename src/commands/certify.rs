@@ -113,16 +113,17 @@ pub struct Args {
     #[arg(long, value_name = "KNOBS")]
     pub without: Option<String>,
     /// Declare how the reducer's contract differs from the kit's, as its
-    /// documentation says (spec §16), comma-separated, repeatable:
+    /// documentation says (spec v2 §16), comma-separated, repeatable:
     /// soft-budget (may exceed the budget only to keep a call group whole,
-    /// or to keep one message), budget-unit=turns, budget-unit=items (the
-    /// budget counts turns, or Responses items), no-budget (takes no
+    /// or to keep one message), budget-unit=turns, budget-unit=items,
+    /// budget-unit=batched-results (the budget counts turns, Responses
+    /// items, or a run of tool messages as one), no-budget (takes no
     /// budget: the budget's clauses are not judged), placeholder (may
     /// insert one text note where it cut, judged by placeholder-shape),
     /// system-first-only (honours a pinned system message only at index 0:
     /// cases with one later are skipped), json-numbers (numbers beyond
     /// 2^53 or f64 may come back as the nearest double). Each narrows a
-    /// clause, never voids it; the certificate lists them.
+    /// clause, never voids it (spec v2 §16); the certificate lists them.
     #[arg(long, value_name = "NAMES")]
     pub declare: Vec<String>,
     /// Most candidate runs when shrinking one failure.
@@ -394,7 +395,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it",
         ));
     }
-    // What system-first-only declares (spec §16.6): the shape is not
+    // What system-first-only declares (spec v2 §16.6): the shape is not
     // generated, and cases that show it are skipped.
     let mut skipped_shapes = without.clone();
     if declared.system_first_only && !skipped_shapes.contains(&Knob::PinnedNotFirst) {

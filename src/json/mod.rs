@@ -69,7 +69,7 @@ pub fn number_eq(a: &Number, b: &Number) -> bool {
 /// exactly as the nearest double, and a number beyond the doubles' range
 /// as `null` (what `JSON.stringify` writes for the infinity a JavaScript
 /// reader makes of it): how `--declare json-numbers` reads the input and
-/// the answers before judging them (spec §16.7). Returns whether anything
+/// the answers before judging them (spec v2 §16.7). Returns whether anything
 /// changed.
 ///
 /// # Examples

@@ -119,7 +119,7 @@ clauses! {
     /// summary stands for a prefix of the history.
     SummaryReplacesPrefix = "summary-replaces-prefix", Safety,
         "with a summary, every kept message of M is newer than every dropped one: the summary stands for a prefix of the history";
-    /// `placeholder-shape` (spec §16.5, with `--declare placeholder`): the
+    /// `placeholder-shape` (spec v2 §16.5, with `--declare placeholder`): the
     /// note a reducer inserts where it cut is text only and stands at a cut.
     PlaceholderShape = "placeholder-shape", Safety,
         "the placeholder (the first output message that is no input message) holds only text items, at least one, is not a tool message, and stands where messages of M were dropped";
@@ -215,7 +215,7 @@ impl Clause {
         }
     }
 
-    /// The clauses judged in a run (spec v2 §14.6, §15.5, spec §16.5):
+    /// The clauses judged in a run (spec v2 §14.6, §15.5, spec v2 §16.5):
     /// those of [`Clause::for_run`], plus `reasoning-attached` when the
     /// wire format has reasoning items, `provider-accepts` with a provider
     /// profile and `placeholder-shape` when the reducer declares

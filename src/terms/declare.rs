@@ -1,4 +1,4 @@
-//! Declared contracts (spec §16): the documented ways a reducer's contract
+//! Declared contracts (spec v2 §16): the documented ways a reducer's contract
 //! differs from the kit's, from a fixed vocabulary, as `certify --declare`
 //! and `check --declare` take them. A declaration narrows a judgement and
 //! never voids it: each one says which clause judges what it allows
@@ -9,6 +9,7 @@
 //! | `soft-budget` | may exceed the budget to keep a call group whole, or to keep one message | `budget`, read softly (§16.1) |
 //! | `budget-unit=turns` | its budget counts turns | `budget`, in turns (§16.2) |
 //! | `budget-unit=items` | its budget counts Responses items | every clause, with item costs (§16.3) |
+//! | `budget-unit=batched-results` | its budget counts a run of tool messages as one message | every clause, with those costs (§16.3) |
 //! | `no-budget` | takes no budget | safety only; the budget's clauses are not judged (§16.4) |
 //! | `placeholder` | inserts one note of its own where it cut | `placeholder-shape` (§16.5) |
 //! | `system-first-only` | honours a pinned system message only at index 0 | cases with the pinned message later are skipped (§16.6) |
@@ -17,7 +18,7 @@
 use super::{History, ItemKind};
 use std::fmt;
 
-/// What a declared budget counts (spec §16.2, §16.3).
+/// What a declared budget counts (spec v2 §16.2, §16.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BudgetUnit {
     /// Turns of the input (the leading segment is a turn): `budget-unit=turns`.
@@ -26,6 +27,10 @@ pub enum BudgetUnit {
     /// approval request and approval response one item, and one more for
     /// a message holding anything else or nothing (`budget-unit=items`).
     Items,
+    /// Messages, a run of consecutive tool messages counting as one, as a
+    /// framework that stores the results of one step in one message counts
+    /// them (`budget-unit=batched-results`).
+    BatchedResults,
 }
 
 impl BudgetUnit {
@@ -34,11 +39,23 @@ impl BudgetUnit {
         match self {
             BudgetUnit::Turns => "turns",
             BudgetUnit::Items => "items",
+            BudgetUnit::BatchedResults => "batched-results",
+        }
+    }
+
+    /// What each message of `history` costs in this unit, when the unit
+    /// is a sum over messages ([`item_costs`], [`batched_result_costs`]);
+    /// `None` for turns.
+    pub fn costs(self, history: &History) -> Option<Vec<u64>> {
+        match self {
+            BudgetUnit::Turns => None,
+            BudgetUnit::Items => Some(item_costs(history)),
+            BudgetUnit::BatchedResults => Some(batched_result_costs(history)),
         }
     }
 }
 
-/// The declarations of one reducer (spec §16): what `--declare` gave. The
+/// The declarations of one reducer (spec v2 §16): what `--declare` gave. The
 /// default declares nothing, the kit's own contract.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Declared {
@@ -62,6 +79,7 @@ pub const NAMES: &[&str] = &[
     "soft-budget",
     "budget-unit=turns",
     "budget-unit=items",
+    "budget-unit=batched-results",
     "no-budget",
     "placeholder",
     "system-first-only",
@@ -126,6 +144,7 @@ impl Declared {
             }
             "budget-unit=turns" => Some(BudgetUnit::Turns),
             "budget-unit=items" => Some(BudgetUnit::Items),
+            "budget-unit=batched-results" => Some(BudgetUnit::BatchedResults),
             "no-budget" => {
                 self.no_budget = true;
                 None
@@ -147,8 +166,8 @@ impl Declared {
         if let Some(u) = unit {
             if self.unit.is_some_and(|old| old != u) {
                 return Err(DeclareError::Conflict(
-                    "budget-unit=turns",
-                    "budget-unit=items",
+                    "budget-unit",
+                    "budget-unit",
                     "a budget counts in one unit",
                 ));
             }
@@ -177,6 +196,7 @@ impl Declared {
             "soft-budget" => self.soft_budget,
             "budget-unit=turns" => self.unit == Some(BudgetUnit::Turns),
             "budget-unit=items" => self.unit == Some(BudgetUnit::Items),
+            "budget-unit=batched-results" => self.unit == Some(BudgetUnit::BatchedResults),
             "no-budget" => self.no_budget,
             "placeholder" => self.placeholder,
             "system-first-only" => self.system_first_only,
@@ -188,7 +208,7 @@ impl Declared {
 
     /// Whether clauses that read the budget's size in messages (or the
     /// reference's answer for it) cannot be judged: `no-budget`, or a
-    /// budget in turns (spec §16.2, §16.4).
+    /// budget in turns (spec v2 §16.2, §16.4).
     pub fn budget_unread(&self) -> bool {
         self.no_budget || self.unit == Some(BudgetUnit::Turns)
     }
@@ -227,6 +247,35 @@ pub fn item_costs(history: &History) -> Vec<u64> {
         .collect()
 }
 
+/// What each message of `history` costs under
+/// `budget-unit=batched-results` (spec v2 §16.3): 1, but 0 for a tool message
+/// right after another tool message, so that a run of tool messages (the
+/// results of one step, which such a framework stores as one message)
+/// costs 1.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::formats::{read_history, Format};
+/// use reducer_kit::terms::declare::batched_result_costs;
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+///   {"role": "assistant", "contents": [{"$type": "functionCall", "callId": "a", "name": "f"},
+///     {"$type": "functionCall", "callId": "b", "name": "f"}]},
+///   {"role": "tool", "contents": [{"$type": "functionResult", "callId": "a", "result": 1}]},
+///   {"role": "tool", "contents": [{"$type": "functionResult", "callId": "b", "result": 2}]}]"#).unwrap();
+/// let history = read_history(Format::Canonical, &h).unwrap();
+/// assert_eq!(batched_result_costs(&history), [1, 1, 1, 0]);
+/// ```
+pub fn batched_result_costs(history: &History) -> Vec<u64> {
+    (0..history.len())
+        .map(|i| {
+            let tool = |j: usize| history.role(j) == super::Role::Tool;
+            u64::from(!(tool(i) && i > 0 && tool(i - 1)))
+        })
+        .collect()
+}
+
 impl fmt::Display for Declared {
     /// The names, comma-separated (`soft-budget,json-numbers`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -253,13 +302,13 @@ mod tests {
     fn unknown_and_conflicting_declarations_are_refused() {
         assert_eq!(
             Declared::parse("soft-budget,loose").unwrap_err().to_string(),
-            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=items, no-budget, placeholder, system-first-only, json-numbers"
+            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers"
         );
         assert_eq!(
             Declared::parse("budget-unit=turns,budget-unit=items")
                 .unwrap_err()
                 .to_string(),
-            "budget-unit=turns and budget-unit=items cannot both be declared: a budget counts in one unit"
+            "budget-unit and budget-unit cannot both be declared: a budget counts in one unit"
         );
         assert!(Declared::parse("no-budget,budget-unit=items").is_err());
         let d = Declared::parse("json-numbers,placeholder,placeholder").unwrap();

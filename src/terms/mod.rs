@@ -5,7 +5,7 @@
 //! | file | owns |
 //! |------|------|
 //! | [`clause`] | clause ids, their levels and definitions (§6, §8) |
-//! | [`declare`] | declared contracts: how a reducer's contract differs from the kit's (§16) |
+//! | [`declare`] | declared contracts: how a reducer's contract differs from the kit's (spec v2 §16) |
 //! | [`policy`] | the policies `turns` and `suffix` (§3, §4) |
 //! | [`budget`] | the one reader of a request's budget: `maxMessages` (§2), `maxTokens` with per-message costs (spec v2 §11) |
 //! | [`message`] | roles, item kinds, the message view (§1, §2) |

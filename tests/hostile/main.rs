@@ -844,3 +844,106 @@ fn a_fifo_or_a_device_named_json_is_an_error_naming_it_not_a_hang() {
     );
     assert!(start.elapsed() < Duration::from_secs(10));
 }
+
+/// The clauses that failed in some case of the run, in report order, with
+/// their failing-case counts.
+fn failing_clauses(run: &Run) -> Vec<(String, u64)> {
+    run.report()["clauses"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, t)| t["failed"].as_u64().unwrap() > 0)
+        .map(|(c, t)| (c.clone(), t["failed"].as_u64().unwrap()))
+        .collect()
+}
+
+/// Under protocol 2 a line that does not echo the request's id is never
+/// read as an answer (spec v2 §13.7): a reducer that writes a copy of each
+/// answer, or a debug line, 0, 1, 5 or 100 ms after it fails protocol-json
+/// and no other clause, whatever the timing.
+#[test]
+fn stray_lines_fail_protocol_json_only_under_request_ids() {
+    let s = script("proxy.py");
+    for ms in ["0", "1", "5", "100"] {
+        for stray in ["--stray", "--debug"] {
+            let run = certify(
+                &[
+                    "--protocol",
+                    "2",
+                    "--persistent",
+                    "--jobs",
+                    "1",
+                    "--replay",
+                    "corpus/seed/order-shipment.json",
+                    "--shrink-tries",
+                    "3",
+                ],
+                &["python3", "-S", &s, kit(), "--protocol", "2", stray, ms],
+            );
+            assert_eq!(run.code(), Some(1), "{stray} {ms}: {}", run.stdout());
+            let failing = failing_clauses(&run);
+            assert_eq!(
+                failing.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(),
+                ["protocol-json"],
+                "{stray} {ms} ms: {}",
+                run.stdout()
+            );
+            // Every stray line is one the reducer wrote.
+            let details: Vec<String> = (0..16)
+                .filter(|&i| !run.failed(i).is_empty())
+                .map(|i| run.detail(i, "protocol-json"))
+                .collect();
+            assert!(!details.is_empty(), "{stray} {ms}");
+            let want = if stray == "--debug" {
+                "debug: answered"
+            } else {
+                "{\\\"id\\\":"
+            };
+            for d in &details {
+                assert!(
+                    d.contains("that answer no request in flight") && d.contains(want),
+                    "{stray} {ms}: {d}"
+                );
+            }
+        }
+    }
+}
+
+/// A reducer whose JSON library reads numbers as doubles (JSON.parse)
+/// gives a big integer back as the nearest double and 1e400 as null:
+/// without a declaration that is no-fabrication alone, and the failure
+/// says so; with `--declare json-numbers` the case passes (spec v2 §16.7).
+#[test]
+fn numbers_read_as_doubles_are_a_declared_difference() {
+    let s = script("proxy.py");
+    let reducer = ["python3", "-S", s.as_str(), kit(), "--doubles"];
+    let args = [
+        "--persistent",
+        "--corpus",
+        "corpus/spec",
+        "--case",
+        "spec/exact-numbers",
+        "--shrink-tries",
+        "0",
+    ];
+    let run = certify(&args, &reducer);
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    assert_eq!(run.failed(0), ["no-fabrication", "matches-reference"]);
+    let d = run.detail(0, "no-fabrication");
+    assert!(
+        d.starts_with("output message 1 is no input message: it is input message 1 changed at $.additionalProperties.big: 123456789012345678901234567890 became 1.2345678901234568e+29 (the number as the nearest double"),
+        "{d}"
+    );
+    assert!(d.contains("--declare json-numbers"), "{d}");
+    let mut declared = args.to_vec();
+    declared.extend(["--declare", "json-numbers"]);
+    let run = certify(&declared, &reducer);
+    assert_eq!(run.code(), Some(0), "{}", run.stdout());
+    assert_eq!(run.report()["declared"], json!(["json-numbers"]));
+    assert!(
+        run.stdout()
+            .contains(" declares json-numbers: levels passed [protocol, safety, policy, exact]"),
+        "{}",
+        run.stdout()
+    );
+}

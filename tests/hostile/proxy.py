@@ -9,10 +9,21 @@ as its other options say:
   --delay S      sleeps S seconds before each answer
   --once STATUS  exits with STATUS right after its first answer
   --inflate      answers "amountCents":1 as "amountCents":1e99999999999999999999
+  --protocol 2   speaks protocol 2 (serve echoes each request's id)
+  --stray MS     writes a copy of each answer line again MS milliseconds
+                 after it (a stray line; 0: in the same write)
+  --debug MS     writes a line "debug: answered" MS milliseconds after each
+                 answer
+  --doubles      writes every number of its answers as a JSON library that
+                 reads numbers as doubles would (JavaScript's JSON.parse and
+                 JSON.stringify): beyond 2^53 or f64, the nearest double,
+                 and a number beyond f64's range as null
 """
+import json
 import re
 import subprocess
 import sys
+import threading
 import time
 
 kit, args = sys.argv[1], sys.argv[2:]
@@ -23,13 +34,56 @@ def option(name, default=None):
 
 
 policy = option("--policy", "turns")
+protocol = option("--protocol", "1")
 if "--start" in args:
     time.sleep(float(option("--start")))
 serve = subprocess.Popen(
-    [kit, "serve", "--persistent", "--policy", policy],
+    [kit, "serve", "--persistent", "--policy", policy, "--protocol", protocol],
     stdin=subprocess.PIPE,
     stdout=subprocess.PIPE,
 )
+lock = threading.Lock()
+
+
+def write(data):
+    with lock:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+def later(ms, data):
+    """Writes `data` `ms` milliseconds from now, while the next request
+    is read and answered."""
+    timer = threading.Timer(ms / 1000.0, write, [data])
+    timer.daemon = False
+    timer.start()
+
+
+class Double(float):
+    """A float written as JavaScript writes a number."""
+
+    def __repr__(self):
+        if self != self or self in (float("inf"), float("-inf")):
+            return "null"
+        if self == int(self) and abs(self) < 1e21:
+            return str(int(self))
+        return float.__repr__(self).replace("e-0", "e-")
+
+
+def as_doubles(line):
+    value = json.loads(line, parse_int=lambda t: Double(float(t)) if abs(int(t)) > 2**53 else int(t),
+                       parse_float=lambda t: Double(float(t)))
+
+    def dump(v):
+        if isinstance(v, dict):
+            return "{" + ",".join(json.dumps(k) + ":" + dump(x) for k, x in v.items()) + "}"
+        if isinstance(v, list):
+            return "[" + ",".join(dump(x) for x in v) + "]"
+        if isinstance(v, Double):
+            return repr(v)
+        return json.dumps(v)
+
+    return (dump(value) + "\n").encode()
 while True:
     line = sys.stdin.buffer.readline()
     if not line:
@@ -43,10 +97,16 @@ while True:
         answer = re.sub(
             rb'"amountCents":1(?=[,}])', b'"amountCents":1e99999999999999999999', answer
         )
-    sys.stdout.buffer.write(answer * 2 if "--twice" in args else answer)
-    sys.stdout.buffer.flush()
+    if "--doubles" in args:
+        answer = as_doubles(answer)
+    if "--stray" in args and int(option("--stray")) == 0:
+        answer = answer * 2
+    write(answer * 2 if "--twice" in args else answer)
+    if "--stray" in args and int(option("--stray")) > 0:
+        later(int(option("--stray")), answer)
+    if "--debug" in args:
+        later(int(option("--debug")), b"debug: answered\n")
     if "--once" in args:
         sys.exit(int(option("--once")))
 if "--goodbye" in args:
-    sys.stdout.buffer.write(b"bye\n")
-    sys.stdout.buffer.flush()
+    write(b"bye\n")

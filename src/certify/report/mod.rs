@@ -72,7 +72,7 @@ pub fn spec_version(settings: &Settings) -> u32 {
 }
 
 /// The certificate line: kit version, spec version ([`spec_version`]), policy, format (and
-/// `with summaries`), the declarations (spec §16), levels passed, cases
+/// `with summaries`), the declarations (spec v2 §16), levels passed, cases
 /// run, skipped (of them unsupported by the reducer, spec v2 §13.7) and
 /// seed, and the knobs of `--without` when any.
 pub fn certificate(run: &Run) -> String {

@@ -381,9 +381,12 @@ impl Report<'_> {
         line!(self);
         line!(
             self,
-            "minimal counterexample for {} ({} messages, {}; shrunk from {} in {} tries{}; {})",
+            "minimal counterexample for {} ({}, {}; shrunk from {} in {} tries{}; {})",
             cx.clause,
-            cx.case.messages.len(),
+            match cx.case.messages.len() {
+                1 => "1 message".to_string(),
+                n => format!("{n} messages"),
+            },
             show(&cx.case.budget_text()),
             show(&cx.original_id),
             cx.tries,
