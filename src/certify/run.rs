@@ -848,6 +848,60 @@ pub struct Collected {
     pub restarts: Restarts,
     /// The signal that stopped the run, if one did (spec §8.7).
     pub interrupted: Option<i32>,
+    /// Set when the run stopped feeding a reducer that gave no answer to
+    /// [`MAX_UNANSWERED`] cases in a row (spec §8.5).
+    pub gave_up: Option<GaveUp>,
+}
+
+/// How many cases in a row may get no answer at all (a crash, a time-out,
+/// an answer that is not one) before the run stops feeding the reducer
+/// (spec §8.5).
+pub const MAX_UNANSWERED: usize = 20;
+
+/// A run that stopped feeding a plainly broken reducer (spec §8.5): the
+/// cases left were not run, and the run fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GaveUp {
+    /// The failure of the last case without an answer.
+    pub last_failure: String,
+    /// The reducer's decisive stderr line then ([`decisive_line`]), if
+    /// one reads as an error.
+    pub stderr_line: Option<String>,
+    /// How many cases of the run were not run.
+    pub not_run: usize,
+}
+
+/// The line of a reducer's stderr that says why it failed: the first
+/// that reads as an error (it says `error`, `exception`, `panic`,
+/// `cannot`, `not found` or `no such file`, in any case), which a stderr
+/// tail may end long after (a stack trace), or else its last line.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::certify::run::decisive_line;
+/// let node = "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/m.js'\n    at Module._resolveFilename (node:internal)\n";
+/// assert_eq!(decisive_line(node), Some("Error: Cannot find module '/x/m.js'"));
+/// assert_eq!(decisive_line("ok\nstill going\n"), Some("still going"));
+/// assert_eq!(decisive_line(" \n"), None);
+/// ```
+pub fn decisive_line(stderr: &str) -> Option<&str> {
+    const MARKS: [&str; 6] = [
+        "error",
+        "exception",
+        "panic",
+        "cannot",
+        "not found",
+        "no such file",
+    ];
+    let lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines
+        .clone()
+        .find(|l| {
+            let l = l.to_ascii_lowercase();
+            MARKS.iter().any(|m| l.contains(m))
+        })
+        .or_else(|| lines.clone().next_back())
 }
 
 /// The failing cases of one clause whose failures read alike (the same
@@ -1031,6 +1085,9 @@ pub fn run_cases(
         restarts: Restarts::default(),
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
+    // Cases in a row, over all workers, that got no answer (spec §8.5).
+    let unanswered = AtomicUsize::new(0);
+    let gave_up: Mutex<Option<GaveUp>> = Mutex::new(None);
     let submit = |index: usize, r: Pending<'_>| {
         collector.lock().expect("no worker panics").submit(index, r);
         progress(done.fetch_add(1, Ordering::SeqCst) + 1);
@@ -1049,6 +1106,9 @@ pub fn run_cases(
         loop {
             if stop.lock().expect("no worker panics").is_some() {
                 interrupted = true;
+                break;
+            }
+            if gave_up.lock().expect("no worker panics").is_some() {
                 break;
             }
             let i = next.fetch_add(1, Ordering::SeqCst);
@@ -1071,6 +1131,27 @@ pub fn run_cases(
                 Ok(mut r) => {
                     if let Some(late) = carried.take() {
                         add_protocol_failure(&mut r.verdicts, &mut r.stderr_tail, None, late);
+                    }
+                    if r.response.is_some() {
+                        unanswered.store(0, Ordering::SeqCst);
+                    } else if unanswered.fetch_add(1, Ordering::SeqCst) + 1 >= MAX_UNANSWERED {
+                        let last_failure = r
+                            .verdicts
+                            .iter()
+                            .find_map(|v| match &v.outcome {
+                                Outcome::Fail(d) => Some(format!("{}: {d}", v.clause)),
+                                _ => None,
+                            })
+                            .unwrap_or_default();
+                        let stderr_line = decisive_line(&r.stderr_tail).map(str::to_string);
+                        gave_up
+                            .lock()
+                            .expect("no worker panics")
+                            .get_or_insert(GaveUp {
+                                last_failure,
+                                stderr_line,
+                                not_run: 0,
+                            });
                     }
                     held = Some((i, r));
                 }
@@ -1113,6 +1194,10 @@ pub fn run_cases(
         None => None,
     };
     let c = collector.into_inner().expect("no worker panics");
+    let mut gave_up = gave_up.into_inner().expect("no worker panics");
+    if let Some(g) = &mut gave_up {
+        g.not_run = total.saturating_sub(c.records.len());
+    }
     Ok(Collected {
         records: c.records,
         planned: total,
@@ -1134,6 +1219,7 @@ pub fn run_cases(
             .collect(),
         restarts: c.restarts,
         interrupted,
+        gave_up,
     })
 }
 

@@ -503,7 +503,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if interrupted.is_none() && !collected.failures.is_empty() {
         let started = Instant::now();
         let limits = ShrinkLimits {
-            tries: args.shrink_tries,
+            // A reducer that answers nothing is not shrunk against (spec
+            // §8.5): its counterexamples are the cases as they failed.
+            tries: if collected.gave_up.is_some() {
+                0
+            } else {
+                args.shrink_tries
+            },
             deadline: Some(started + Duration::from_secs(args.shrink_time)),
         };
         let shrinking = ShrinkBars::new(std::io::stderr().is_terminal(), &collected.failures);
@@ -545,6 +551,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
         plan: cases.counts,
         without: &without,
+        gave_up: collected.gave_up.as_ref(),
     };
     let options = TextOptions {
         corpus: args.corpus.clone(),
@@ -572,8 +579,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }
-    let failed =
-        check.unexpected > 0 || (args.strict_expectations && !check.now_passing.is_empty());
+    let failed = check.unexpected > 0
+        || collected.gave_up.is_some()
+        || (args.strict_expectations && !check.now_passing.is_empty());
     Ok(if failed {
         ExitCode::from(1)
     } else {

@@ -947,3 +947,71 @@ fn numbers_read_as_doubles_are_a_declared_difference() {
         run.stdout()
     );
 }
+
+/// A persistent reducer that reads its requests and never answers is fed
+/// at most MAX_UNANSWERED cases (spec §8.5): the start-up allowance ends
+/// when it reads its first request, and the run stops after 20 cases in a
+/// row without an answer, saying so, with exit code 1.
+#[test]
+fn a_reducer_that_never_answers_is_stopped() {
+    let s = script("persistent_silent_reader.sh");
+    let run = certify(
+        &[
+            "--persistent",
+            "--timeout",
+            "500",
+            "--jobs",
+            "2",
+            "--cases",
+            "20",
+        ],
+        &[&s],
+    );
+    assert_eq!(run.code(), Some(1));
+    // 20 cases in a row at 0.5 s each over 2 workers, the start-ups (the
+    // allowance is 60 s, but ends when the request is read) and a second
+    // of grace per request: well under 20 s.
+    assert!(run.took < Duration::from_secs(20), "took {:?}", run.took);
+    let out = run.stdout();
+    assert!(
+        out.contains(
+            "STOPPED: the reducer gave no answer to 20 cases in a row (spec section 8.5); "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("certificate: none (the reducer gave no answer to 20 cases in a row)"));
+    let r = run.report();
+    assert_eq!(r["passed"], json!(false));
+    assert_eq!(r["stopped"]["unansweredInARow"], json!(20));
+    assert!(
+        r["stopped"]["notRun"].as_u64().unwrap() > 200,
+        "{}",
+        r["stopped"]
+    );
+}
+
+/// A reducer that cannot start is stopped too, and its decisive stderr
+/// line is shown, not only the last bytes.
+#[test]
+fn a_reducer_that_cannot_start_is_stopped_with_its_error() {
+    let start = Instant::now();
+    let run = certify(&["--persistent"], &["python3", "/nonexistent/reducer.py"]);
+    assert_eq!(run.code(), Some(1));
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    let out = run.stdout();
+    let said = "can't open file '/nonexistent/reducer.py': [Errno 2] No such file or directory";
+    let stopped = out.lines().skip_while(|l| !l.starts_with("STOPPED")).nth(1);
+    assert!(
+        stopped.is_some_and(|l| l.starts_with("  reducer stderr says: ") && l.ends_with(said)),
+        "{out}"
+    );
+    let line = run.report()["stopped"]["stderrLine"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(line.ends_with(said), "{line}");
+}

@@ -310,7 +310,15 @@ fn head(run: &Run) -> Value {
     put("restarts", json!(run.restarts.total));
     put("levels", Value::Object(levels));
     put("clauses", Value::Object(clauses));
-    put("passed", json!(run.grade.passed()));
+    put("passed", json!(run.passed()));
+    if let Some(g) = run.gave_up {
+        // spec §8.5: the run stopped feeding a reducer that answered nothing.
+        put(
+            "stopped",
+            json!({"unansweredInARow": crate::certify::run::MAX_UNANSWERED, "notRun": g.not_run,
+                   "lastFailure": g.last_failure, "stderrLine": g.stderr_line}),
+        );
+    }
     put("certificate", json!(certificate(run)));
     put("counterexamples", Value::Array(cxs));
     put("expectedFailures", pairs(&run.known_failures.expected));
@@ -411,6 +419,7 @@ mod tests {
                 interrupted: None,
                 plan: Default::default(),
                 without: &[],
+                gave_up: None,
             };
             let mut out = Vec::new();
             write_pretty(&run, &mut out).unwrap();

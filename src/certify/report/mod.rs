@@ -11,7 +11,7 @@ use super::counterexample::Counterexample;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
 use super::records::Records;
-use super::run::Settings;
+use super::run::{GaveUp, Settings};
 use super::session::Restarts;
 use super::PlanCounts;
 use crate::generate::knob::Knob;
@@ -41,6 +41,16 @@ pub struct Run<'a> {
     pub plan: PlanCounts,
     /// The knobs turned off (`--without`), recorded in the certificate.
     pub without: &'a [Knob],
+    /// Set when the run stopped feeding a reducer that answered nothing
+    /// (spec §8.5): the cases after were not run, and the run fails.
+    pub gave_up: Option<&'a GaveUp>,
+}
+
+impl Run<'_> {
+    /// Whether the run passed: every level, and it was not stopped.
+    pub fn passed(&self) -> bool {
+        self.grade.passed() && self.gave_up.is_none()
+    }
 }
 
 /// A run stopped by a signal.

@@ -164,6 +164,19 @@ impl Report<'_> {
                 i.planned
             );
         }
+        if let Some(g) = run.gave_up {
+            line!(
+                self,
+                "{}: the reducer gave no answer to {} cases in a row (spec section 8.5); {} cases were not run. Last: {}",
+                self.red("STOPPED"),
+                crate::certify::run::MAX_UNANSWERED,
+                thousands(g.not_run),
+                show(&g.last_failure)
+            );
+            if let Some(l) = &g.stderr_line {
+                line!(self, "  reducer stderr says: {}", show(l));
+            }
+        }
         line!(
             self,
             "{:<22} {:>7} {:>7} {:>14} {:>11}",
@@ -251,6 +264,11 @@ impl Report<'_> {
             );
         }
         match &run.interrupted {
+            None if run.gave_up.is_some() => line!(
+                self,
+                "certificate: none (the reducer gave no answer to {} cases in a row)",
+                crate::certify::run::MAX_UNANSWERED
+            ),
             None => line!(self, "{}", certificate(run)),
             Some(i) => line!(
                 self,
@@ -368,7 +386,16 @@ impl Report<'_> {
                 .lines()
                 .map(|l| show(l).to_string())
                 .collect();
-            let tail = lines[lines.len().saturating_sub(5)..].join("\n      ");
+            let last = &lines[lines.len().saturating_sub(5)..];
+            // The line that says why, when the tail's last lines do not
+            // (a stack trace after the error).
+            if let Some(d) = crate::certify::run::decisive_line(&r.stderr_tail) {
+                let d = show(d).to_string();
+                if !last.iter().any(|l| l.trim() == d) {
+                    line!(self, "  reducer stderr says: {d}");
+                }
+            }
+            let tail = last.join("\n      ");
             line!(self, "  reducer stderr (tail):\n      {tail}");
         }
         if r.skipped.is_none() {
