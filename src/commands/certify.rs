@@ -356,9 +356,18 @@ use super::usage;
 /// [`super::EXIT_CODES`] for `certify`: the same rule, and the codes of a
 /// run stopped by a signal.
 pub const EXIT_CODES: &str = "\
+Verdicts (spec v1 section 9.2): a failure on a history that passes the
+validator is a defect and decides the levels; a failure on an input that
+breaks a validator rule is reported apart (robustness) and decides
+nothing. --declare narrows the contract a reducer is judged under (spec v2
+section 16); under --protocol 2 answers echo the request's id, and
+{\"unsupported\": \"why\"} skips a request the reducer cannot express.
+
 Exit codes:
-  0  pass: every judged clause passed (known failures as expected)
-  1  a judged failure: the reducer failed a clause
+  0  pass: every judged clause passed on valid inputs (known failures as
+     expected)
+  1  a defect: the reducer failed a clause on a valid input, or gave no
+     answer to 20 cases in a row (the run stopped)
   2  usage or unreadable input: a bad option, an unreadable case file or
      --expect-fail list, an output path that cannot be written
   130, 143  stopped by SIGINT, SIGTERM (the summary of what finished)";

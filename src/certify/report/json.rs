@@ -27,25 +27,29 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `mode` | `"per-case"` \| `"persistent"` | how the reducer was run |
 /// | `summaries` | `true` | only in a run with `--summaries` (spec v2 §12) |
 /// | `command` | array of strings | the reducer command, one element per argument |
+/// | `declared` | array of strings | the declarations of `--declare` (spec v2 §16), in the order of [`crate::terms::declare::NAMES`] (empty without it) |
 /// | `seed` | integer or `null` | the seed of the generated cases; `null` when the run did not run the generated stream (`--replay`, `--case`, `--cases 0`) |
 /// | `casesRun` | integer | cases run (not skipped) |
-/// | `casesSkipped` | integer | cases the wire format cannot carry, or that need protocol 2 or `--summaries` |
+/// | `casesSkipped` | integer | cases the wire format cannot carry, that need protocol 2 or `--summaries`, or that the reducer answered `unsupported` |
+/// | `casesUnsupported` | integer | of those, the cases the reducer answered `unsupported` (spec v2 §13.7) |
 /// | `casesPlanned` | object | `corpus`, `generated`: cases planned from each source; `corpusDuplicates`, `generatedDuplicates`: cases dropped as repeats of an earlier one; `without`: cases skipped for a knob of `--without` |
 /// | `without` | array of strings | the knobs of `--without` (empty without it) |
 /// | `restarts` | integer | persistent mode: how many times a reducer process was started again (after a failure, unrequested output or a clean exit; spec §8.3); 0 in per-case mode |
 /// | `levels` | object | `protocol`, `safety`, `policy`, `exact`: `true` when that level and every lower one passed |
-/// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "notJudged"}` (counts of cases run) |
-/// | `passed` | bool | every level passed |
+/// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "defects", "invalidInput", "notJudged"}` (counts of cases run; `failed` is `defects`, on a valid input, plus `invalidInput`, on an input that breaks a validator rule: spec §9.2) |
+/// | `passed` | bool | every level passed, and the run was not stopped |
+/// | `stopped` | object, only when the run stopped feeding the reducer | `unansweredInARow`, `notRun`, `lastFailure`, `stderrLine` (spec §8.5) |
 /// | `certificate` | string | the certificate line ([`super::certificate`]) |
 /// | `counterexamples` | array | one per failing clause, see below |
 /// | `expectedFailures` | array of `{"case", "clause"}` | failures listed in `--expect-fail` |
-/// | `unexpectedFailures` | array of `{"case", "clause"}` | failures not listed (they fail the run) |
+/// | `unexpectedFailures` | array of `{"case", "clause"}` | failures on a valid input not listed (they fail the run) |
 /// | `nowPassing` | array of `{"case", "clause"}` | listed failures whose case ran and passed the clause |
 /// | `results` | array | one per case, in case order, see below |
 ///
 /// A result: `id` (the case id), `maxMessages` (as sent; under protocol 2
 /// `maxTokens` in its place for a token budget), `messages` (how many input
-/// messages), `status` (`"pass"`, `"fail"` or `"skip"`); with
+/// messages), `status` (`"pass"`, `"fail"` or `"skip"`), `validInput`
+/// (whether its input passes the validator, spec §9.2); with
 /// `"fail"`, `failures` (`[{"clause", "detail"}]`, protocol clauses first,
 /// each detail cut after [`crate::certify::run::MAX_DETAIL`] characters)
 /// and `stderrTail` (the reducer's stderr tail, possibly empty); with
@@ -63,7 +67,8 @@ fn response_json(r: &Option<Response>) -> Value {
 /// `detail` (the failure on the minimal case), `tries` (candidate runs
 /// while shrinking), `stoppedByTime` (shrinking stopped at
 /// `--shrink-time`), `cases` (how many failing cases of the run fail the
-/// clause this way), `savedTo` (the case file written by
+/// clause this way), `validInput` (whether the minimal case's input is
+/// valid; those on valid input come first), `savedTo` (the case file written by
 /// `--save-failures`, or `null`). There is one per kind of failure of a
 /// clause (at most three per clause).
 ///
