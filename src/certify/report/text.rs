@@ -235,6 +235,7 @@ impl Report<'_> {
                 run.restarts.clean_exits
             );
         }
+        self.format_hint();
         let declared = &run.settings.declared;
         if !declared.is_empty() {
             line!(
@@ -293,6 +294,35 @@ impl Report<'_> {
                 "{} passed, {} failed",
                 thousands(passing),
                 thousands(failing)
+            );
+        }
+    }
+
+    /// A hint when a run in a format other than canonical fails the
+    /// clauses a reducer that reads another format fails (it sees no tool
+    /// calls, so it cuts through tool groups): which shapes the run sent,
+    /// and how to check that the reducer reads them.
+    fn format_hint(&mut self) {
+        let format = self.run.settings.format;
+        if format == crate::formats::Format::Canonical {
+            return;
+        }
+        let pairing = [
+            crate::terms::Clause::NoOrphanResult,
+            crate::terms::Clause::CallsKeepResults,
+            crate::terms::Clause::ValidOutput,
+        ];
+        if self
+            .run
+            .grade
+            .clauses
+            .iter()
+            .any(|(c, t)| pairing.contains(c) && t.defects > 0)
+        {
+            line!(
+                self,
+                "hint: the run sent {} messages (--format {format}); a reducer that reads another format sees no tool calls in them and fails these clauses: `reducer-kit validate --format {format}` on one of its inputs tells",
+                format.title()
             );
         }
     }
