@@ -234,3 +234,19 @@ fn a_placeholder_stands_where_the_reducer_cut() {
         ))
     );
 }
+
+/// A message with a call taken out is a fabrication, and says so.
+#[test]
+fn a_message_with_a_call_taken_out_says_so() {
+    let h = history();
+    let mut out = pick(&h, &[2, 3, 4, 5, 6]);
+    out[1]["contents"].as_array_mut().unwrap().remove(1);
+    let (failed, _) = judged("", 5, &h, out);
+    assert_eq!(
+        failed[0],
+        (
+            Clause::NoFabrication,
+            "output message 1 is no input message: it is input message 3 with a call \"b\" taken out: only results and approval responses may be taken out".to_string()
+        )
+    );
+}

@@ -614,7 +614,7 @@ fn run_case_pending<'a>(
         // Under budget-unit=items or =batched-results the reference keeps
         // what fits in that unit (spec v2 §16.3).
         let items_budget = match (&in_h, settings.declared.unit) {
-            (Ok(h), Some(u)) if u != crate::terms::BudgetUnit::Turns => {
+            (Ok(h), Some(_)) if !settings.declared.counts_spans() => {
                 Budget::read(&case.budget, judged.len())
                     .ok()
                     .filter(|b| !b.is_tokens())

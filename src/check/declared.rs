@@ -53,6 +53,11 @@ impl Judge<'_> {
             used += c;
             core_from -= 1;
         }
+        // Nothing fits: the newest kept message is the core (a reducer
+        // that keeps one message over the budget keeps its group too).
+        if core_from == kept.len() {
+            core_from -= 1;
+        }
         let groups = self.call_groups();
         let in_core: std::collections::HashSet<usize> =
             kept[core_from..].iter().map(|&j| groups[j]).collect();
@@ -101,64 +106,102 @@ impl Judge<'_> {
         (0..n).map(|j| root(&mut parent, j)).collect()
     }
 
-    /// How many turns of the input the kept messages of M touch.
-    fn turns_touched(&self, out: &OutputState) -> usize {
-        self.turns()
+    /// The spans of the input a budget in turns or invocations counts
+    /// (spec v2 §16.2): the turns; or the invocations, a run of turns that
+    /// are their question alone joining the turn after it, and the leading
+    /// segment in none.
+    fn budget_spans(&self) -> Vec<(usize, usize)> {
+        let turns = self
+            .turns()
             .iter()
-            .filter(|t| (t.start..t.end).any(|j| Some(j) != self.pinned && out.mapping.kept[j]))
-            .count()
+            .map(|t| (t.start, t.end, t.has_question));
+        if self.req.declared.unit != Some(crate::terms::BudgetUnit::Invocations) {
+            return turns.map(|(s, e, _)| (s, e)).collect();
+        }
+        let only_questions = |s: usize, e: usize| {
+            (s..e)
+                .filter(|&j| Some(j) != self.pinned)
+                .all(|j| self.in_h.view(j).is_turn_start())
+        };
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (s, e, question) in turns {
+            if !question {
+                continue;
+            }
+            match out.last_mut() {
+                Some(last) if last.1 == s && only_questions(last.0, last.1) => last.1 = e,
+                _ => out.push((s, e)),
+            }
+        }
+        out
     }
 
-    /// `budget` under `budget-unit=turns` (spec v2 §16.2): the kept messages
-    /// of M touch at most N turns of the input.
+    /// Whether span `(s, e)` holds a kept message of M.
+    fn touched(&self, out: &OutputState, (s, e): (usize, usize)) -> bool {
+        (s..e).any(|j| Some(j) != self.pinned && out.mapping.kept[j])
+    }
+
+    /// The unit's name, for failure details.
+    fn unit_name(&self) -> &'static str {
+        self.req
+            .declared
+            .unit
+            .map_or("turns", crate::terms::BudgetUnit::name)
+    }
+
+    /// `budget` under `budget-unit=turns` or `=invocations` (spec v2
+    /// §16.2): the kept messages of M touch at most N of them.
     pub(super) fn budget_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
-        let touched = self.turns_touched(out) as u64;
+        let touched = self
+            .budget_spans()
+            .into_iter()
+            .filter(|&span| self.touched(out, span))
+            .count() as u64;
         if touched <= b.limit() {
             Outcome::Pass
         } else {
+            let unit = self.unit_name();
             fail(format!(
-                "the kept messages touch {touched} turns, budget {} turns (budget-unit=turns)",
+                "the kept messages touch {touched} {unit}, budget {} {unit} (budget-unit={unit})",
                 b.limit()
             ))
         }
     }
 
-    /// `maximal` under `budget-unit=turns` (spec v2 §16.2): when the output
-    /// keeps fewer turns than N, no older turn was left out.
+    /// `maximal` under `budget-unit=turns` or `=invocations` (spec v2
+    /// §16.2): when the output keeps fewer than N, no older one was left
+    /// out.
     pub(super) fn maximal_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
-        let all = self.turns();
-        let Some(oldest) = all
-            .iter()
-            .position(|t| (t.start..t.end).any(|j| Some(j) != self.pinned && out.mapping.kept[j]))
-        else {
+        let all = self.budget_spans();
+        let unit = self.unit_name();
+        let Some(oldest) = all.iter().position(|&span| self.touched(out, span)) else {
             return match all.first() {
-                Some(t) => fail(format!(
-                    "no turn is kept, budget {} turns: the turn starting at input message {} would fit",
-                    b.limit(),
-                    t.start
+                Some(&(s, _)) => fail(format!(
+                    "nothing is kept, budget {} {unit}: the one starting at input message {s} would fit",
+                    b.limit()
                 )),
                 None => Outcome::Pass,
             };
         };
-        let touched = self.turns_touched(out) as u64;
+        let touched = all.iter().filter(|&&span| self.touched(out, span)).count() as u64;
         if oldest > 0 && touched < b.limit() {
             return fail(format!(
-                "{touched} turns kept, budget {} turns: the older turn starting at input message {} would fit",
+                "{touched} {unit} kept, budget {}: the older one starting at input message {} would fit",
                 b.limit(),
-                all[oldest - 1].start
+                all[oldest - 1].0
             ));
         }
         Outcome::Pass
     }
 
-    /// Whether M fits a budget of `b` turns: it has at most N turns.
+    /// Whether M fits a budget of N turns or invocations.
     pub(super) fn fits_in_turns(&self, b: &Budget) -> bool {
-        let turns = self
-            .turns()
-            .iter()
-            .filter(|t| (t.start..t.end).any(|j| Some(j) != self.pinned))
+        let spans = self
+            .budget_spans()
+            .into_iter()
+            .filter(|&(s, e)| (s..e).any(|j| Some(j) != self.pinned))
             .count() as u64;
-        turns <= b.limit()
+        spans <= b.limit()
     }
 
     /// `placeholder-shape` (spec v2 §16.5): the placeholder holds only text

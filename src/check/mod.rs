@@ -831,14 +831,19 @@ impl<'a> Judge<'a> {
         {
             return not_judged("the reducer declares no budget (--declare no-budget)");
         }
-        if declared.unit == Some(crate::terms::BudgetUnit::Turns)
+        if declared.counts_spans()
             && matches!(
                 clause,
                 Clause::OverflowQuestion | Clause::MaximalSuffix | Clause::MatchesReference
             )
         {
             return not_judged(
-                "the reducer's budget counts turns (--declare budget-unit=turns); this clause reads a budget of messages",
+                "the reducer's budget counts turns or invocations (--declare budget-unit); this clause reads a budget of messages",
+            );
+        }
+        if declared.soft_budget && clause == Clause::MatchesReference {
+            return not_judged(
+                "the reducer declares soft-budget: the reference keeps the budget hard (spec v2 §16.1)",
             );
         }
         // Clauses that are judged whatever the budget and response.
@@ -911,7 +916,7 @@ impl<'a> Judge<'a> {
             _ => budget.room,
         };
         let b = &budget.budget;
-        let in_turns = declared.unit == Some(crate::terms::BudgetUnit::Turns);
+        let in_turns = declared.counts_spans();
         match clause {
             Clause::Budget if in_turns => self.budget_in_turns(out, b),
             Clause::Maximal if in_turns => self.maximal_in_turns(out, b),

@@ -13,6 +13,38 @@ use crate::protocol::Response;
 use crate::terms::{Budget, BudgetError, ItemKind, Role};
 use crate::validate::{validate_history, Options};
 
+/// When `out` is `input` with elements of its items array `key` taken out
+/// (every other member equal, the kept elements equal and in order): the
+/// positions of the elements taken out, at least one.
+fn items_taken_out(
+    input: &serde_json::Value,
+    out: &serde_json::Value,
+    key: &str,
+) -> Option<Vec<usize>> {
+    let (a, b) = (input.as_object()?, out.as_object()?);
+    if a.len() != b.len()
+        || a.iter()
+            .any(|(k, v)| k != key && !b.get(k).is_some_and(|w| crate::json::json_eq(v, w)))
+    {
+        return None;
+    }
+    let (full, kept) = (a.get(key)?.as_array()?, b.get(key)?.as_array()?);
+    if kept.len() >= full.len() {
+        return None;
+    }
+    let mut gone = Vec::new();
+    let mut next = kept.iter().peekable();
+    for (e, item) in full.iter().enumerate() {
+        match next.peek() {
+            Some(k) if crate::json::json_eq(k, item) => {
+                next.next();
+            }
+            _ => gone.push(e),
+        }
+    }
+    next.peek().is_none().then_some(gone)
+}
+
 /// An item of `kind` in a few words: `a call`, `an approval response`.
 pub(super) fn item_name(kind: ItemKind) -> &'static str {
     match kind {
@@ -181,6 +213,39 @@ impl Judge<'_> {
             .filter(|&j| self.in_h.role(j) == role)
             .take(64)
             .collect();
+        // An input message of the window with items taken out that may not
+        // be (a call, a request, or every item): say which.
+        let key = self.req.format.items_key();
+        for &j in near.iter().filter(|&&j| (lo..hi).contains(&j)) {
+            if let Some(gone) = items_taken_out(&inputs[j], mine, key) {
+                let items = self.in_h.items(j);
+                let named: Vec<String> = gone
+                    .iter()
+                    .map(|&e| match items.iter().find(|it| it.elem() == Some(e)) {
+                        Some(it) if !self.in_h.id(it.id).is_empty() => {
+                            format!("{} {:?}", item_name(it.kind), self.in_h.id(it.id))
+                        }
+                        Some(it) => item_name(it.kind).to_string(),
+                        None => format!("element {e}"),
+                    })
+                    .collect();
+                let all = inputs[j]
+                    .get(key)
+                    .and_then(serde_json::Value::as_array)
+                    .is_some_and(|a| a.len() == gone.len());
+                return if all {
+                    format!(
+                        "output message {k} is no input message: it is input message {j} with every item taken out ({}): a message that loses every item is left out (spec section 7)",
+                        named.join(", ")
+                    )
+                } else {
+                    format!(
+                        "output message {k} is no input message: it is input message {j} with {} taken out: only results and approval responses may be taken out",
+                        named.join(", ")
+                    )
+                };
+            }
+        }
         let depth = |p: &str| p.matches(['.', '[']).count();
         // Whether `mine` is `inputs[j]` with the one difference `d`.
         let one_change = |j: usize, d: &crate::json::Difference| {

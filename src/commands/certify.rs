@@ -115,9 +115,10 @@ pub struct Args {
     /// Declare how the reducer's contract differs from the kit's, as its
     /// documentation says (spec v2 §16), comma-separated, repeatable:
     /// soft-budget (may exceed the budget only to keep a call group whole,
-    /// or to keep one message), budget-unit=turns, budget-unit=items,
-    /// budget-unit=batched-results (the budget counts turns, Responses
-    /// items, or a run of tool messages as one), no-budget (takes no
+    /// or to keep one message), budget-unit=turns, budget-unit=invocations,
+    /// budget-unit=items, budget-unit=batched-results (the budget counts
+    /// turns, ADK invocations, Responses items, or a run of tool messages
+    /// as one), no-budget (takes no
     /// budget: the budget's clauses are not judged), placeholder (may
     /// insert one text note where it cut, judged by placeholder-shape),
     /// system-first-only (honours a pinned system message only at index 0:

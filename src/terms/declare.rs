@@ -8,6 +8,7 @@
 //! |------|-----------------------|-----------|
 //! | `soft-budget` | may exceed the budget to keep a call group whole, or to keep one message | `budget`, read softly (§16.1) |
 //! | `budget-unit=turns` | its budget counts turns | `budget`, in turns (§16.2) |
+//! | `budget-unit=invocations` | its budget counts invocations (ADK) | `budget`, in invocations (§16.2) |
 //! | `budget-unit=items` | its budget counts Responses items | every clause, with item costs (§16.3) |
 //! | `budget-unit=batched-results` | its budget counts a run of tool messages as one message | every clause, with those costs (§16.3) |
 //! | `no-budget` | takes no budget | safety only; the budget's clauses are not judged (§16.4) |
@@ -23,6 +24,10 @@ use std::fmt;
 pub enum BudgetUnit {
     /// Turns of the input (the leading segment is a turn): `budget-unit=turns`.
     Turns,
+    /// Invocations, as Google ADK counts them: a run of consecutive user
+    /// messages that start turns begins one, and what comes before the
+    /// first user message is in none (`budget-unit=invocations`).
+    Invocations,
     /// Items as the OpenAI Responses format stores them: each call, result,
     /// approval request and approval response one item, and one more for
     /// a message holding anything else or nothing (`budget-unit=items`).
@@ -38,6 +43,7 @@ impl BudgetUnit {
     pub fn name(self) -> &'static str {
         match self {
             BudgetUnit::Turns => "turns",
+            BudgetUnit::Invocations => "invocations",
             BudgetUnit::Items => "items",
             BudgetUnit::BatchedResults => "batched-results",
         }
@@ -45,10 +51,10 @@ impl BudgetUnit {
 
     /// What each message of `history` costs in this unit, when the unit
     /// is a sum over messages ([`item_costs`], [`batched_result_costs`]);
-    /// `None` for turns.
+    /// `None` for turns and invocations.
     pub fn costs(self, history: &History) -> Option<Vec<u64>> {
         match self {
-            BudgetUnit::Turns => None,
+            BudgetUnit::Turns | BudgetUnit::Invocations => None,
             BudgetUnit::Items => Some(item_costs(history)),
             BudgetUnit::BatchedResults => Some(batched_result_costs(history)),
         }
@@ -78,6 +84,7 @@ pub struct Declared {
 pub const NAMES: &[&str] = &[
     "soft-budget",
     "budget-unit=turns",
+    "budget-unit=invocations",
     "budget-unit=items",
     "budget-unit=batched-results",
     "no-budget",
@@ -143,6 +150,7 @@ impl Declared {
                 None
             }
             "budget-unit=turns" => Some(BudgetUnit::Turns),
+            "budget-unit=invocations" => Some(BudgetUnit::Invocations),
             "budget-unit=items" => Some(BudgetUnit::Items),
             "budget-unit=batched-results" => Some(BudgetUnit::BatchedResults),
             "no-budget" => {
@@ -195,6 +203,7 @@ impl Declared {
         let has = |n: &&str| match *n {
             "soft-budget" => self.soft_budget,
             "budget-unit=turns" => self.unit == Some(BudgetUnit::Turns),
+            "budget-unit=invocations" => self.unit == Some(BudgetUnit::Invocations),
             "budget-unit=items" => self.unit == Some(BudgetUnit::Items),
             "budget-unit=batched-results" => self.unit == Some(BudgetUnit::BatchedResults),
             "no-budget" => self.no_budget,
@@ -206,11 +215,10 @@ impl Declared {
         NAMES.iter().copied().filter(has).collect()
     }
 
-    /// Whether clauses that read the budget's size in messages (or the
-    /// reference's answer for it) cannot be judged: `no-budget`, or a
-    /// budget in turns (spec v2 §16.2, §16.4).
-    pub fn budget_unread(&self) -> bool {
-        self.no_budget || self.unit == Some(BudgetUnit::Turns)
+    /// Whether the budget counts spans of the input (turns, invocations)
+    /// rather than a cost per message (spec v2 §16.2).
+    pub fn counts_spans(&self) -> bool {
+        matches!(self.unit, Some(BudgetUnit::Turns | BudgetUnit::Invocations))
     }
 }
 
@@ -302,7 +310,7 @@ mod tests {
     fn unknown_and_conflicting_declarations_are_refused() {
         assert_eq!(
             Declared::parse("soft-budget,loose").unwrap_err().to_string(),
-            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers"
+            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers"
         );
         assert_eq!(
             Declared::parse("budget-unit=turns,budget-unit=items")
