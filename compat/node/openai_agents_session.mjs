@@ -18,10 +18,12 @@
 // Wire format: responses. The kit's `responses` items are what a session
 // stores, one item one message of the kit's list. Each is turned into the
 // SDK's AgentInputItem (`function_call` with callId, `function_call_result`
-// with callId and a text output, a `message` item); MemorySession hands back
-// clones (structuredClone), matched to the stored items in order and checked
-// equal, so a kept item is written back as the exact text it came as and an
-// item the SDK changed is written as the SDK gave it, for the kit to judge.
+// with callId and a text output, a `reasoning` item with the summary as
+// content, a `message` item), tagged with its index; MemorySession hands
+// back clones (structuredClone), matched to the stored items in order and
+// checked equal, so a kept item is written back as the exact text it came as
+// and an item the SDK changed is written as the SDK gave it, for the kit to
+// judge.
 //
 // System prompt: out of band (`new Agent({ instructions })`); later system
 // messages are session items with role system.
@@ -43,21 +45,42 @@ function textOf(content) {
   return "";
 }
 
-// The SDK's AgentInputItem for one wire item.
-function toItem(m) {
+// The SDK's AgentInputItem for one wire item. Each carries the wire item it
+// came from in `providerData.compatWire` (providerData is the SDK's
+// pass-through member, read by none of the session or pruning code), so that
+// an item the SDK hands back unchanged is matched to exactly its wire item:
+// the conversion drops members the SDK has no field for (a user message's
+// authorName, ...) and two wire items could otherwise convert to the same
+// SDK item.
+function toItem(m, k) {
   const d = m.data;
+  const tag = { compatWire: k };
   if (d.type === "function_call") {
-    return { type: "function_call", callId: d.call_id, name: d.name ?? "tool", arguments: d.arguments ?? "{}" };
+    return { type: "function_call", callId: d.call_id, name: d.name ?? "tool", arguments: d.arguments ?? "{}",
+             providerData: tag };
   }
   if (d.type === "function_call_output") {
     return { type: "function_call_result", callId: d.call_id, name: "tool", status: "completed",
-             output: { type: "text", text: textOf(d.output) } };
+             output: { type: "text", text: textOf(d.output) }, providerData: tag };
+  }
+  if (d.type === "reasoning") {
+    // as the SDK's OpenAI provider reads a reasoning output item: the summary
+    // texts as content, the rest (encrypted_content) in providerData
+    const item = { type: "reasoning",
+                   content: (Array.isArray(d.summary) ? d.summary : []).map((s) => ({ type: "input_text", text: s?.text ?? "" })),
+                   providerData: { ...tag, ...(d.encrypted_content !== undefined ? { encrypted_content: d.encrypted_content } : {}) } };
+    if (typeof d.id === "string") item.id = d.id;
+    return item;
+  }
+  if (d.type !== undefined && d.type !== "message") {
+    return { type: "unknown", providerData: { ...tag, item: d } }; // other item types: opaque to the session
   }
   const role = ["user", "assistant", "system", "developer"].includes(d.role) ? d.role : "user";
   if (role === "assistant") {
-    return { type: "message", role, status: "completed", content: [{ type: "output_text", text: textOf(d.content) }] };
+    return { type: "message", role, status: "completed", content: [{ type: "output_text", text: textOf(d.content) }],
+             providerData: tag };
   }
-  return { type: "message", role, content: textOf(d.content) };
+  return { type: "message", role, content: textOf(d.content), providerData: tag };
 }
 
 async function reduce(request) {
@@ -67,7 +90,7 @@ async function reduce(request) {
   if (request.budgetKind !== "messages") throw new Unsupported("the session limit counts items, not tokens");
   const N = request.budget;
   const stored = request.messages.filter((m) => m !== request.pinned);
-  const items = stored.map(toItem);
+  const items = stored.map((m, k) => toItem(m, k));
   const session = new core.MemorySession();
   await session.addItems(items);
   const keepNewest = (history, newItems) => [...history.slice(-N), ...newItems];
