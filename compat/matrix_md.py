@@ -17,6 +17,11 @@ def mark(ok):
     return "pass" if ok else "**FAIL**"
 
 
+def mark_kit(levels, kit_levels, level):
+    """A level less the differences, starred where the kit's own fails."""
+    return mark(levels[level]) + ("\\*" if levels[level] and not kit_levels[level] else "")
+
+
 def run_of(a, policy):
     return next((r for r in a.get("runs", []) if r["policy"] == policy), None)
 
@@ -39,7 +44,8 @@ def judged_run(a):
 
 
 def judged_levels(a):
-    return ("protocol", "safety") + (("policy",) if a["claims"] in POLICIES else ())
+    """protocol and safety always; policy and exact when a policy is claimed."""
+    return ("protocol", "safety") + (("policy", "exact") if a["claims"] in POLICIES else ())
 
 
 def defects_of(a, r):
@@ -51,12 +57,26 @@ def defects_of(a, r):
             if ids and r["clauses"].get(c, {}).get("level") in levels and c not in a.get("unjudged", [])}
 
 
+def differences_of(a, r):
+    """{clause: [case ids]} failing on a valid input in a way a difference of
+    the manifest explains (a kit reading, or a documented behaviour the kit
+    cannot declare): not defects."""
+    return {c: ids for c, ids in r.get("differences", {}).items() if ids}
+
+
+KIND = {"kit-reading": "kit reading", "undeclarable": "documented, cannot be declared"}
+
+
 def invalid_only(a, r):
     """{clause: [case ids]} failing only on inputs that break a validator rule."""
     levels = judged_levels(a)
     d = r.get("defects", {})
     return {c: ids for c, ids in r.get("invalidInput", {}).items()
             if ids and not d.get(c) and r["clauses"].get(c, {}).get("level") in levels}
+
+
+def messages(n):
+    return "%d message%s" % (n, "" if n == 1 else "s")
 
 
 def case_list(ids, n=3):
@@ -105,7 +125,7 @@ def matrix_md(m, out_dir):
         "the kit's corpus (%s) and %d generated cases (seed %d); shrinking is capped at "
         "%d candidate runs per failing clause under the claimed policy and %d under the other "
         "(`--shrink-tries`; the kit's default is 200, and "
-        "the default 2,000 generated cases are cut to %d to keep the whole matrix near 10 minutes "
+        "the default 2,000 generated cases are cut to %d to keep the whole matrix within a few minutes "
         "on a 2-core machine). Shapes an adapter declares it cannot represent (column *skips*) "
         "are left out of its runs (%s)." % (
             ", ".join("`%s`" % c for c in s["corpus"]), s["cases"], s["seed"], s["shrinkTries"],
@@ -120,11 +140,13 @@ def matrix_md(m, out_dir):
             m["seconds"]["install"], m["seconds"]["certify"]),
         "",
     ] + verdict_md(m, out_dir) + [
-        "## Levels under the claimed policy, as the kit reports them",
+        "## Levels under the claimed policy",
         "",
-        "The kit's levels and every failing clause, valid input or not, declared or not. A reducer that "
-        "claims no policy is shown under `turns` here; both policies are in the next table. "
-        "\"on invalid input\" counts the failing cases whose input breaks a validator rule.",
+        "The levels as the kit decides them (by failures on valid input), less the failures the "
+        "differences above explain (*pass\\** where the kit's own level fails only on those), and every "
+        "failing safety clause, valid input or not. A reducer that claims no policy is shown under "
+        "`turns` here; both policies are in the next table. \"on invalid input\" counts the failing cases "
+        "whose input breaks a validator rule.",
         "",
         "| reducer | library | format | claims | protocol | safety | policy | exact | failing safety clauses (failing cases) | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -139,13 +161,18 @@ def matrix_md(m, out_dir):
                 a["name"], a["library"], a.get("version", ""), a["format"], a["claims"], err[:80]))
             continue
         lv = r["levels"]
+        kit = r.get("kitLevels", lv)
         lines.append("| [%s](#%s) | %s %s | %s | %s | %s | %s | %s | %s | %s | %.0f s |" % (
             a["name"], a["name"], a["library"], a["version"], a["format"], a["claims"],
-            mark(lv["protocol"]), mark(lv["safety"]), mark(lv["policy"]), mark(lv["exact"]),
+            mark_kit(lv, kit, "protocol"), mark_kit(lv, kit, "safety"), mark_kit(lv, kit, "policy"),
+            mark_kit(lv, kit, "exact"),
             clause_list(r, ("protocol", "safety")), sum(x.get("seconds", 0) for x in a["runs"])))
     lines += [
         "",
         "## Both policies",
+        "",
+        "Information: the policy and exact levels under each policy (less the differences, *pass\\** as "
+        "above), whatever the reducer claims. Only the claimed policy's failures are defects.",
         "",
         "| reducer | claims | turns: policy | turns: exact | suffix: policy | suffix: exact | policy clauses failed under turns | under suffix |",
         "|---|---|---|---|---|---|---|---|",
@@ -155,8 +182,10 @@ def matrix_md(m, out_dir):
         if not (t and "levels" in t and u and "levels" in u):
             continue
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            a["name"], a["claims"], mark(t["levels"]["policy"]), mark(t["levels"]["exact"]),
-            mark(u["levels"]["policy"]), mark(u["levels"]["exact"]),
+            a["name"], a["claims"], mark_kit(t["levels"], t.get("kitLevels", t["levels"]), "policy"),
+            mark_kit(t["levels"], t.get("kitLevels", t["levels"]), "exact"),
+            mark_kit(u["levels"], u.get("kitLevels", u["levels"]), "policy"),
+            mark_kit(u["levels"], u.get("kitLevels", u["levels"]), "exact"),
             clause_list(t, ("policy",)), clause_list(u, ("policy",))))
     lines += ["", "## Adapters", "",
               "| reducer | library@version | configuration from | status | format | protocol | claims | budget knob | system prompt | summarizes | declares | skips |",
@@ -191,21 +220,29 @@ def matrix_md(m, out_dir):
             lines.append("")
             if not r["counterexamples"]:
                 continue
-            lines += ["| clause | level | failing cases | minimal counterexample | valid input | what broke |",
+            lines += ["| clause | level | failing cases | minimal counterexample | verdict | what broke |",
                       "|---|---|---|---|---|---|"]
             for cx in r["counterexamples"]:
                 lvl = r["clauses"].get(cx["clause"], {}).get("level", "")
                 n = r["clauses"].get(cx["clause"], {}).get("failed", 0)
-                what = "%d messages, budget %s" % (
-                    cx["messages"],
+                what = "%s, budget %s" % (
+                    messages(cx["messages"]),
                     json.dumps(cx["maxMessages"]) if cx.get("maxTokens") is None
                     else "maxTokens %s" % json.dumps(cx["maxTokens"]))
                 where = "[%s](%s)" % (what, link(cx["file"], out_dir)) if cx.get("file") else what
                 detail = cx["detail"].replace("|", "\\|").replace("\n", " ")
                 if len(detail) > 220:
                     detail = detail[:217] + "..."
+                if not cx.get("validInput", True):
+                    verdict = "invalid input"
+                elif cx.get("difference"):
+                    verdict = KIND.get(cx["difference"], cx["difference"])
+                elif lvl in ("protocol", "safety") or (lvl in judged_levels(a) and r["policy"] == a["claims"]):
+                    verdict = "defect"
+                else:
+                    verdict = "information"
                 lines.append("| `%s` | %s | %d | %s | %s | %s |" % (
-                    cx["clause"], lvl, n, where, "yes" if cx.get("validInput", True) else "no", detail))
+                    cx["clause"], lvl, n, where, verdict, detail))
             lines.append("")
     missing = [a for a in m["adapters"] if not a.get("installed")]
     if missing:
@@ -217,42 +254,92 @@ def matrix_md(m, out_dir):
     return "\n".join(lines) + "\n"
 
 
+def cx_link(r, clause, out_dir, kind=None):
+    """The minimal counterexample of a clause (of a defect, or of a
+    difference of this kind), as a link to its case file."""
+    cx = next((x for x in r["counterexamples"] if x["clause"] == clause and x.get("validInput", True)
+               and x.get("difference") == kind), None)
+    if cx is None:
+        return "—"
+    what = "%s, %s" % (messages(cx["messages"]), "budget %s" % json.dumps(cx["maxMessages"])
+                                if cx.get("maxTokens") is None else "maxTokens %s" % json.dumps(cx["maxTokens"]))
+    return "[%s](%s)" % (what, link(cx["file"], out_dir)) if cx.get("file") else what
+
+
 def verdict_md(m, out_dir):
     """The verdicts: defects on valid input (each with its finding), then
-    declared differences and failures on invalid input, as what they are."""
+    the differences that are not defects (kit readings, documented
+    behaviours the kit cannot declare), then the rest."""
     runs = [(a, judged_run(a)) for a in m["adapters"] if a.get("installed") and judged_run(a)]
     bad = [(a, r, defects_of(a, r)) for a, r in runs if defects_of(a, r)]
     unjudged_any = any(a.get("unjudged") for a, _ in runs)
     lines = ["## Verdicts", "",
              "A defect is a clause that fails on a valid input (pending calls allowed) under the policy the "
-             "reducer claims (its protocol and safety clauses when it claims none) and the contract it "
-             "declares (`certify --declare`: documented differences such as a soft budget or a note where "
-             "it cut). Each defect has a finding in `compat/adapters.json`: what the library does and the "
-             "line of its source that does it; `compat/run` fails when a defect has no finding or a finding "
-             "no longer fails.", "",
+             "reducer claims and the contract it declares (`certify --declare`: documented differences such as "
+             "a soft budget, a budget in other units or a note where it cut): its protocol and safety clauses "
+             "always, its policy and exact clauses when it claims a policy. A reducer claims a policy only when "
+             "its documentation promises exactly that policy; one whose documentation promises something else "
+             "claims none, and its policy-level results are information ([both policies](#both-policies)). "
+             "Each defect has a finding in `compat/adapters.json`: what the library does and the line of its "
+             "source that does it. Failures that rest on the kit's own reading of a case, or on a documented "
+             "behaviour no declaration can say, are not defects: they are listed apart with the kit's or the "
+             "library's line. `compat/run` fails when a defect has no finding, a finding no longer fails, or a "
+             "difference no longer occurs.", "",
              "**%d of %d reducers have defects on valid input**%s." % (
                  len(bad), len(runs), (": " + ", ".join("[%s](#%s)" % (a["name"], a["name"]) for a, _, _ in bad))
                  if bad else ""),
              "%d have none: %s." % (len(runs) - len(bad), ", ".join(
                  a["name"] for a, r in runs if not defects_of(a, r)) or "—"), ""]
+    if bad:
+        lines += ["| reducer | clause | cases (valid input) | minimal counterexample | cause | source |",
+                  "|---|---|---|---|---|---|"]
+        for a, r, d in bad:
+            finding = {f["clause"]: f for f in a.get("findings", [])}
+            for c, ids in d.items():
+                f = finding.get(c, {})
+                lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` |" % (
+                    a["name"], a["name"], c, len(ids), cx_link(r, c, out_dir),
+                    (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+        lines.append("")
     if unjudged_any:
         lines += ["This kit (%s) cannot take declarations: clauses a declaration changes are judged by it "
                   "without the declaration, and are listed as *declared, not judged* instead of as defects "
                   "(rerun `compat/run` with a kit that has `certify --declare`)." % m["kit"], ""]
-    lines += ["| reducer | configuration | claims | declares | defects on valid input (cases) | declared, not judged | fails only on invalid input (cases) | unsupported |",
+    lines += ["| reducer | configuration | claims | declares | defects on valid input (cases) | not defects: kit reading or undeclarable (cases) | fails only on invalid input (cases) | unsupported |",
               "|---|---|---|---|---|---|---|---|"]
     for a, r in runs:
         d = defects_of(a, r)
+        diff = differences_of(a, r)
         inv = invalid_only(a, r)
         unj = [c for c in a.get("unjudged", []) if r["clauses"].get(c, {}).get("failed")]
         lines.append("| %s | %s%s | %s | %s | %s | %s | %s | %d |" % (
             a["name"], a.get("source") or "—", " (%s)" % a["status"] if a.get("status") else "", a["claims"],
             ", ".join("`%s`" % x for x in a.get("declared", [])) or "—",
             ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in d.items()) or "none",
-            ", ".join("`%s`" % c for c in unj) or "—",
+            ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in diff.items()) or "—"
+            + ("; declared, not judged: " + ", ".join("`%s`" % c for c in unj) if unj else ""),
             ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in inv.items()) or "—",
             r.get("casesUnsupported", 0)))
-    lines += ["", "### Defects", "",
+    diffs = [(a, r) for a, r in runs if differences_of(a, r)]
+    if diffs:
+        lines += ["", "### Not defects: kit readings and undeclarable documented behaviour", "",
+                  "Failures on valid input that a difference in `compat/adapters.json` explains. A *kit reading* "
+                  "rests on how the kit reads the case (the kit is to be fixed, not the library); "
+                  "*documented, cannot be declared* is a behaviour the library's documentation states and no "
+                  "`--declare` name says (the kit lacks the declaration).", "",
+                  "| reducer | clause | kind | cases | minimal counterexample | what happens | source |",
+                  "|---|---|---|---|---|---|---|"]
+        for a, r in diffs:
+            seen = set()
+            for dd in a.get("differences", []):
+                ids = r["differences"].get(dd["clause"], [])
+                if not ids or (dd["clause"], dd["kind"]) in seen:
+                    continue
+                seen.add((dd["clause"], dd["kind"]))
+                lines.append("| %s | `%s` | %s | %d | %s | %s | `%s` |" % (
+                    a["name"], dd["clause"], KIND.get(dd["kind"], dd["kind"]), len(ids),
+                    cx_link(r, dd["clause"], out_dir, dd["kind"]), dd["cause"].replace("|", "\\|"), dd["source"]))
+    lines += ["", "### Defects by reducer", "",
               "Per reducer and clause: the failing cases on valid input, the minimal counterexample, what "
               "the library does and where.", ""]
     for a, r, d in bad:
@@ -265,16 +352,10 @@ def verdict_md(m, out_dir):
                   "|---|---|---|---|---|"]
         finding = {f["clause"]: f for f in a.get("findings", [])}
         for c, ids in d.items():
-            cx = next((x for x in r["counterexamples"] if x["clause"] == c and x.get("validInput", True)), None)
-            where = "—"
-            if cx:
-                what = "%d messages, %s" % (cx["messages"], "budget %s" % json.dumps(cx["maxMessages"])
-                                            if cx.get("maxTokens") is None else "maxTokens %s" % json.dumps(cx["maxTokens"]))
-                where = "[%s](%s)" % (what, link(cx["file"], out_dir)) if cx.get("file") else what
             f = finding.get(c, {})
             lines.append("| `%s` | %d: %s | %s | %s | `%s` |" % (
-                c, len(ids), case_list(ids), where, (f.get("cause") or "**no finding**").replace("|", "\\|"),
-                f.get("source", "—")))
+                c, len(ids), case_list(ids), cx_link(r, c, out_dir),
+                (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
         lines.append("")
     return lines
 
@@ -297,6 +378,14 @@ def findings_md(m, out_dir):
                  "%s (%s)" % (a["name"], ", ".join("`%s`" % d for d in a["declared"]))
                  for a, _ in runs if a.get("declared")) or "none"),
              ]
+    diffs = [(a, differences_of(a, r)) for a, r in runs if differences_of(a, r)]
+    if diffs:
+        lines.append("- Not defects (see [matrix.md](matrix.md#not-defects-kit-readings-and-undeclarable-documented-"
+                     "behaviour)): %s." % "; ".join(
+                         "%s (%s)" % (a["name"], ", ".join(
+                             "`%s` %s" % (c, "/".join(sorted({KIND.get(x["kind"], x["kind"])
+                                                               for x in a.get("differences", []) if x["clause"] == c})))
+                             for c in d)) for a, d in diffs))
     if any(a.get("unjudged") for a, _ in runs):
         lines.append("- This kit cannot take declarations: the clauses they change are shown as declared, "
                      "not judged (see [matrix.md](matrix.md#verdicts)).")
