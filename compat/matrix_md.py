@@ -17,6 +17,11 @@ def mark(ok):
     return "pass" if ok else "**FAIL**"
 
 
+def mark_kit(levels, kit_levels, level):
+    """A level less the differences, starred where the kit's own fails."""
+    return mark(levels[level]) + ("\\*" if levels[level] and not kit_levels[level] else "")
+
+
 def run_of(a, policy):
     return next((r for r in a.get("runs", []) if r["policy"] == policy), None)
 
@@ -27,6 +32,57 @@ def main_run(a):
     return next((r for r in runs if r.get("claimed")), runs[0] if runs else None)
 
 
+POLICIES = ("turns", "suffix")
+
+
+def judged_run(a):
+    """The run whose failures on valid input are the reducer's defects: under
+    the claimed policy, or for a reducer that claims none the `turns` run
+    (its protocol and safety clauses)."""
+    want = a["claims"] if a["claims"] in POLICIES else "turns"
+    return next((r for r in a.get("runs", []) if r["policy"] == want and "levels" in r), None)
+
+
+def judged_levels(a):
+    """protocol and safety always; policy and exact when a policy is claimed."""
+    return ("protocol", "safety") + (("policy", "exact") if a["claims"] in POLICIES else ())
+
+
+def defects_of(a, r):
+    """{clause: [case ids]} failing on a valid input under the claimed policy
+    and the declared contract (clauses a kit without --declare judged
+    without the declarations are left out: `unjudged`)."""
+    levels = judged_levels(a)
+    return {c: ids for c, ids in r.get("defects", {}).items()
+            if ids and r["clauses"].get(c, {}).get("level") in levels and c not in a.get("unjudged", [])}
+
+
+def differences_of(a, r):
+    """{clause: [case ids]} failing on a valid input in a way a difference of
+    the manifest explains (a kit reading, or a documented behaviour the kit
+    cannot declare): not defects."""
+    return {c: ids for c, ids in r.get("differences", {}).items() if ids}
+
+
+KIND = {"kit-reading": "kit reading", "undeclarable": "documented, cannot be declared"}
+
+
+def invalid_only(a, r):
+    """{clause: [case ids]} failing only on inputs that break a validator rule."""
+    levels = judged_levels(a)
+    d = r.get("defects", {})
+    return {c: ids for c, ids in r.get("invalidInput", {}).items()
+            if ids and not d.get(c) and r["clauses"].get(c, {}).get("level") in levels}
+
+
+def messages(n):
+    return "%d message%s" % (n, "" if n == 1 else "s")
+
+
+def case_list(ids, n=3):
+    return ", ".join("`%s`" % i for i in ids[:n]) + (" and %d more" % (len(ids) - n) if len(ids) > n else "")
+
+
 def link(path, out_dir):
     return os.path.relpath(os.path.join(ROOT, path), out_dir)
 
@@ -35,7 +91,7 @@ def clause_list(run, levels):
     parts = []
     for c, t in run["clauses"].items():
         if t["failed"] and t["level"] in levels:
-            bad = t.get("failedOnInvalidInput", 0)
+            bad = t.get("invalidInput", t.get("failedOnInvalidInput", 0))
             parts.append("`%s` (%d%s)" % (c, t["failed"], ", %d on invalid input" % bad if bad else ""))
     return ", ".join(parts) or "—"
 
@@ -69,7 +125,7 @@ def matrix_md(m, out_dir):
         "the kit's corpus (%s) and %d generated cases (seed %d); shrinking is capped at "
         "%d candidate runs per failing clause under the claimed policy and %d under the other "
         "(`--shrink-tries`; the kit's default is 200, and "
-        "the default 2,000 generated cases are cut to %d to keep the whole matrix near 10 minutes "
+        "the default 2,000 generated cases are cut to %d to keep the whole matrix within a few minutes "
         "on a 2-core machine). Shapes an adapter declares it cannot represent (column *skips*) "
         "are left out of its runs (%s)." % (
             ", ".join("`%s`" % c for c in s["corpus"]), s["cases"], s["seed"], s["shrinkTries"],
@@ -83,13 +139,14 @@ def matrix_md(m, out_dir):
         "Wall time: install %.0f s, certify %.0f s (two runs at a time)." % (
             m["seconds"]["install"], m["seconds"]["certify"]),
         "",
+    ] + verdict_md(m, out_dir) + [
         "## Levels under the claimed policy",
         "",
-        "A reducer that claims no policy is shown under `turns` here; both policies are in the next table.",
-        "",
-        "Failing cases are counted per clause; \"on invalid input\" counts those whose input breaks a "
-        "validator rule (the corpus's `spec/rule-*` cases): the kit judges safety on them too (spec 6.1), "
-        "but no framework produces such histories itself.",
+        "The levels as the kit decides them (by failures on valid input), less the failures the "
+        "differences above explain (*pass\\** where the kit's own level fails only on those), and every "
+        "failing safety clause, valid input or not. A reducer that claims no policy is shown under "
+        "`turns` here; both policies are in the next table. \"on invalid input\" counts the failing cases "
+        "whose input breaks a validator rule.",
         "",
         "| reducer | library | format | claims | protocol | safety | policy | exact | failing safety clauses (failing cases) | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -104,13 +161,18 @@ def matrix_md(m, out_dir):
                 a["name"], a["library"], a.get("version", ""), a["format"], a["claims"], err[:80]))
             continue
         lv = r["levels"]
+        kit = r.get("kitLevels", lv)
         lines.append("| [%s](#%s) | %s %s | %s | %s | %s | %s | %s | %s | %s | %.0f s |" % (
             a["name"], a["name"], a["library"], a["version"], a["format"], a["claims"],
-            mark(lv["protocol"]), mark(lv["safety"]), mark(lv["policy"]), mark(lv["exact"]),
+            mark_kit(lv, kit, "protocol"), mark_kit(lv, kit, "safety"), mark_kit(lv, kit, "policy"),
+            mark_kit(lv, kit, "exact"),
             clause_list(r, ("protocol", "safety")), sum(x.get("seconds", 0) for x in a["runs"])))
     lines += [
         "",
         "## Both policies",
+        "",
+        "Information: the policy and exact levels under each policy (less the differences, *pass\\** as "
+        "above), whatever the reducer claims. Only the claimed policy's failures are defects.",
         "",
         "| reducer | claims | turns: policy | turns: exact | suffix: policy | suffix: exact | policy clauses failed under turns | under suffix |",
         "|---|---|---|---|---|---|---|---|",
@@ -120,16 +182,20 @@ def matrix_md(m, out_dir):
         if not (t and "levels" in t and u and "levels" in u):
             continue
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            a["name"], a["claims"], mark(t["levels"]["policy"]), mark(t["levels"]["exact"]),
-            mark(u["levels"]["policy"]), mark(u["levels"]["exact"]),
+            a["name"], a["claims"], mark_kit(t["levels"], t.get("kitLevels", t["levels"]), "policy"),
+            mark_kit(t["levels"], t.get("kitLevels", t["levels"]), "exact"),
+            mark_kit(u["levels"], u.get("kitLevels", u["levels"]), "policy"),
+            mark_kit(u["levels"], u.get("kitLevels", u["levels"]), "exact"),
             clause_list(t, ("policy",)), clause_list(u, ("policy",))))
     lines += ["", "## Adapters", "",
-              "| reducer | library@version | format | claims | budget knob | system prompt | summarizes | skips |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| reducer | library@version | configuration from | status | format | protocol | claims | budget knob | system prompt | summarizes | declares | skips |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for a in m["adapters"]:
-        lines.append("| %s | %s@%s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s@%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             a["name"], a["library"], a.get("version") or a["pinned"] + " (pinned, not installed)",
-            a["format"], a["claims"], a["budget"], a["system"], "yes" if a["summarizes"] else "no",
+            a.get("source") or "—", a.get("status") or "—", a["format"], a.get("protocol", 1),
+            a["claims"], a["budget"], a["system"], "yes" if a["summarizes"] else "no",
+            ", ".join("`%s`" % k for k in a.get("declared", [])) or "—",
             ", ".join("`%s`" % k for k in a["without"]) or "—"))
     lines += ["", "## Counterexamples", "",
               "Each failing clause's smallest failing case, shrunk, saved as a case file whose `expected` "
@@ -144,8 +210,9 @@ def matrix_md(m, out_dir):
             if "levels" not in r:
                 lines += ["- %s: %s" % (r["policy"], r.get("error")), ""]
                 continue
-            lines.append("Policy `%s`%s: %d cases run, %d skipped by the format%s; %s; %.0f s (%d shrink runs)." % (
+            lines.append("Policy `%s`%s: %d cases run, %d skipped by the format, %d answered `unsupported`%s; %s; %.0f s (%d shrink runs)." % (
                 r["policy"], " (claimed)" if r.get("claimed") else "", r["casesRun"], r["casesSkipped"],
+                r.get("casesUnsupported", 0),
                 "" if r.get("corpusCasesSkipped") is None else
                 ", %d corpus or generated cases left out for the skipped shapes" % r["corpusCasesSkipped"],
                 ", ".join("%s %s" % (l, "pass" if r["levels"][l] else "FAIL") for l in LEVELS),
@@ -153,21 +220,29 @@ def matrix_md(m, out_dir):
             lines.append("")
             if not r["counterexamples"]:
                 continue
-            lines += ["| clause | level | failing cases | minimal counterexample | valid input | what broke |",
+            lines += ["| clause | level | failing cases | minimal counterexample | verdict | what broke |",
                       "|---|---|---|---|---|---|"]
             for cx in r["counterexamples"]:
                 lvl = r["clauses"].get(cx["clause"], {}).get("level", "")
                 n = r["clauses"].get(cx["clause"], {}).get("failed", 0)
-                what = "%d messages, budget %s" % (
-                    cx["messages"],
+                what = "%s, budget %s" % (
+                    messages(cx["messages"]),
                     json.dumps(cx["maxMessages"]) if cx.get("maxTokens") is None
                     else "maxTokens %s" % json.dumps(cx["maxTokens"]))
                 where = "[%s](%s)" % (what, link(cx["file"], out_dir)) if cx.get("file") else what
                 detail = cx["detail"].replace("|", "\\|").replace("\n", " ")
                 if len(detail) > 220:
                     detail = detail[:217] + "..."
+                if not cx.get("validInput", True):
+                    verdict = "invalid input"
+                elif cx.get("difference"):
+                    verdict = KIND.get(cx["difference"], cx["difference"])
+                elif lvl in ("protocol", "safety") or (lvl in judged_levels(a) and r["policy"] == a["claims"]):
+                    verdict = "defect"
+                else:
+                    verdict = "information"
                 lines.append("| `%s` | %s | %d | %s | %s | %s |" % (
-                    cx["clause"], lvl, n, where, "yes" if cx.get("validInput", True) else "no", detail))
+                    cx["clause"], lvl, n, where, verdict, detail))
             lines.append("")
     missing = [a for a in m["adapters"] if not a.get("installed")]
     if missing:
@@ -179,40 +254,155 @@ def matrix_md(m, out_dir):
     return "\n".join(lines) + "\n"
 
 
+def cx_link(r, clause, out_dir, kind=None):
+    """The minimal counterexample of a clause (of a defect, or of a
+    difference of this kind), as a link to its case file."""
+    cx = next((x for x in r["counterexamples"] if x["clause"] == clause and x.get("validInput", True)
+               and x.get("difference") == kind), None)
+    if cx is None:
+        return "—"
+    what = "%s, %s" % (messages(cx["messages"]), "budget %s" % json.dumps(cx["maxMessages"])
+                                if cx.get("maxTokens") is None else "maxTokens %s" % json.dumps(cx["maxTokens"]))
+    return "[%s](%s)" % (what, link(cx["file"], out_dir)) if cx.get("file") else what
+
+
+def verdict_md(m, out_dir):
+    """The verdicts: defects on valid input (each with its finding), then
+    the differences that are not defects (kit readings, documented
+    behaviours the kit cannot declare), then the rest."""
+    runs = [(a, judged_run(a)) for a in m["adapters"] if a.get("installed") and judged_run(a)]
+    bad = [(a, r, defects_of(a, r)) for a, r in runs if defects_of(a, r)]
+    unjudged_any = any(a.get("unjudged") for a, _ in runs)
+    lines = ["## Verdicts", "",
+             "A defect is a clause that fails on a valid input (pending calls allowed) under the policy the "
+             "reducer claims and the contract it declares (`certify --declare`: documented differences such as "
+             "a soft budget, a budget in other units or a note where it cut): its protocol and safety clauses "
+             "always, its policy and exact clauses when it claims a policy. A reducer claims a policy only when "
+             "its documentation promises exactly that policy; one whose documentation promises something else "
+             "claims none, and its policy-level results are information ([both policies](#both-policies)). "
+             "Each defect has a finding in `compat/adapters.json`: what the library does and the line of its "
+             "source that does it. Failures that rest on the kit's own reading of a case, or on a documented "
+             "behaviour no declaration can say, are not defects: they are listed apart with the kit's or the "
+             "library's line. `compat/run` fails when a defect has no finding, a finding no longer fails, or a "
+             "difference no longer occurs.", "",
+             "**%d of %d reducers have defects on valid input**%s." % (
+                 len(bad), len(runs), (": " + ", ".join("[%s](#%s)" % (a["name"], a["name"]) for a, _, _ in bad))
+                 if bad else ""),
+             "%d have none: %s." % (len(runs) - len(bad), ", ".join(
+                 a["name"] for a, r in runs if not defects_of(a, r)) or "—"), ""]
+    if bad:
+        lines += ["| reducer | clause | cases (valid input) | minimal counterexample | cause | source |",
+                  "|---|---|---|---|---|---|"]
+        for a, r, d in bad:
+            finding = {f["clause"]: f for f in a.get("findings", [])}
+            for c, ids in d.items():
+                f = finding.get(c, {})
+                lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` |" % (
+                    a["name"], a["name"], c, len(ids), cx_link(r, c, out_dir),
+                    (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+        lines.append("")
+    if unjudged_any:
+        lines += ["This kit (%s) cannot take declarations: clauses a declaration changes are judged by it "
+                  "without the declaration, and are listed as *declared, not judged* instead of as defects "
+                  "(rerun `compat/run` with a kit that has `certify --declare`)." % m["kit"], ""]
+    lines += ["| reducer | configuration | claims | declares | defects on valid input (cases) | not defects: kit reading or undeclarable (cases) | fails only on invalid input (cases) | unsupported |",
+              "|---|---|---|---|---|---|---|---|"]
+    for a, r in runs:
+        d = defects_of(a, r)
+        diff = differences_of(a, r)
+        inv = invalid_only(a, r)
+        unj = [c for c in a.get("unjudged", []) if r["clauses"].get(c, {}).get("failed")]
+        lines.append("| %s | %s%s | %s | %s | %s | %s | %s | %d |" % (
+            a["name"], a.get("source") or "—", " (%s)" % a["status"] if a.get("status") else "", a["claims"],
+            ", ".join("`%s`" % x for x in a.get("declared", [])) or "—",
+            ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in d.items()) or "none",
+            ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in diff.items()) or "—"
+            + ("; declared, not judged: " + ", ".join("`%s`" % c for c in unj) if unj else ""),
+            ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in inv.items()) or "—",
+            r.get("casesUnsupported", 0)))
+    diffs = [(a, r) for a, r in runs if differences_of(a, r)]
+    if diffs:
+        lines += ["", "### Not defects: kit readings and undeclarable documented behaviour", "",
+                  "Failures on valid input that a difference in `compat/adapters.json` explains. A *kit reading* "
+                  "rests on how the kit reads the case (the kit is to be fixed, not the library); "
+                  "*documented, cannot be declared* is a behaviour the library's documentation states and no "
+                  "`--declare` name says (the kit lacks the declaration).", "",
+                  "| reducer | clause | kind | cases | minimal counterexample | what happens | source |",
+                  "|---|---|---|---|---|---|---|"]
+        for a, r in diffs:
+            seen = set()
+            for dd in a.get("differences", []):
+                ids = r["differences"].get(dd["clause"], [])
+                if not ids or (dd["clause"], dd["kind"]) in seen:
+                    continue
+                seen.add((dd["clause"], dd["kind"]))
+                lines.append("| %s | `%s` | %s | %d | %s | %s | `%s` |" % (
+                    a["name"], dd["clause"], KIND.get(dd["kind"], dd["kind"]), len(ids),
+                    cx_link(r, dd["clause"], out_dir, dd["kind"]), dd["cause"].replace("|", "\\|"), dd["source"]))
+    lines += ["", "### Defects by reducer", "",
+              "Per reducer and clause: the failing cases on valid input, the minimal counterexample, what "
+              "the library does and where.", ""]
+    for a, r, d in bad:
+        lines += ["#### %s" % a["name"], "",
+                  "%s %s, claims `%s`%s. %s" % (
+                      a["library"], a["version"], a["claims"],
+                      ", declares " + ", ".join("`%s`" % x for x in a["declared"]) if a.get("declared") else "",
+                      a["notes"]),
+                  "", "| clause | cases (valid input) | minimal counterexample | cause | source |",
+                  "|---|---|---|---|---|"]
+        finding = {f["clause"]: f for f in a.get("findings", [])}
+        for c, ids in d.items():
+            f = finding.get(c, {})
+            lines.append("| `%s` | %d: %s | %s | %s | `%s` |" % (
+                c, len(ids), case_list(ids), cx_link(r, c, out_dir),
+                (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+        lines.append("")
+    return lines
+
+
 def findings_md(m, out_dir):
     """The README section: numbers, not adjectives."""
-    installed = [a for a in m["adapters"] if a.get("installed") and main_run(a)]
-    libs = sorted({a["library"] for a in installed})
-    runs = [(a, main_run(a)) for a in installed]
-    n = len(runs)
+    runs = [(a, judged_run(a)) for a in m["adapters"] if a.get("installed") and judged_run(a)]
+    libs = sorted({a["library"] for a, _ in runs})
+    bad = [(a, r, defects_of(a, r)) for a, r in runs if defects_of(a, r)]
     lines = ["",
              "Generated from [matrix.json](matrix.json) (%s, %s, %d generated cases per run plus the corpus)." % (
                  m["generated"], m["kit"], m["settings"]["cases"]),
              "",
              "- %d reducer configurations from %d libraries (%s) were certified; %d more were not installed." % (
-                 n, len(libs), ", ".join(libs), len(m["adapters"]) - len(installed)),
+                 len(runs), len(libs), ", ".join(libs), len(m["adapters"]) - len(runs)),
+             "- **%d of %d have defects on valid input** under their claimed policy and declared contract; "
+             "%d have none (%s)." % (len(bad), len(runs), len(runs) - len(bad),
+                                     ", ".join(a["name"] for a, r in runs if not defects_of(a, r)) or "—"),
+             "- Declared differences: %s." % (", ".join(
+                 "%s (%s)" % (a["name"], ", ".join("`%s`" % d for d in a["declared"]))
+                 for a, _ in runs if a.get("declared")) or "none"),
              ]
-    for level in LEVELS:
-        ok = [a["name"] for a, r in runs if r["levels"][level]]
-        lines.append("- Level `%s` (claimed policy): %d of %d pass%s." % (
-            level, len(ok), n, (" (" + ", ".join(ok) + ")") if ok and len(ok) <= 6 else ""))
-    counts = {}
-    for a, r in runs:
-        for c, t in r["clauses"].items():
-            if t["failed"] and t["level"] in ("protocol", "safety"):
-                counts.setdefault(c, []).append(
-                    (a["name"], t["failed"], t["failed"] + t["passed"], t.get("failedOnInvalidInput", 0)))
-    if counts:
-        lines += ["", "Safety clauses failed under the claimed policy, by how many configurations; for each, "
-                  "failing / judged cases, and how many of the failing ones had an input that breaks a "
-                  "validator rule (the corpus's `spec/rule-*` cases, judged for safety too):", "",
-                  "| clause | configurations | on valid input | which (failing / judged cases; on invalid input) |",
-                  "|---|---|---|---|"]
-        for c, who in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            valid = sum(1 for w in who if w[1] > w[3])
-            lines.append("| `%s` | %d of %d | %d of %d | %s |" % (
-                c, len(who), n, valid, n, ", ".join(
-                    "%s (%d/%d%s)" % (w[0], w[1], w[2], "; %d" % w[3] if w[3] else "") for w in who)))
+    diffs = [(a, differences_of(a, r)) for a, r in runs if differences_of(a, r)]
+    if diffs:
+        lines.append("- Not defects (see [matrix.md](matrix.md#not-defects-kit-readings-and-undeclarable-documented-"
+                     "behaviour)): %s." % "; ".join(
+                         "%s (%s)" % (a["name"], ", ".join(
+                             "`%s` %s" % (c, "/".join(sorted({KIND.get(x["kind"], x["kind"])
+                                                               for x in a.get("differences", []) if x["clause"] == c})))
+                             for c in d)) for a, d in diffs))
+    if any(a.get("unjudged") for a, _ in runs):
+        lines.append("- This kit cannot take declarations: the clauses they change are shown as declared, "
+                     "not judged (see [matrix.md](matrix.md#verdicts)).")
+    inv = [(a, invalid_only(a, r)) for a, r in runs if invalid_only(a, r)]
+    if inv:
+        lines.append("- Failing only on inputs that break a validator rule (robustness, not a defect): %s." % (
+            "; ".join("%s (%s)" % (a["name"], ", ".join("`%s`" % c for c in d)) for a, d in inv)))
+    if bad:
+        lines += ["", "Defects on valid input, each with what the library does and where:", "",
+                  "| reducer | clause | cases | cause | source |", "|---|---|---|---|---|"]
+        for a, r, d in bad:
+            finding = {f["clause"]: f for f in a.get("findings", [])}
+            for c, ids in d.items():
+                f = finding.get(c, {})
+                lines.append("| %s | `%s` | %d | %s | `%s` |" % (
+                    a["name"], c, len(ids), (f.get("cause") or "**no finding**").replace("|", "\\|"),
+                    f.get("source", "—")))
     lines += ["", "Every failing clause has its minimal counterexample in [matrix.md](matrix.md#counterexamples) "
               "and under `corpus/compat/`.", ""]
     return "\n".join(lines)

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Hand-written protocol v2 requests (token budgets) for the adapters whose
-library counts tokens, until the kit sends such requests itself.
+"""Hand-written protocol 2 requests: token budgets for the adapters whose
+library counts tokens, request ids, and the `unsupported` answer.
 
     python3 compat/test_v2.py [--python PATH]
 
-Each request below gives every message a cost (`tokens`) and a `maxTokens`;
-the expected answer is worked out by hand from the library's documented
-algorithm (the comments say how) and compared with what the adapter
-answers. An adapter whose library is not installed is skipped. Prints
-"N passed, N failed, N skipped" and exits 1 when one fails.
+Each token request below gives every message a cost (`tokens`) and a
+`maxTokens`; the expected answer is worked out by hand from the library's
+documented algorithm (the comments say how) and compared with what the
+adapter answers. Every request but the last two carries an `id`, which the
+answer must give back as its first member; a request the library cannot
+express must be answered {"id": N, "unsupported": ...} when it has an id and
+{"error": ...} when it has none. An adapter whose library is not installed
+is skipped. Prints "N passed, N failed, N skipped" and exits 1 when one
+fails.
 """
 
 import json
@@ -64,6 +68,23 @@ CASES = [
     # undefined); the adapter writes that as null. A library fix fails this
     # case: then expect [S] as for Python.
     ("node", "compat/node/langchain_trim.mjs", "last-human-system", request(5, countPinned=True), [None]),
+    # countPinned through llama-index's own initial_token_count: the system
+    # prompt's 4 leave 1; no suffix fits, so the buffer returns its newest
+    # message anyway (chat_memory_buffer.py:147-151).
+    ("python", "compat/python/llama_index_memory.py", None, request(5, countPinned=True), [S, D]),
+    # AutoGen token-limited under countPinned: token_limit = 5 - 4 = 1;
+    # [A B C D] 8 -> pop C -> pop B -> [A D] 4 -> pop D -> [A] 2 -> pop A.
+    ("python", "compat/python/autogen_context.py", "token-limited", request(5, countPinned=True), [S]),
+    # ... and when the system prompt takes it all, AutoGen cannot be given
+    # token_limit 0: unsupported.
+    ("python", "compat/python/autogen_context.py", "token-limited", request(4, countPinned=True), "unsupported"),
+    # Message counters answer a token budget `unsupported`.
+    ("python", "compat/python/semantic_kernel_reducer.py", "truncation", request(5), "unsupported"),
+    ("python", "compat/python/autogen_context.py", "buffered", request(5), "unsupported"),
+    ("node", "compat/node/openai_agents_session.mjs", None, request(5), "unsupported"),
+    # head-and-tail cannot split a budget of 1 into head and tail.
+    ("python", "compat/python/autogen_context.py", "head-and-tail",
+     {"maxMessages": 1, "messages": HISTORY}, "unsupported"),
     # A malformed v2 request is refused.
     ("python", "compat/python/langchain_trim.py", "last",
      {"maxTokens": 5, "tokens": [1, 2], "messages": HISTORY}, "error"),
@@ -75,12 +96,21 @@ CASES = [
     ("python", "compat/python/langchain_trim.py", "last", request(3, countPinned=True), "error"),
     ("node", "compat/node/langchain_trim.mjs", "last", request(5, maxMessages=3), "error"),
     ("node", "compat/node/langchain_trim.mjs", "last", request(3, countPinned=True), "error"),
+    # Without an id (protocol 1) the same refusal is an error, as before ids.
+    ("python", "compat/python/semantic_kernel_reducer.py", "truncation", dict(request(5), id=None), "error"),
+    ("node", "compat/node/openai_agents_session.mjs", None, dict(request(5), id=None), "error"),
 ]
 
 
-def matches(got, want):
+def matches(got, want, rid):
+    if rid is not None and (not isinstance(got, dict) or next(iter(got), None) != "id" or got["id"] != rid):
+        return False  # the id must come back first
+    if rid is None and "id" in got:
+        return False
     if want == "error":
-        return "error" in got
+        return "error" in got and "unsupported" not in got
+    if want == "unsupported":
+        return "unsupported" in got if rid is not None else "error" in got
     msgs = got.get("messages")
     if not isinstance(msgs, list) or len(msgs) != len(want):
         return False
@@ -98,7 +128,11 @@ def main():
     if "--python" in sys.argv:
         python = sys.argv[sys.argv.index("--python") + 1]
     passed = failed = skipped = 0
-    for eco, script, config, req, want in CASES:
+    for n, (eco, script, config, req, want) in enumerate(CASES):
+        req = dict(req)
+        rid = req.pop("id", n + 1)
+        if rid is not None:
+            req = {"id": rid, **req}  # the id first, as the kit sends it
         cmd = [python if eco == "python" else "node", os.path.join(ROOT, script)]
         if config:
             cmd += ["--config", config]
@@ -114,7 +148,7 @@ def main():
             got = json.loads(r.stdout)
         except ValueError:
             got = {"unreadable": r.stdout[-200:], "stderr": r.stderr[-300:]}
-        if matches(got, want):
+        if matches(got, want, rid):
             passed += 1
         else:
             failed += 1

@@ -1,87 +1,113 @@
 #!/usr/bin/env node
 // reducer-kit compat adapter: @openai/agents session history limit (JS).
 //
-// The Agents SDK for JavaScript keeps a conversation in a Session whose
-// getItems(limit) "returns the most recent `limit` items in chronological
-// order"; the runner replays them into the next turn. Certified here on the
-// SDK's MemorySession (from @openai/agents-core, which @openai/agents
-// re-exports).
+// The Agents SDK for JavaScript keeps a conversation in a Session. Its runner
+// has no history limit of its own: before each turn it prepares the model
+// input with `prepareInputItemsWithSession` (dist/run.mjs:305), which reads
+// the whole session (dist/runner/sessionPersistence.mjs:1166), hands history
+// and new input to the run's `sessionInputCallback` when there is one
+// (sessionPersistence.mjs:1186), and then drops the call items of the
+// history whose result is not there (`dropOrphanToolCalls`,
+// sessionPersistence.mjs:1251, dist/runner/items.mjs:346). An application
+// that replays the newest N items passes the callback
+// `(history, newItems) => [...history.slice(-N), ...newItems]`
+// (SessionInputCallback, dist/memory/session.d.ts:7). That runner path, on the
+// SDK's MemorySession, is the reducer certified here, called as the runner
+// calls it for a turn with no new input items.
 //
-// Wire format: openai. A session holds Responses API items: a text message is
-// one `message` item, each tool call of an assistant message its own
-// `function_call` item, a tool message a `function_call_output` item. A wire
-// message is kept when all its items come back; when only some do, it is
-// written with those items, so the kit sees what the next turn would see.
+// Wire format: responses. The kit's `responses` items are what a session
+// stores, one item one message of the kit's list. Each is turned into the
+// SDK's AgentInputItem (`function_call` with callId, `function_call_result`
+// with callId and a text output, a `reasoning` item with the summary as
+// content, a `message` item), tagged with its index; MemorySession hands
+// back clones (structuredClone), matched to the stored items in order and
+// checked equal, so a kept item is written back as the exact text it came as
+// and an item the SDK changed is written as the SDK gave it, for the kit to
+// judge.
 //
 // System prompt: out of band (`new Agent({ instructions })`); later system
 // messages are session items with role system.
 //
-// Budget: limit = N items (every wire message is at least one item).
-// MemorySession returns clones (structuredClone); they are matched to the
-// items stored by position (the newest N) and checked equal.
-
-import { serve, load, withPinned } from "./wire.mjs";
+// Budget: N items, which under this format is N messages, the kit's own unit.
+// Items only: a token budget is answered `unsupported`.
+import { serve, load, withPinned, Unsupported } from "./wire.mjs";
 import { isDeepStrictEqual } from "node:util";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 function textOf(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content.filter((p) => p?.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n");
+    return content.filter((p) => typeof p?.text === "string").map((p) => p.text).join("\n");
   }
   return "";
 }
 
-function toItems(m) {
+// The SDK's AgentInputItem for one wire item. Each carries the wire item it
+// came from in `providerData.compatWire` (providerData is the SDK's
+// pass-through member, read by none of the session or pruning code), so that
+// an item the SDK hands back unchanged is matched to exactly its wire item:
+// the conversion drops members the SDK has no field for (a user message's
+// authorName, ...) and two wire items could otherwise convert to the same
+// SDK item.
+function toItem(m, k) {
   const d = m.data;
-  if (m.role === "tool") {
-    return [{ type: "function_call_output", callId: d.tool_call_id, output: textOf(d.content) }];
+  const tag = { compatWire: k };
+  if (d.type === "function_call") {
+    return { type: "function_call", callId: d.call_id, name: d.name ?? "tool", arguments: d.arguments ?? "{}",
+             providerData: tag };
   }
-  const calls = Array.isArray(d.tool_calls) ? d.tool_calls : [];
-  const text = textOf(d.content);
-  const out = [];
-  if (text || calls.length === 0) {
-    const role = d.role.toLowerCase() === "developer" ? "developer" : ["user", "assistant", "system"].includes(m.role) ? m.role : "user";
-    out.push({ type: "message", role, content: text });
+  if (d.type === "function_call_output") {
+    return { type: "function_call_result", callId: d.call_id, name: "tool", status: "completed",
+             output: { type: "text", text: textOf(d.output) }, providerData: tag };
   }
-  for (const c of calls) {
-    out.push({ type: "function_call", callId: c.id, name: c.function?.name ?? "tool", arguments: c.function?.arguments ?? "{}" });
+  if (d.type === "reasoning") {
+    // as the SDK's OpenAI provider reads a reasoning output item: the summary
+    // texts as content, the rest (encrypted_content) in providerData
+    const item = { type: "reasoning",
+                   content: (Array.isArray(d.summary) ? d.summary : []).map((s) => ({ type: "input_text", text: s?.text ?? "" })),
+                   providerData: { ...tag, ...(d.encrypted_content !== undefined ? { encrypted_content: d.encrypted_content } : {}) } };
+    if (typeof d.id === "string") item.id = d.id;
+    return item;
   }
-  return out;
-}
-
-function fromItems(m, kept) {
-  const out = { role: m.data.role };
-  const text = kept.find((i) => i.type === "message");
-  out.content = text ? text.content : null;
-  const calls = kept.filter((i) => i.type === "function_call");
-  if (calls.length) {
-    out.tool_calls = calls.map((c) => ({ id: c.callId, type: "function", function: { name: c.name, arguments: c.arguments } }));
+  if (d.type !== undefined && d.type !== "message") {
+    return { type: "unknown", providerData: { ...tag, item: d } }; // other item types: opaque to the session
   }
-  return out;
+  const role = ["user", "assistant", "system", "developer"].includes(d.role) ? d.role : "user";
+  if (role === "assistant") {
+    return { type: "message", role, status: "completed", content: [{ type: "output_text", text: textOf(d.content) }],
+             providerData: tag };
+  }
+  return { type: "message", role, content: textOf(d.content), providerData: tag };
 }
 
 async function reduce(request) {
   const core = await load("@openai/agents-core");
-  if (request.budgetKind !== "messages") throw new Error("the session limit counts items, not tokens");
-  const pinned = request.pinned;
-  const stored = [];
-  for (const m of request.messages) {
-    if (m !== pinned) for (const item of toItems(m)) stored.push([m, item]);
-  }
+  const file = path.join(here, "node_modules", "@openai", "agents-core", "dist", "runner", "sessionPersistence.mjs");
+  const persistence = await import(pathToFileURL(file).href);
+  if (request.budgetKind !== "messages") throw new Unsupported("the session limit counts items, not tokens");
+  const N = request.budget;
+  const stored = request.messages.filter((m) => m !== request.pinned);
+  const items = stored.map((m, k) => toItem(m, k));
   const session = new core.MemorySession();
-  await session.addItems(stored.map(([, item]) => item));
-  const got = await session.getItems(request.budget);
-  const base = stored.length - got.length;
-  const groups = [];
-  got.forEach((item, j) => {
-    const [m, original] = stored[base + j];
-    if (!isDeepStrictEqual(item, original)) throw new Error(`item ${base + j} came back changed`);
-    const last = groups[groups.length - 1];
-    if (last && last[0] === m) last[1].push(item);
-    else groups.push([m, [item]]);
-  });
-  const answer = groups.map(([m, items]) => (items.length === toItems(m).length ? m : fromItems(m, items)));
-  return withPinned(request, answer);
+  await session.addItems(items);
+  const keepNewest = (history, newItems) => [...history.slice(-N), ...newItems];
+  const { preparedInput } = await persistence.prepareInputItemsWithSession([], session, keepNewest, {});
+  const out = [];
+  let at = 0;
+  for (const item of preparedInput) {
+    let j = at;
+    while (j < items.length && !isDeepStrictEqual(items[j], item)) j++;
+    if (j < items.length) {
+      out.push(stored[j]);
+      at = j + 1;
+    } else {
+      out.push(item); // changed by the SDK: the kit judges it
+    }
+  }
+  return withPinned(request, out);
 }
 
-serve({ format: "openai", pkg: "@openai/agents-core", reduce });
+serve({ format: "responses", pkg: "@openai/agents-core", reduce });

@@ -16,6 +16,12 @@
 //
 // Command line: node adapter.mjs [--config NAME] [--persistent] [--probe]
 //
+// Request ids (protocol 2): a request that carries "id" gets it back, as the
+// exact text it was sent with, as the first member of its answer: {"id": 17,
+// "messages": [...]}, {"id": 17, "error": ...} or {"id": 17, "unsupported":
+// why} (throw `Unsupported` for a request the library cannot express; the
+// budget is checked before `reduce` runs, so a bad budget is an error).
+//
 // JavaScript numbers are doubles, so the request is never re-serialised:
 // the scanner below finds the exact text of every element of `messages`
 // (and of `system`), and JSON.parse of that text gives the data handed to
@@ -29,6 +35,10 @@ import fs from "node:fs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export class BadRequest extends Error {}
+// The request asks for something the library cannot express: answered
+// {"id": N, "unsupported": why} under protocol 2 (a request with an id),
+// {"error": why} without an id, as before ids existed.
+export class Unsupported extends Error {}
 
 // --- a JSON scanner that keeps the text of values ----------------------------
 
@@ -157,6 +167,15 @@ export class Message {
   }
 }
 
+// The role of a Responses input item without a `role` member (the kit's view,
+// src/formats/responses.rs): an output item is a tool message, an approval
+// response a user message, any other item an assistant message.
+function responsesRole(type) {
+  if (typeof type !== "string") return undefined;
+  if (type.endsWith("_output")) return "tool";
+  if (type === "mcp_approval_response") return "user";
+  return "assistant";
+}
 export class Request {
   constructor(line, format, config) {
     this.format = format;
@@ -173,10 +192,12 @@ export class Request {
     elements(m.get("messages")).forEach((raw, i) => {
       let data;
       try { data = JSON.parse(raw); } catch { throw new BadRequest(`message ${i} is not JSON`); }
-      if (data === null || typeof data !== "object" || Array.isArray(data) || typeof data.role !== "string") {
+      if (data === null || typeof data !== "object" || Array.isArray(data)) {
         throw new BadRequest(`message ${i} has no string \`role\``);
       }
-      const role = data.role.replace(/[A-Z]/g, (c) => c.toLowerCase());
+      const given = format === "responses" && typeof data.role !== "string" ? responsesRole(data.type) : data.role;
+      if (typeof given !== "string") throw new BadRequest(`message ${i} has no string \`role\``);
+      const role = given.replace(/[A-Z]/g, (c) => c.toLowerCase());
       this.messages.push(new Message(raw, i, role === "developer" ? "system" : role));
     });
     this.pinned = this.messages.find((x) => x.role === "system") ?? null;
@@ -301,27 +322,41 @@ function answerText(request, out) {
   return system !== undefined ? `{"system":${system},"messages":${body}}` : `{"messages":${body}}`;
 }
 
+// `body` (the text of a JSON object) with the request id's exact text first.
+function withId(id, body) {
+  if (id === undefined) return body;
+  return body === "{}" ? `{"id":${id}}` : `{"id":${id},${body.slice(1)}`;
+}
 async function answer(line, format, reduce, config) {
   let request;
+  let id;
   try {
-    request = new Request(line, format, config);
-  } catch (e) {
-    return JSON.stringify({ error: String(e.message ?? e) });
+    id = new Map(members(line)).get("id");
+  } catch {
+    id = undefined; // not an object: the Request below says why
   }
   try {
-    return answerText(request, await reduce(request));
+    request = new Request(line, format, config);
+    request.id = id;
   } catch (e) {
-    if (e instanceof BadRequest) return JSON.stringify({ error: e.message });
+    return withId(id, JSON.stringify({ error: String(e.message ?? e) }));
+  }
+  try {
+    return withId(id, answerText(request, await reduce(request)));
+  } catch (e) {
+    if (e instanceof Unsupported) {
+      return id === undefined ? JSON.stringify({ error: e.message }) : withId(id, JSON.stringify({ unsupported: e.message }));
+    }
+    if (e instanceof BadRequest) return withId(id, JSON.stringify({ error: e.message }));
     if (e instanceof LibraryMissing) {
       process.stderr.write(`compat adapter: ${e.message}\n`);
       process.exit(3);
     }
     const text = `${e?.name ?? "Error"}: ${e?.message ?? e}`.slice(0, 2000);
     process.stderr.write(`compat adapter: the library raised ${text.slice(0, 500)}\n`);
-    return JSON.stringify({ error: "the library raised " + text });
+    return withId(id, JSON.stringify({ error: "the library raised " + text }));
   }
 }
-
 // --- the zygote: one process with the library loaded, many thin clients ------------
 //
 // Loading a framework takes a few hundred milliseconds, and the kit starts a

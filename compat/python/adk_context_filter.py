@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
+from compat_wire import Unsupported, IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
 
 
 def result_payload(content):
@@ -70,7 +70,7 @@ def reduce(request):
     plugin_mod = require("google.adk.plugins.context_filter_plugin", "google-adk")
     llm_request_mod = require("google.adk.models.llm_request", "google-adk")
     if request.budget_kind != "messages":
-        raise ValueError("ContextFilterPlugin counts invocations, not tokens")
+        raise Unsupported("ContextFilterPlugin counts invocations, not tokens")
     ident = IdentityMap()
     pinned = request.pinned
     contents = [ident.add(to_adk(m, types), m) for m in request.messages if m is not pinned]

@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, with_pinned, serve  # noqa: E402
+from compat_wire import Unsupported, IdentityMap, require, with_pinned, serve  # noqa: E402
 
 
 def to_agno(m, agno_message):
@@ -44,7 +44,7 @@ def reduce(request):
     run_mod = require("agno.run.agent", "agno")
     base = require("agno.run.base", "agno")
     if request.budget_kind != "messages":
-        raise ValueError("num_history_messages counts messages, not tokens")
+        raise Unsupported("num_history_messages counts messages, not tokens")
     ident = IdentityMap()
     pinned = request.pinned
     history = [ident.add(to_agno(m, agno_message), m) for m in request.messages if m is not pinned]

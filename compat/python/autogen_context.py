@@ -7,6 +7,17 @@ FunctionCall, FunctionExecutionResultMessage holding one or several
 FunctionExecutionResult, as the canonical tool message holds one or
 several functionResult items).
 
+Stored shape: AutoGen stores the results of one step (all the calls of one
+AssistantMessage) as ONE FunctionExecutionResultMessage
+(autogen_core/tool_agent/_caller_loop.py:72; the class docstring,
+autogen_core/models/_types.py:73, "contains the output of multiple
+function calls"). A run of consecutive wire tool messages is therefore
+handed to the context as one FunctionExecutionResultMessage, as AutoGen
+would have stored it, and when the context keeps that message every wire
+tool message behind it is written back. The contexts count that batch as
+one message, so a kept window of N AutoGen messages can be more than N
+wire messages (the extra ones are results of a kept step).
+
 System prompt: out of band. AutoGen's agents keep their system messages
 outside the model context and put them in front of what the context gives
 (AssistantAgent's `system_message`), so the pinned system message is held
@@ -15,17 +26,23 @@ SystemMessage.
 
 Configurations (--config):
   buffered        BufferedChatCompletionContext(buffer_size=N)
+                  (a token budget is `unsupported`: it counts messages)
   head-and-tail   HeadAndTailChatCompletionContext(head_size=1, tail_size=N-1):
                   the first message (the task) and the newest N-1, so that
                   head + tail is the budget. AutoGen requires both sizes
-                  >= 1, so N = 1 cannot be expressed and is answered with an
-                  error. The context adds its own "Skipped K messages."
-                  UserMessage between head and tail, which is written back
-                  as a user message the library made.
-  token-limited   TokenLimitedChatCompletionContext(model_client, token_limit=N)
+                  >= 1, so N = 1 cannot be expressed and is answered
+                  `unsupported` (an error without a request id). The context
+                  adds its own "Skipped K messages." UserMessage between head
+                  and tail (declared `placeholder`), written back as a user
+                  message the library made.
+  token-limited   TokenLimitedChatCompletionContext(model_client, token_limit=T)
                   with a model client whose count_tokens charges each message
-                  its cost from the request (1 per message under protocol v1,
-                  the request's `tokens` under v2).
+                  its cost from the request (1 per message under protocol 1,
+                  the request's `tokens` under 2; a batch costs the sum of its
+                  messages). The system prompt is outside the context, so
+                  under countPinned its cost is taken off the limit:
+                  T = N - cost(pinned); T = 0 cannot be expressed (AutoGen
+                  requires token_limit > 0) and is answered `unsupported`.
 """
 
 import json
@@ -34,7 +51,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import BadRequest, IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
+from compat_wire import Unsupported, IdentityMap, require, with_pinned, run_async, serve  # noqa: E402
 from canonical_wire import calls_of, result_text, results_of, text_message, text_of  # noqa: E402
 
 CONFIGS = ["buffered", "head-and-tail", "token-limited"]
@@ -107,32 +124,71 @@ def make_counting_client(models, cost_of):
     return CountingClient()
 
 
+def stored_history(request, models, core, ident):
+    """The history as AutoGen stores it: every message but the pinned
+    system message, a run of consecutive tool messages as one
+    FunctionExecutionResultMessage. `ident` maps each object to the list of
+    wire messages behind it."""
+    history = []
+    run = []
+
+    def flush():
+        if run:
+            batch = models.FunctionExecutionResultMessage(content=[
+                models.FunctionExecutionResult(content=result_text(r), name="tool", call_id=cid)
+                for m in run for cid, r in results_of(m.data)])
+            history.append(ident.add(batch, list(run)))
+            run.clear()
+
+    for m in request.messages:
+        if m is request.pinned:
+            continue
+        if m.role == "tool":
+            run.append(m)
+            continue
+        flush()
+        history.append(ident.add(to_autogen(m, models, core), [m]))
+    flush()
+    return history
+
+
 def reduce(request):
     models = require("autogen_core.models", "autogen-core")
     core = require("autogen_core", "autogen-core")
     contexts = require("autogen_core.model_context", "autogen-core")
     ident = IdentityMap()
     pinned = request.pinned
-    history = [ident.add(to_autogen(m, models, core), m)
-               for m in request.messages if m is not pinned]
+    history = stored_history(request, models, core, ident)
     n = request.budget
     config = request.config
+    if config != "token-limited" and request.budget_kind != "messages":
+        raise Unsupported("AutoGen's %s context counts messages, not tokens" % config)
     if config == "buffered":
         context = contexts.BufferedChatCompletionContext(buffer_size=n, initial_messages=history)
     elif config == "head-and-tail":
         if n < 2:
-            # the adapter's refusal, not the library's: AutoGen cannot be asked for 1 message
-            raise BadRequest("budget %d cannot be split into head_size >= 1 and tail_size >= 1" % n)
+            # AutoGen cannot be asked for 1 message: not the library's failure
+            raise Unsupported("budget %d cannot be split into head_size >= 1 and tail_size >= 1" % n)
         context = contexts.HeadAndTailChatCompletionContext(
             head_size=1, tail_size=n - 1, initial_messages=history)
     else:
         def cost_of(msg):
-            m = ident.get(msg)
-            return request.cost(m) if m is not None else request.created_cost()
+            ms = ident.get(msg)
+            return sum(request.cost(m) for m in ms) if ms is not None else request.created_cost()
+        limit = n - (request.cost(pinned) if pinned is not None else 0)
+        if limit < 1:
+            raise Unsupported("countPinned: the system prompt takes the whole budget, and AutoGen "
+                              "requires token_limit > 0")
         context = contexts.TokenLimitedChatCompletionContext(
-            make_counting_client(models, cost_of), token_limit=n, initial_messages=history)
+            make_counting_client(models, cost_of), token_limit=limit, initial_messages=history)
     kept = run_async(context.get_messages())
-    out = [ident.get(k) or from_autogen(k, models) for k in kept]
+    out = []
+    for k in kept:
+        ms = ident.get(k)
+        if ms is None:
+            out.append(from_autogen(k, models))
+        else:
+            out.extend(ms)
     return with_pinned(request, out)
 
 

@@ -39,14 +39,25 @@ without it the whole of stdin is one request (8.2). --probe prints
 says why not on stderr and exits 3. The exit status is 0 after answering,
 2 for a bad command line.
 
-Protocol v2 (draft, not yet sent by the kit): instead of "maxMessages" a
-request may carry "maxTokens": N and "tokens": [t0, t1, ...], one cost per
-message of "messages"; "countPinned": true makes the pinned system
-message's cost count (default false); "summary": true with
-"summaryTokens": S tells a summarizer what a summary message costs.
-`Request.cost(message)` gives every message's cost under either version
-(1 per message under v1, the pinned system message 0 unless countPinned),
-so token-counting adapters use one counter for both.
+Protocol 2 (`certify --protocol 2`, spec/v2.md sections 11 and 13):
+instead of "maxMessages" a request may carry "maxTokens": N and "tokens":
+[t0, t1, ...], one cost per message of "messages"; "countPinned": true
+makes the pinned system message's cost count (default false); "summary":
+true with "summaryTokens": S tells a summarizer what a summary message
+costs. `Request.cost(message)` gives every message's cost under either
+protocol (1 per message under 1, the pinned system message 0 unless
+countPinned), so token-counting adapters use one counter for both.
+
+Request ids (protocol 2): a request that carries "id" gets it back as the
+first member of its answer, whichever answer it is: {"id": 17,
+"messages": [...]}, {"id": 17, "error": "..."} or {"id": 17,
+"unsupported": "why"}. An adapter raises `Unsupported(why)` for a request
+its library cannot express (a token budget for a library that counts
+messages, budget 1 for a head-and-tail buffer that needs 2): the kit
+records that case as skipped by the reducer, never as the library's
+failure. A request without an id (protocol 1) gets {"error": why} for it
+instead, as before ids existed. The budget is checked before the adapter
+runs, so a bad budget is always an error, never `unsupported`.
 """
 
 import decimal
@@ -148,6 +159,12 @@ class BadRequest(Exception):
     pass
 
 
+class Unsupported(Exception):
+    """The request asks for something the library cannot express (answered
+    {"id": N, "unsupported": why} under protocol 2, {"error": why} without
+    an id)."""
+
+
 class LibraryMissing(Exception):
     """The adapter's library cannot be imported here."""
 
@@ -195,6 +212,20 @@ def parse_count(value, name):
     if d < 0 or d != d.to_integral_value():
         raise bad
     return int(d)
+
+
+def responses_role(item_type):
+    """The role of a Responses input item that has no `role` member (the
+    kit's view, src/formats/responses.rs): an output item (`*_output`) is a
+    tool message, an approval response a user message, any other item
+    (calls, reasoning, approval requests) an assistant message."""
+    if not isinstance(item_type, str):
+        return None
+    if item_type.endswith("_output"):
+        return "tool"
+    if item_type == "mcp_approval_response":
+        return "user"
+    return "assistant"
 
 
 class Message:
@@ -251,6 +282,8 @@ class Request:
                 self.messages.append(m)
         for i, raw in enumerate(messages):
             role = raw.get("role") if isinstance(raw, Obj) else None
+            if fmt == "responses" and isinstance(raw, Obj) and not isinstance(role, str):
+                role = responses_role(raw.get("type"))
             if not isinstance(role, str):
                 raise BadRequest("message %d has no string `role`" % i)
             role = ascii_lower(role)
@@ -361,6 +394,13 @@ def run_async(coro):
     return _loop.run_until_complete(coro)
 
 
+def _with_id(rid, body):
+    """`body` (the text of a JSON object) with the request id first."""
+    if rid is _ABSENT:
+        return body
+    return '{"id":%s,%s' % (to_text(rid), body[1:]) if body != "{}" else '{"id":%s}' % to_text(rid)
+
+
 def _answer_text(request, out_entries):
     system = _ABSENT
     parts = []
@@ -378,25 +418,39 @@ def _answer_text(request, out_entries):
     return '{"messages":%s}' % body
 
 
+def request_id(obj):
+    """The request's `id` (protocol 2), or _ABSENT."""
+    return obj.get("id", _ABSENT) if isinstance(obj, Obj) else _ABSENT
+
+
 def answer(line, fmt, reduce, config):
-    """One response line for one request line."""
+    """One response line for one request line (with the request's id first
+    when it has one)."""
+    rid = _ABSENT
     try:
-        request = Request(parse_json(line.decode("utf-8")), fmt)
+        obj = parse_json(line.decode("utf-8"))
+        rid = request_id(obj)
+        request = Request(obj, fmt)
         request.config = config
+        request.id = rid
     except (BadRequest, ValueError, RecursionError, decimal.InvalidOperation) as e:
-        return json.dumps({"error": str(e) or type(e).__name__})
+        return _with_id(rid, json.dumps({"error": str(e) or type(e).__name__}))
     try:
         out = reduce(request)
-        return _answer_text(request, out)
+        return _with_id(rid, _answer_text(request, out))
+    except Unsupported as e:
+        if rid is _ABSENT:
+            return json.dumps({"error": str(e)})
+        return _with_id(rid, json.dumps({"unsupported": str(e)}))
     except BadRequest as e:
-        return json.dumps({"error": str(e)})
+        return _with_id(rid, json.dumps({"error": str(e)}))
     except LibraryMissing as e:
         sys.stderr.write("compat adapter: %s\n" % e)
         raise SystemExit(3)
     except Exception as e:  # the library refused the request
         text = "%s: %s" % (type(e).__name__, e)
         sys.stderr.write("compat adapter: the library raised %s\n" % text[:500])
-        return json.dumps({"error": "the library raised " + text[:2000]})
+        return _with_id(rid, json.dumps({"error": "the library raised " + text[:2000]}))
 
 
 # --- the zygote: a pre-imported adapter that forks per process ------------------

@@ -16,17 +16,24 @@ System prompt: out of band (`create_agent(system_prompt=...)` keeps it out
 of the state's messages): the pinned system message is held aside and put
 back in its place.
 
-Budget, protocol v1 (messages): trigger=("messages", N + 1), so that it
-summarizes exactly when there are more than N messages, and
-keep=("messages", N - 1), leaving one slot for the summary message. keep
-must be >= 1, so with N = 1 the output is the summary and one message: one
-over the budget by construction.
-Budget, draft protocol v2 (tokens): trigger=("tokens", T + 1) and
-keep=("tokens", T - S), with a token counter that charges each message its
-cost from the request and S = summaryTokens for the summary.
+Budget, messages: trigger=("messages", N + 1), so that it summarizes
+exactly when there are more than N messages, and keep=("messages", N - 1),
+leaving one slot for the summary message. LangChain requires keep > 0
+(summarization.py:826-829), so N = 1 cannot be expressed: answered
+`unsupported` (an error without a request id).
+Budget, tokens (protocol 2): trigger=("tokens", T' + 1) and
+keep=("tokens", T' - S), with a token counter that charges each message its
+cost from the request and S = summaryTokens for the summary; T' is the
+budget less the system prompt's cost under countPinned (the agent's system
+prompt is not in the state the middleware counts, so the room left for the
+history is what the application must give it). T' - S < 1 cannot be
+expressed: `unsupported`.
 
-Under protocol v1 the kit knows no summaries, so every summary is judged a
-fabricated message (`no-fabrication`).
+The middleware moves the cut back to the AIMessage whose ToolMessages it
+would otherwise split (summarization.py:878-911), so the kept messages can
+exceed `keep` by a call group: declared `soft-budget`. Certified with
+`--summaries`: the summary message is judged as a summary, not as a
+fabricated message.
 """
 
 import os
@@ -34,7 +41,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, with_pinned, serve  # noqa: E402
+from compat_wire import IdentityMap, Unsupported, require, with_pinned, serve  # noqa: E402
 from langchain_trim import from_langchain, to_langchain  # noqa: E402
 
 SUMMARY = "Summary of the earlier conversation (fixed text from the compat adapter's fake model)."
@@ -57,13 +64,17 @@ def reduce(request):
 
     n = request.budget
     if request.budget_kind == "messages":
+        if n < 2:
+            raise Unsupported("maxMessages 1 leaves no room beside the summary (keep must be > 0)")
         trigger = ("messages", n + 1)
-        keep = ("messages", max(1, n - 1))
+        keep = ("messages", n - 1)
     else:
+        n -= request.cost(pinned) if pinned is not None else 0
         room = n - request.summary_tokens
         if room < 1:
-            raise ValueError("maxTokens %d leaves no room beside a summary of %d tokens"
-                             % (n, request.summary_tokens))
+            raise Unsupported("maxTokens %d leaves no room beside a summary of %d tokens%s"
+                              % (request.budget, request.summary_tokens,
+                                 " and the system prompt" if request.count_pinned else ""))
         trigger = ("tokens", n + 1)
         keep = ("tokens", room)
     mw = middleware.SummarizationMiddleware(

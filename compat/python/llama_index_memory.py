@@ -19,6 +19,16 @@ request (1 per message under protocol v1, so the buffer keeps messages by
 count; the request's `tokens` under v2). The buffer only ever measures a
 suffix of the history, and the texts of different suffixes differ in
 length, so the text determines the suffix exactly.
+
+The system prompt's cost: llama-index's chat engines pass the tokens of the
+prefix messages (the system prompt) as `get(initial_token_count=...)`
+(llama_index/core/chat_engine/simple.py:82-99); the adapter does the same
+with the pinned system message's cost (0 unless the request says
+countPinned), so the buffer fits the rest into what is left.
+
+The buffer is deprecated in favour of `llama_index.core.memory.Memory`
+(chat_memory_buffer.py:21) and still what `ChatMemoryBuffer.from_defaults`
+gives the chat engines.
 """
 
 import os
@@ -65,7 +75,7 @@ def reduce(request):
 
     buf = memory.ChatMemoryBuffer.from_defaults(chat_history=history, token_limit=request.budget,
                                                 tokenizer_fn=tokenizer)
-    kept = buf.get()
+    kept = buf.get(initial_token_count=request.cost(pinned) if pinned is not None else 0)
     out = []
     for k in kept:
         m = ident.get(k)

@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, run_async, serve  # noqa: E402
+from compat_wire import Unsupported, IdentityMap, require, run_async, serve  # noqa: E402
 from canonical_wire import item_type, items, result_text, text_message  # noqa: E402
 
 CONFIGS = ["truncation", "summarization"]
@@ -82,7 +82,7 @@ def reduce(request):
     sk = require("semantic_kernel.contents", "semantic-kernel")
     reducers = sk
     if request.budget_kind != "messages":
-        raise ValueError("Semantic Kernel's reducers count messages, not tokens")
+        raise Unsupported("Semantic Kernel's reducers count messages, not tokens")
     ident = IdentityMap()
     history = [ident.add(to_sk(m, sk), m) for m in request.messages]
     target = request.budget + (1 if request.pinned is not None else 0)

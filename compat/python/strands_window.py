@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compat_wire import IdentityMap, require, with_pinned, serve  # noqa: E402
+from compat_wire import Unsupported, IdentityMap, require, with_pinned, serve  # noqa: E402
 
 
 def result_blocks(content):
@@ -69,7 +69,7 @@ def reduce(request):
     pinned = request.pinned
     history = [ident.add(to_strands(m), m) for m in request.messages if m is not pinned]
     if request.budget_kind != "messages":
-        raise ValueError("SlidingWindowConversationManager counts messages, not tokens")
+        raise Unsupported("SlidingWindowConversationManager counts messages, not tokens")
     manager = swcm.SlidingWindowConversationManager(window_size=request.budget,
                                                     should_truncate_results=False)
     agent = _AgentView(history)
