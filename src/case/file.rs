@@ -8,68 +8,28 @@
 //! bytes) and every other extension (JSON Lines included):
 //! [`case_file_paths`], [`load_files`] (and [`super::load_dir`], its cases).
 //!
-//! Case files are read with [`read_regular`]: only regular files (a
-//! symlink is followed), at most [`MAX_CASE_FILE`] bytes, so a `*.json`
-//! that is a FIFO or a symlink to `/dev/zero` is an error naming the file,
-//! never a hang.
+//! Case files are read through the kit's one input gate
+//! ([`crate::input`], spec v1 §8.11): only regular files (a symlink is
+//! followed), at most [`MAX_CASE_FILE`] bytes unless told otherwise, so a
+//! `*.json` that is a FIFO or a symlink to `/dev/zero` is an error naming
+//! the file, never a hang; nesting deeper than
+//! [`crate::input::MAX_DEPTH`] is refused before parsing
+//! ([`super::parse_cases`]).
 
 use super::{parse_cases, Case, CaseError, InvalidCase};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// The largest case file the kit reads, in bytes (64 MiB).
-pub const MAX_CASE_FILE: u64 = 64 * 1024 * 1024;
+/// The largest case file the kit reads unless told otherwise, in bytes
+/// (64 MiB): [`crate::input::DEFAULT_MAX_INPUT`], the one limit of every
+/// input (spec v1 §8.11).
+pub const MAX_CASE_FILE: u64 = crate::input::DEFAULT_MAX_INPUT;
 
-/// Reads the file at `path` (a symlink is followed) when it is a regular
-/// file of at most `max` bytes, without ever blocking on what is not one:
-/// it is opened non-blocking (a FIFO without a writer does not wait) and
-/// checked before anything is read.
-///
-/// # Errors
-///
-/// The I/O error opening or reading it; [`std::io::ErrorKind::InvalidInput`]
-/// with `not a regular file (a FIFO)` (a directory, a character or block
-/// device, a socket) or `larger than the limit of N bytes`.
-pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    let kind = meta.file_type();
-    let invalid = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() {
-            "a character device"
-        } else if kind.is_block_device() {
-            "a block device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_dir() {
-            "a directory"
-        } else {
-            "not a file"
-        };
-        return Err(invalid(format!("not a regular file ({what})")));
-    }
-    let too_large = || invalid(format!("larger than the limit of {max} bytes"));
-    if meta.len() > max {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
+pub use crate::input::read_regular;
 
 /// Reads a case file as UTF-8 text with [`read_regular`] (at most
 /// [`MAX_CASE_FILE`] bytes).
@@ -78,13 +38,22 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// [`CaseError::Io`] naming the file.
 pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
-    let io = |source| CaseError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let bytes = read_regular(path, MAX_CASE_FILE).map_err(io)?;
-    String::from_utf8(bytes)
-        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+    read_case_text_with(path, MAX_CASE_FILE)
+}
+
+/// [`read_case_text`] with the size limit `max` (the command line's
+/// `--max-input`).
+///
+/// # Errors
+///
+/// [`CaseError::Io`] naming the file.
+pub fn read_case_text_with(path: &Path, max: u64) -> Result<String, CaseError> {
+    read_regular(path, max)
+        .and_then(crate::input::utf8)
+        .map_err(|source| CaseError::Io {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The file name of a case saved on its own (a regression case, a saved
@@ -143,7 +112,16 @@ impl CaseFile {
     /// A [`CaseError`] naming the file (and case id), as
     /// [`super::load_file`] gives it.
     pub fn read(path: &Path) -> Result<CaseFile, CaseError> {
-        let text = read_case_text(path)?;
+        CaseFile::read_with(path, MAX_CASE_FILE)
+    }
+
+    /// [`CaseFile::read`] with the size limit `max`.
+    ///
+    /// # Errors
+    ///
+    /// As [`CaseFile::read`].
+    pub fn read_with(path: &Path, max: u64) -> Result<CaseFile, CaseError> {
+        let text = read_case_text_with(path, max)?;
         let cases = parse_cases(&text, path)?;
         let layout = if text.trim_start().starts_with('[') {
             Layout::Array
@@ -303,10 +281,19 @@ pub fn case_file_paths(dir: &Path) -> Result<Vec<PathBuf>, CaseError> {
 /// [`InvalidCase::DuplicateId`] for an id used twice (naming the second
 /// file and the first).
 pub fn load_files(dir: &Path) -> Result<Vec<CaseFile>, CaseError> {
+    load_files_with(dir, MAX_CASE_FILE)
+}
+
+/// [`load_files`] with the size limit `max` for each file.
+///
+/// # Errors
+///
+/// As [`load_files`].
+pub fn load_files_with(dir: &Path, max: u64) -> Result<Vec<CaseFile>, CaseError> {
     let mut files = Vec::new();
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
     for path in case_file_paths(dir)? {
-        let file = CaseFile::read(&path)?;
+        let file = CaseFile::read_with(&path, max)?;
         for case in &file.cases {
             if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
                 return Err(CaseError::Invalid {

@@ -13,8 +13,7 @@
 
 use super::PolicyArg;
 use reducer_kit::case::file::{
-    case_file_paths, file_name, load_files, read_regular, render, CaseFile, Layout, Style,
-    MAX_CASE_FILE,
+    case_file_paths, file_name, load_files_with, read_regular, render, CaseFile, Layout, Style,
 };
 use reducer_kit::case::SPEC_VERSION;
 use reducer_kit::corpus::import::import;
@@ -78,6 +77,8 @@ pub struct RegenArgs {
     /// against).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus check`.
@@ -86,6 +87,8 @@ pub struct CheckArgs {
     /// Case directory [default: the kit's corpus/]. `fuzz/` folders and
     /// files other than `*.json` are skipped.
     pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus add`.
@@ -107,6 +110,8 @@ pub struct AddArgs {
     /// Case files or fuzz inputs.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus min`.
@@ -120,6 +125,8 @@ pub struct MinArgs {
     /// Remove cases of the kit's own corpus/spec too (refused without it).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus seed-fuzz`.
@@ -229,6 +236,14 @@ fn refuse_spec(command: &str, given: &Path, recursive: bool, force: bool) -> Res
     Ok(())
 }
 
+/// Prints a case file error and gives its exit code
+/// ([`reducer_kit::case::CaseError::exit_code`]: 1 for a file nested too
+/// deep, 2 for one that cannot be read or is not a case file).
+fn case_failure(e: &reducer_kit::case::CaseError) -> ExitCode {
+    super::print_error(e);
+    ExitCode::from(e.exit_code())
+}
+
 fn count_cases(files: &[CaseFile]) -> usize {
     files.iter().map(|f| f.cases.len()).sum()
 }
@@ -278,9 +293,9 @@ fn regen(args: RegenArgs) -> ExitCode {
     if !args.dry_run && dir.is_dir() && !clean_stale_in(&case_dirs(&dir)) {
         return ExitCode::from(2);
     }
-    let files = match load_files(&dir) {
+    let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
-        Err(e) => return usage(e),
+        Err(e) => return case_failure(&e),
     };
     let verb = if args.dry_run {
         "would update"
@@ -371,9 +386,9 @@ fn regen(args: RegenArgs) -> ExitCode {
 
 fn check(args: CheckArgs) -> ExitCode {
     let dir = dir_or_default(args.dir);
-    let files = match load_files(&dir) {
+    let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
-        Err(e) => return usage(e),
+        Err(e) => return case_failure(&e),
     };
     let (mut differ, mut older, mut unusable) = (0, 0, 0);
     for f in &files {
@@ -436,7 +451,7 @@ fn add(args: AddArgs) -> ExitCode {
         if !clean_stale_in(std::slice::from_ref(&args.dir)) {
             return ExitCode::from(2);
         }
-        match load_files(&args.dir) {
+        match load_files_with(&args.dir, args.limit.max_input) {
             Ok(files) => {
                 for f in files {
                     for c in f.cases {
@@ -446,13 +461,13 @@ fn add(args: AddArgs) -> ExitCode {
                     }
                 }
             }
-            Err(e) => return usage(e),
+            Err(e) => return case_failure(&e),
         }
     }
     let mut code = 0u8;
     for file in &args.files {
         let shown = show_path(file);
-        let bytes = match read_regular(file, MAX_CASE_FILE) {
+        let bytes = match read_regular(file, args.limit.max_input) {
             Ok(b) => b,
             Err(e) => {
                 outln!("{shown}: cannot read: {e}");
@@ -539,9 +554,9 @@ fn min(args: MinArgs) -> ExitCode {
             return code;
         }
     }
-    let files = match load_files(&dir) {
+    let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
-        Err(e) => return usage(e),
+        Err(e) => return case_failure(&e),
     };
     let plan = plan_min(&files);
     let verb = if args.dry_run {
