@@ -81,7 +81,9 @@ pub enum Style {
     /// everything else on its member's line (`{"a": 1, "b": [2, 3]}`).
     Corpus,
     /// `serde_json`'s pretty printer, every value on its own line (how
-    /// `certify --save-failures` writes a case).
+    /// `certify --save-failures` writes a case), for the top
+    /// [`crate::json::PRETTY_DEPTH`] levels; deeper values compact
+    /// ([`crate::json::to_string_pretty`]).
     Pretty,
 }
 
@@ -391,7 +393,7 @@ fn render_nested(case: &Case, style: Style) -> String {
             render_case_corpus(case, 2, &mut s);
             s
         }
-        Style::Pretty => serde_json::to_string_pretty(case)
+        Style::Pretty => crate::json::to_string_pretty_at(case, 1)
             .expect("a case always serializes")
             .replace('\n', "\n  "),
     }
@@ -417,9 +419,9 @@ pub fn render(cases: &[Case], layout: Layout, style: Style) -> String {
     let single = layout == Layout::Single && cases.len() == 1;
     let mut out = match style {
         Style::Pretty if single => {
-            serde_json::to_string_pretty(&cases[0]).expect("a case always serializes")
+            crate::json::to_string_pretty(&cases[0]).expect("a case always serializes")
         }
-        Style::Pretty => serde_json::to_string_pretty(cases).expect("cases always serialize"),
+        Style::Pretty => crate::json::to_string_pretty(cases).expect("cases always serialize"),
         Style::Corpus if single => {
             let mut s = String::new();
             render_case_corpus(&cases[0], 0, &mut s);

@@ -316,9 +316,11 @@ impl Case {
         Ok(())
     }
 
-    /// The case as pretty JSON, one trailing newline.
+    /// The case as pretty JSON ([`crate::json::to_string_pretty`]: values
+    /// deeper than [`crate::json::PRETTY_DEPTH`] compact), one trailing
+    /// newline.
     pub fn to_pretty_json(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("a case always serializes");
+        let mut s = crate::json::to_string_pretty(self).expect("a case always serializes");
         s.push('\n');
         s
     }
