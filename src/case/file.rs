@@ -246,21 +246,38 @@ fn element_spans(text: &str) -> Option<Vec<Range<usize>>> {
 ///
 /// [`CaseError::Io`] naming a directory that cannot be listed.
 pub fn case_file_paths(dir: &Path) -> Result<Vec<PathBuf>, CaseError> {
-    fn io(path: &Path, source: std::io::Error) -> CaseError {
-        CaseError::Io {
-            path: path.to_owned(),
-            source,
-        }
+    Ok(walk_cases(dir)?.0)
+}
+
+fn io(path: &Path, source: std::io::Error) -> CaseError {
+    CaseError::Io {
+        path: path.to_owned(),
+        source,
     }
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CaseError> {
+}
+
+/// The case files below `dir` (see the module doc), in path order, and
+/// the folders that hold a committed change not yet carried out
+/// ([`crate::atomic::COMMIT_DIR`]). The kit's own staging and commit
+/// folders (`.reducer-kit-…`) are not walked.
+fn walk_cases(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CaseError> {
+    fn walk(
+        dir: &Path,
+        out: &mut Vec<PathBuf>,
+        commits: &mut Vec<PathBuf>,
+    ) -> Result<(), CaseError> {
         let entries = std::fs::read_dir(dir).map_err(|e| io(dir, e))?;
         for entry in entries {
             let entry = entry.map_err(|e| io(dir, e))?;
             let path = entry.path();
             let kind = entry.file_type().map_err(|e| io(&path, e))?;
-            if kind.is_dir() {
-                if path.file_name().is_some_and(|n| n != "fuzz") {
-                    walk(&path, out)?;
+            let name = entry.file_name();
+            if name == crate::atomic::COMMIT_DIR {
+                commits.push(dir.to_path_buf());
+            } else if name.to_string_lossy().starts_with(".reducer-kit-") {
+            } else if kind.is_dir() {
+                if name != "fuzz" {
+                    walk(&path, out, commits)?;
                 }
             } else if path.extension().is_some_and(|e| e == "json") {
                 out.push(path);
@@ -268,14 +285,37 @@ pub fn case_file_paths(dir: &Path) -> Result<Vec<PathBuf>, CaseError> {
         }
         Ok(())
     }
-    let mut out = Vec::new();
-    walk(dir, &mut out)?;
+    let (mut out, mut commits) = (Vec::new(), Vec::new());
+    walk(dir, &mut out, &mut commits)?;
     out.sort();
-    Ok(out)
+    Ok((out, commits))
+}
+
+/// Carries out every change committed below `dir` (itself included) that
+/// its writer did not finish ([`crate::atomic::recover`]: a `corpus regen`
+/// or `corpus min` killed after its commit point), so that the folder is
+/// read as it is after the change (spec v1 §8.11). Returns the folders
+/// changed, with how many files each change named.
+///
+/// # Errors
+///
+/// [`CaseError::Io`] naming a folder that cannot be listed or a change that
+/// cannot be carried out.
+pub fn recover_changes(dir: &Path) -> Result<Vec<(PathBuf, usize)>, CaseError> {
+    let mut done = Vec::new();
+    for folder in walk_cases(dir)?.1 {
+        if let Some(n) = crate::atomic::recover(&folder).map_err(|e| io(&folder, e))? {
+            done.push((folder, n));
+        }
+    }
+    Ok(done)
 }
 
 /// Reads every case file below `dir` (see the module doc): the one loader
-/// of a corpus directory.
+/// of a corpus directory. A change of the directory committed but not
+/// carried out (its writer killed) is carried out first
+/// ([`recover_changes`]), so the directory is read as it was before the
+/// change or as it is after it, never between.
 ///
 /// # Errors
 ///
@@ -292,6 +332,7 @@ pub fn load_files(dir: &Path) -> Result<Vec<CaseFile>, CaseError> {
 ///
 /// As [`load_files`].
 pub fn load_files_with(dir: &Path, max: u64) -> Result<Vec<CaseFile>, CaseError> {
+    recover_changes(dir)?;
     let mut files = Vec::new();
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
     for path in case_file_paths(dir)? {

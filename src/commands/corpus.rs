@@ -12,8 +12,10 @@
 //! kit's `corpus/spec` without `--force`, a write that failed).
 
 use super::PolicyArg;
+use reducer_kit::atomic::Changes;
 use reducer_kit::case::file::{
-    case_file_paths, file_name, load_files_with, read_regular, render, CaseFile, Layout, Style,
+    case_file_paths, file_name, load_files_with, read_regular, recover_changes, render, CaseFile,
+    Layout, Style,
 };
 use reducer_kit::case::SPEC_VERSION;
 use reducer_kit::corpus::import::import;
@@ -268,6 +270,28 @@ fn clean_stale_in(dirs: &[PathBuf]) -> bool {
     true
 }
 
+/// Carries out the changes committed below `dir` whose writer was killed
+/// before finishing ([`recover_changes`]), printing each; `false` after
+/// printing an error.
+fn recover_in(dir: &Path) -> bool {
+    match recover_changes(dir) {
+        Ok(done) => {
+            for (folder, n) in done {
+                outln!(
+                    "completed an interrupted change of {} in {}",
+                    plural(n, "file", "files"),
+                    show_path(&folder)
+                );
+            }
+            true
+        }
+        Err(e) => {
+            case_failure(&e);
+            false
+        }
+    }
+}
+
 /// `dir` and every folder below it that holds case files.
 fn case_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![dir.to_path_buf()];
@@ -290,7 +314,7 @@ fn regen(args: RegenArgs) -> ExitCode {
             return code;
         }
     }
-    if !args.dry_run && dir.is_dir() && !clean_stale_in(&case_dirs(&dir)) {
+    if !args.dry_run && dir.is_dir() && !(recover_in(&dir) && clean_stale_in(&case_dirs(&dir))) {
         return ExitCode::from(2);
     }
     let files = match load_files_with(&dir, args.limit.max_input) {
@@ -302,6 +326,10 @@ fn regen(args: RegenArgs) -> ExitCode {
     } else {
         "updated"
     };
+    // Every rewritten file is staged, then all are put in place as one
+    // change: a kill at any moment leaves the corpus as it was or as it is
+    // after (spec v1 §8.11).
+    let mut changes: Option<Changes> = None;
     let (mut updated, mut touched, mut unusable) = (0, 0, 0);
     for f in &files {
         let mut replaced = Vec::new();
@@ -347,9 +375,19 @@ fn regen(args: RegenArgs) -> ExitCode {
         touched += 1;
         if !args.dry_run {
             let refs: Vec<(usize, &_)> = replaced.iter().map(|(i, c)| (*i, c)).collect();
-            if let Err(e) = reducer_kit::atomic::replace(&f.path, f.text_with(&refs).as_bytes()) {
-                return usage(format!("{}: {e}", show_path(&f.path)));
+            let staged = match &mut changes {
+                Some(c) => Ok(c),
+                None => Changes::new(&dir).map(|c| changes.insert(c)),
             }
+            .and_then(|c| c.write(&f.path, f.text_with(&refs).as_bytes()));
+            if let Err(e) = staged {
+                return usage(format!("{}: {e}; nothing written", show_path(&f.path)));
+            }
+        }
+    }
+    if let Some(c) = changes {
+        if let Err(e) = c.commit() {
+            return usage(format!("{}: {e}", show_path(&dir)));
         }
     }
     let total = count_cases(&files);
@@ -386,6 +424,9 @@ fn regen(args: RegenArgs) -> ExitCode {
 
 fn check(args: CheckArgs) -> ExitCode {
     let dir = dir_or_default(args.dir);
+    if dir.is_dir() && !(recover_in(&dir) && clean_stale_in(&case_dirs(&dir))) {
+        return ExitCode::from(2);
+    }
     let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
         Err(e) => return case_failure(&e),
@@ -554,6 +595,9 @@ fn min(args: MinArgs) -> ExitCode {
             return code;
         }
     }
+    if !args.dry_run && dir.is_dir() && !(recover_in(&dir) && clean_stale_in(&case_dirs(&dir))) {
+        return ExitCode::from(2);
+    }
     let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
         Err(e) => return case_failure(&e),
@@ -589,20 +633,28 @@ fn min(args: MinArgs) -> ExitCode {
         );
     }
     let mut deleted = 0;
-    if !args.dry_run {
+    if !args.dry_run && !plan.delete.is_empty() {
+        // All the files go as one change (spec v1 §8.11).
+        let mut changes = match Changes::new(&dir) {
+            Ok(c) => c,
+            Err(e) => return usage(format!("{}: {e}", show_path(&dir))),
+        };
         for f in &plan.delete {
             let path = &files[*f].path;
             if !inside(path, &dir) {
                 return usage(format!(
-                    "{}: not inside {}; not deleted",
+                    "{}: not inside {}; nothing deleted",
                     show_path(path),
                     show_path(&dir)
                 ));
             }
-            if let Err(e) = std::fs::remove_file(path) {
-                return usage(format!("{}: {e}", show_path(path)));
+            if let Err(e) = changes.remove(path) {
+                return usage(format!("{}: {e}; nothing deleted", show_path(path)));
             }
             deleted += 1;
+        }
+        if let Err(e) = changes.commit() {
+            return usage(format!("{}: {e}", show_path(&dir)));
         }
     }
     let removed = plan.removed.len();
