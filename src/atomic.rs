@@ -299,6 +299,17 @@ fn path_of_hex(hex: &str) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?)))
 }
 
+/// Flushes the file system that holds `file` to the disk (Linux
+/// `syncfs`), or `file` alone where that is refused.
+fn sync_fs(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: syncfs on a descriptor this function borrows.
+    if unsafe { libc::syncfs(file.as_raw_fd()) } == 0 {
+        return Ok(());
+    }
+    file.sync_all()
+}
+
 /// Flushes a folder's entries to the disk.
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
@@ -347,7 +358,6 @@ impl Changes {
             file.set_permissions(m.permissions())?;
         }
         file.write_all(bytes)?;
-        file.sync_all()?;
         self.staged += 1;
         self.plan.push_str(&format!("w {n} {}\n", hex_path(&rel)));
         Ok(())
@@ -390,7 +400,9 @@ impl Changes {
         let plan = self.staging.path().join("plan");
         let mut file = std::fs::File::create(&plan)?;
         file.write_all(self.plan.as_bytes())?;
-        file.sync_all()?;
+        // Everything staged on the disk before the commit point (one flush
+        // of the file system rather than one per file).
+        sync_fs(&file)?;
         sync_dir(self.staging.path())?;
         let commit = self.root.join(COMMIT_DIR);
         if commit.exists() {
