@@ -5,12 +5,13 @@
 //! its input: each file's text once, its messages as slices of it
 //! ([`parse_raw_entries`]), each message's value built from its slice; the
 //! text is let go before the next file is read. The reference answer is
-//! the reference reducer's selection on the input ([`Selection`]), compared
-//! with the output message by message: when they are equal the output
-//! itself is the reference (borrowed, [`ExtrasRef`]), so that no third
-//! copy of the kept messages is made; only a differing reference is
-//! built. Peak memory is the input's and the output's values, not their
-//! texts besides (benches/README.md).
+//! the reference reducer's selection on the input
+//! ([`reducer_kit::reduce::Selection`]), compared with the output message by
+//! message: when they are equal the output itself is the reference
+//! (borrowed, [`ExtrasRef`]), so that no third copy of the kept messages
+//! is made; only a differing reference is built. Peak memory is the
+//! input's and the output's values (with one file's text while its values
+//! are built; benches/README.md).
 
 use super::{input_failure, invalid, load_values, usage, BudgetArgs, FormatArg, InputLimit};
 use super::{PolicyArg, ProviderArg};
