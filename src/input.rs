@@ -7,7 +7,7 @@
 //! without blocking, so that a FIFO or a device is an error naming it,
 //! never a wait or an endless read ([`read_regular`]); `-` is stdin, read
 //! up to the same limit ([`read_input`]). Its text must be UTF-8. Before
-//! it is parsed, its nesting is measured ([`check_depth`]): no message (nor
+//! it is parsed, its nesting is measured ([`check_text`]): no message (nor
 //! any other member of a history or case) may nest deeper than
 //! [`MAX_DEPTH`] levels, and the error names the place (`message 3`).
 //! Histories ([`parse_entries`], [`parse_raw_entries`]) and case files
@@ -34,7 +34,7 @@ pub const DEFAULT_MAX_INPUT: u64 = 64 * 1024 * 1024;
 /// The deepest a message, or any other member of a history, an envelope
 /// or a case, may nest: an array or an object is one level, the message's
 /// own included (`{"role": "user", "contents": []}` nests 2 levels).
-/// Deeper input is refused before it is parsed ([`check_depth`]), so that
+/// Deeper input is refused before it is parsed ([`check_text`]), so that
 /// every reader of the kit reads the same histories (the JSON parser's own
 /// limit, 128 levels for a whole document, is never reached: a case file
 /// adds at most 3 levels around a message).
@@ -147,7 +147,7 @@ pub fn read_input(path: &str, max: u64) -> Result<String, InputError> {
     })
 }
 
-/// What a JSON text holds, for [`check_depth`]: where its messages are,
+/// What a JSON text holds, for [`check_text`]: where its messages are,
 /// and how a place is named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holds {
@@ -165,7 +165,7 @@ pub enum Holds {
     Other,
 }
 
-/// A place nested deeper than [`MAX_DEPTH`] levels: what [`check_depth`]
+/// A place nested deeper than [`MAX_DEPTH`] levels: what [`check_text`]
 /// found.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{place}: nested deeper than {limit} levels")]
@@ -178,6 +178,33 @@ pub struct TooDeep {
     pub line: Option<usize>,
     /// The limit, [`MAX_DEPTH`].
     pub limit: usize,
+}
+
+/// A `\u` escape of half a surrogate pair with no other half (`"\ud800"`):
+/// JSON text the kit cannot read into a string, which the raw reader
+/// (that skips strings) would otherwise let through while the value
+/// reader refuses it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not JSON: lone surrogate {escape} at line {line} column {column}")]
+pub struct LoneSurrogate {
+    /// The escape as written (`\ud800`).
+    pub escape: String,
+    /// Its 1-based line in the text.
+    pub line: usize,
+    /// Its 1-based column (in bytes).
+    pub column: usize,
+}
+
+/// What [`check_text`] refuses in a text before it is parsed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// Nested deeper than [`MAX_DEPTH`]: a history the kit cannot
+    /// represent (the command line exits 1).
+    #[error(transparent)]
+    TooDeep(TooDeep),
+    /// Not JSON the kit can read (the command line exits 2).
+    #[error(transparent)]
+    LoneSurrogate(LoneSurrogate),
 }
 
 /// One open array or object among the first three levels of a document.
@@ -233,31 +260,41 @@ fn unit(holds: Holds, text: &[u8], frames: &[Frame]) -> (String, usize) {
     }
 }
 
+/// The code unit of the four hexadecimal digits at `at`, if they are.
+fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
+    let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+    u16::from_str_radix(digits, 16).ok()
+}
+
 /// Refuses a JSON text (or JSON Lines of them) in which a message, or any
-/// other unit of `holds`, nests deeper than [`MAX_DEPTH`] levels: the first
-/// such place, and the line of its entry when the text holds more than one
-/// top-level value. Text that is not JSON passes (the parser says what is
-/// wrong with it). Linear in the text; the places are tracked for the
-/// first three levels only.
+/// other unit of `holds`, nests deeper than [`MAX_DEPTH`] levels, or a
+/// string holds a lone surrogate escape ([`LoneSurrogate`]): the first such
+/// place, and for depth the line of its entry when the text holds more
+/// than one top-level value. Other text that is not JSON passes (the
+/// parser says what is wrong with it). Linear in the text; the places are
+/// tracked for the first three levels only.
 ///
 /// # Errors
 ///
-/// [`TooDeep`].
+/// [`TextError`].
 ///
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::input::{check_depth, Holds};
+/// use reducer_kit::input::{check_text, Holds};
 /// let deep = format!("[{{\"role\":\"user\"}}, {}{}]", "[".repeat(101), "]".repeat(101));
-/// let e = check_depth(&deep, Holds::Histories).unwrap_err();
+/// let e = check_text(&deep, Holds::Histories).unwrap_err();
 /// assert_eq!(e.to_string(), "message 1: nested deeper than 100 levels");
-/// assert!(check_depth(&format!("[{}{}]", "[".repeat(100), "]".repeat(100)), Holds::Histories).is_ok());
+/// assert!(check_text(&format!("[{}{}]", "[".repeat(100), "]".repeat(100)), Holds::Histories).is_ok());
+/// let e = check_text(r#"[{"text": "\ud800"}]"#, Holds::Histories).unwrap_err();
+/// assert_eq!(e.to_string(), r"not JSON: lone surrogate \ud800 at line 1 column 12");
 /// ```
-pub fn check_depth(text: &str, holds: Holds) -> Result<(), TooDeep> {
+pub fn check_text(text: &str, holds: Holds) -> Result<(), TextError> {
     let bytes = text.as_bytes();
     let mut frames: Vec<Frame> = Vec::with_capacity(3);
     let (mut level, mut docs, mut line, mut doc_line) = (0usize, 0usize, 1usize, 1usize);
-    let mut found: Option<(String, usize)> = None;
+    let mut line_start = 0usize;
+    let mut found: Option<TextError> = None;
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -265,7 +302,31 @@ pub fn check_depth(text: &str, holds: Holds) -> Result<(), TooDeep> {
                 let start = i + 1;
                 i += 1;
                 while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    if bytes[i] != b'\\' {
+                        i += 1;
+                        continue;
+                    }
+                    if bytes.get(i + 1) != Some(&b'u') {
+                        i += 2;
+                        continue;
+                    }
+                    // A high surrogate followed by a low one is a pair.
+                    let paired = bytes.get(i + 6..i + 8) == Some(&b"\\u"[..])
+                        && hex4(bytes, i + 8).is_some_and(|lo| (0xDC00..=0xDFFF).contains(&lo));
+                    i += match hex4(bytes, i + 2) {
+                        Some(0xD800..=0xDBFF) if paired => 12,
+                        Some(0xD800..=0xDFFF) => {
+                            if found.is_none() {
+                                found = Some(TextError::LoneSurrogate(LoneSurrogate {
+                                    escape: String::from_utf8_lossy(&bytes[i..i + 6]).into_owned(),
+                                    line,
+                                    column: i - line_start + 1,
+                                }));
+                            }
+                            6
+                        }
+                        _ => 2,
+                    };
                 }
                 if level == 0 {
                     docs += 1;
@@ -286,7 +347,11 @@ pub fn check_depth(text: &str, holds: Holds) -> Result<(), TooDeep> {
                 if level > MAX_DEPTH && found.is_none() {
                     let (place, enclosing) = unit(holds, bytes, &frames);
                     if level - enclosing > MAX_DEPTH {
-                        found = Some((place, doc_line));
+                        found = Some(TextError::TooDeep(TooDeep {
+                            place,
+                            line: Some(doc_line),
+                            limit: MAX_DEPTH,
+                        }));
                     }
                 }
                 if level <= 3 {
@@ -313,7 +378,10 @@ pub fn check_depth(text: &str, holds: Holds) -> Result<(), TooDeep> {
                     }
                 }
             }
-            b'\n' => line += 1,
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
             b' ' | b'\t' | b'\r' | b':' => {}
             _ if level == 0 => {
                 // A scalar at the top level: another value.
@@ -328,11 +396,14 @@ pub fn check_depth(text: &str, holds: Holds) -> Result<(), TooDeep> {
     }
     match found {
         None => Ok(()),
-        Some((place, at)) => Err(TooDeep {
-            place,
-            line: (docs > 1 && holds == Holds::Histories).then_some(at),
-            limit: MAX_DEPTH,
-        }),
+        Some(TextError::TooDeep(mut deep)) => {
+            // The entry's line only for JSON Lines.
+            if docs <= 1 || holds != Holds::Histories {
+                deep.line = None;
+            }
+            Err(TextError::TooDeep(deep))
+        }
+        Some(other) => Err(other),
     }
 }
 
@@ -479,14 +550,23 @@ pub fn read_entries_with(path: &str, max: u64) -> Result<Vec<Entry>, InputError>
     parse_entries(&text, source_name(path))
 }
 
-/// [`check_depth`] of histories as an [`InputError`] naming `source`.
+/// [`check_text`] of histories as an [`InputError`] naming `source`.
 fn depth_gate(text: &str, source: &str) -> Result<(), InputError> {
-    check_depth(text, Holds::Histories).map_err(|too_deep| InputError::TooDeep {
-        origin: Origin {
-            source: source.into(),
-            line: too_deep.line,
+    check_text(text, Holds::Histories).map_err(|e| match e {
+        TextError::TooDeep(too_deep) => InputError::TooDeep {
+            origin: Origin {
+                source: source.into(),
+                line: too_deep.line,
+            },
+            too_deep,
         },
-        too_deep,
+        TextError::LoneSurrogate(bad) => InputError::Invalid {
+            origin: Origin {
+                source: source.into(),
+                line: None,
+            },
+            problem: bad.to_string(),
+        },
     })
 }
 
@@ -504,7 +584,7 @@ pub fn source_name(path: &str) -> &str {
 /// # Errors
 ///
 /// [`InputError::TooDeep`] for text nested deeper than [`MAX_DEPTH`]
-/// ([`check_depth`], before anything is parsed); [`InputError::Invalid`]
+/// ([`check_text`], before anything is parsed); [`InputError::Invalid`]
 /// naming the source and, for JSON Lines, the line.
 pub fn parse_entries(text: &str, source: &str) -> Result<Vec<Entry>, InputError> {
     depth_gate(text, source)?;
@@ -793,7 +873,7 @@ mod tests {
 
     #[test]
     fn depth_is_measured_per_message_and_named_by_place() {
-        let deep = |holds, text: &str| check_depth(text, holds).map_err(|e| e.to_string());
+        let deep = |holds, text: &str| check_text(text, holds).map_err(|e| e.to_string());
         let ok = nest(MAX_DEPTH);
         let over = nest(MAX_DEPTH + 1);
         // A message may nest MAX_DEPTH levels, in any container.
@@ -823,10 +903,18 @@ mod tests {
             Err("member `meta`: nested deeper than 100 levels".into())
         );
         // JSON Lines: the line of the entry.
-        let e = check_depth(&format!("[]\n\n[{over}]\n"), Holds::Histories).unwrap_err();
-        assert_eq!((e.line, e.place.as_str()), (Some(3), "message 0"));
-        let e = check_depth(&format!("[{over}]"), Holds::Histories).unwrap_err();
-        assert_eq!(e.line, None);
+        let deep_at = |text: &str| match check_text(text, Holds::Histories) {
+            Err(TextError::TooDeep(d)) => (d.line, d.place),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            deep_at(&format!("[]\n\n[{over}]\n")),
+            (Some(3), "message 0".to_string())
+        );
+        assert_eq!(
+            deep_at(&format!("[{over}]")),
+            (None, "message 0".to_string())
+        );
         // Case files: a case or an array of them.
         let case =
             |m: &str| format!("{{\"id\": \"a\", \"messages\": [{{}}, {m}], \"expected\": []}}");
@@ -864,6 +952,34 @@ mod tests {
         );
         // Not JSON at all: left to the parser.
         assert_eq!(deep(Holds::Histories, "]]]} {oops"), Ok(()));
+    }
+
+    #[test]
+    fn lone_surrogates_are_refused_by_both_readers_and_pairs_read() {
+        let text = "[{\"role\": \"user\", \"contents\": [{\"$type\": \"text\",\n \"text\": \"a\\ud83d\\ude00 \\udc00\"}]}]";
+        for e in [
+            parse_entries(text, "f.json").unwrap_err(),
+            parse_raw_entries(text, "f.json").unwrap_err(),
+        ] {
+            assert_eq!(
+                e.to_string(),
+                "f.json: not JSON: lone surrogate \\udc00 at line 2 column 25"
+            );
+            assert_eq!(e.exit_code(), 2);
+        }
+        for ok in [r#"["\ud83d\ude00", "\\ud800", "\u00e9"]"#, r#"["\"\\"]"#] {
+            assert_eq!(check_text(ok, Holds::Histories), Ok(()), "{ok}");
+            assert!(serde_json::from_str::<Value>(ok).is_ok());
+        }
+        for bad in [
+            r#"["\ud800"]"#,
+            r#"["\ud800\n"]"#,
+            r#"["\ud800\ud800"]"#,
+            r#"["\udfff"]"#,
+        ] {
+            assert!(check_text(bad, Holds::Histories).is_err(), "{bad}");
+            assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Bounded whatever it is given (spec v1 §8.11): every reader of the kit
-//! refuses the same bad input with the same exit code and message, within
-//! seconds; what `reduce` writes is linear in what it read; a `corpus
+//! refuses the same bad input (not a regular file, over the size limit, a
+//! string no value can hold, nested too deep) with the same exit code and
+//! message, within seconds; what `reduce` writes is linear in what it read; a `corpus
 //! regen` killed at any moment leaves the corpus as it was or as it is
 //! after the run, and nothing of the kit's behind.
 
@@ -81,6 +82,13 @@ fn every_reader_refuses_bad_input_alike() {
     std::fs::write(&big, format!("[{}]", " ".repeat(3000))).unwrap();
     let deep = d.join("deep.json");
     std::fs::write(&deep, deep_file(100_000)).unwrap();
+    // A string the raw reader would skip and the value reader refuse.
+    let surrogate = d.join("surrogate.json");
+    std::fs::write(
+        &surrogate,
+        r#"{"messages": [{"role": "user", "contents": [{"$type": "text", "text": "\ud800"}]}]}"#,
+    )
+    .unwrap();
     let table = [
         Bad {
             name: "/dev/zero",
@@ -108,6 +116,13 @@ fn every_reader_refuses_bad_input_alike() {
             path: big.clone(),
             limit: "1500",
             error: "larger than the limit of 1500 bytes (--max-input)".into(),
+            code: 2,
+        },
+        Bad {
+            name: "a lone surrogate escape",
+            path: surrogate.clone(),
+            limit: DEFAULT,
+            error: r"not JSON: lone surrogate \ud800 at line 1 column 72".into(),
             code: 2,
         },
         Bad {

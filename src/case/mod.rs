@@ -34,7 +34,7 @@
 //! | [`expect`] | the reference expectation of a case: `expected` / `expectedError` / `violations` |
 //! | [`file`](mod@file) | case files as text: the directory walk, layouts and styles, rendering, splicing |
 
-use crate::input::{check_depth, Holds, TooDeep};
+use crate::input::{check_text, Holds, TextError, TooDeep};
 use crate::terms::{BudgetFields, Clause, Policy};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -385,12 +385,20 @@ impl Case {
 /// # Errors
 ///
 /// [`CaseError::TooDeep`] for a text nested deeper than
-/// [`crate::input::MAX_DEPTH`] (before it is parsed);
-/// [`CaseError::Format`] or [`CaseError::Invalid`], naming `path`.
+/// [`crate::input::MAX_DEPTH`] (before it is parsed,
+/// [`crate::input::check_text`], which also refuses a lone surrogate
+/// escape as [`CaseError::Format`]); [`CaseError::Format`] or
+/// [`CaseError::Invalid`], naming `path`.
 pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
-    check_depth(text, Holds::Cases).map_err(|too_deep| CaseError::TooDeep {
-        path: path.to_owned(),
-        too_deep,
+    check_text(text, Holds::Cases).map_err(|e| match e {
+        TextError::TooDeep(too_deep) => CaseError::TooDeep {
+            path: path.to_owned(),
+            too_deep,
+        },
+        TextError::LoneSurrogate(bad) => CaseError::Format {
+            path: path.to_owned(),
+            message: bad.to_string(),
+        },
     })?;
     let value: Value = serde_json::from_str(text).map_err(|e| CaseError::Format {
         path: path.to_owned(),

@@ -17,7 +17,7 @@ use super::{input_failure, invalid, load_values, usage, BudgetArgs, FormatArg, I
 use super::{PolicyArg, ProviderArg};
 use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::{read_history, strip_elems, Format};
-use reducer_kit::input::{check_depth, read_input, source_name, Entry, Holds};
+use reducer_kit::input::{check_text, read_input, source_name, Entry, Holds, TextError};
 use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, lead_with_system_cost, Response};
 use reducer_kit::reduce::{reduce_classified_indices_with, respond_budget, ReduceError};
@@ -66,9 +66,13 @@ pub struct Args {
 fn read_responses(path: &str, format: Format, max: u64) -> Result<Vec<Response>, ExitCode> {
     let text = read_input(path, max).map_err(|e| input_failure(&e))?;
     let path = source_name(path);
-    if let Err(e) = check_depth(&text, Holds::Histories) {
-        let line = e.line.map_or(String::new(), |l| format!(":{l}"));
-        return Err(invalid(format!("{path}{line}: {e}")));
+    match check_text(&text, Holds::Histories) {
+        Ok(()) => {}
+        Err(TextError::TooDeep(e)) => {
+            let line = e.line.map_or(String::new(), |l| format!(":{l}"));
+            return Err(invalid(format!("{path}{line}: {e}")));
+        }
+        Err(e) => return Err(usage(format!("{path}: {e}"))),
     }
     let values: Vec<(String, Value)> = match serde_json::from_str::<Value>(&text) {
         Ok(v) => vec![(path.to_string(), v)],

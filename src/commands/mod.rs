@@ -517,8 +517,12 @@ fn cost_count(v: &Value) -> Option<usize> {
 /// `max` bytes; nested at most [`reducer_kit::input::MAX_DEPTH`] levels).
 fn read_cost_file(path: &str, histories: usize, max: u64) -> Result<Vec<Value>, ExitCode> {
     let text = reducer_kit::input::read_input(path, max).map_err(|e| input_failure(&e))?;
-    if let Err(e) = reducer_kit::input::check_depth(&text, reducer_kit::input::Holds::Other) {
-        return Err(invalid(format!("{path}: {e}")));
+    match reducer_kit::input::check_text(&text, reducer_kit::input::Holds::Other) {
+        Ok(()) => {}
+        Err(e @ reducer_kit::input::TextError::TooDeep(_)) => {
+            return Err(invalid(format!("{path}: {e}")))
+        }
+        Err(e) => return Err(usage(format!("{path}: {e}"))),
     }
     let v: Value =
         serde_json::from_str(&text).map_err(|e| usage(format!("{path}: not JSON: {e}")))?;
@@ -626,20 +630,42 @@ pub fn load_values(path: &str, max: u64) -> Result<Vec<Entry>, ExitCode> {
     let text = reducer_kit::input::read_input(path, max).map_err(|e| input_failure(&e))?;
     let raw = reducer_kit::input::parse_raw_entries(&text, reducer_kit::input::source_name(path))
         .map_err(|e| input_failure(&e))?;
-    let value = |r: &RawValue| -> Value {
-        serde_json::from_str(r.get()).expect("a slice the raw reader took is JSON")
-    };
-    Ok(raw
-        .into_iter()
-        .map(|e| Entry {
-            messages: e.messages.iter().map(|m| value(m)).collect(),
+    // The gate refused what a value cannot hold (a lone surrogate escape,
+    // nesting beyond the parser's limit), so every slice reads; one that
+    // did not would be reported as the value reader reports it.
+    let mut out = Vec::with_capacity(raw.len());
+    for e in raw {
+        let origin = e.origin;
+        let value = |r: &RawValue| -> Result<Value, ExitCode> {
+            serde_json::from_str(r.get()).map_err(|err| {
+                input_failure(&InputError::Invalid {
+                    origin: origin.clone(),
+                    problem: format!("not JSON: {err}"),
+                })
+            })
+        };
+        let messages = e
+            .messages
+            .iter()
+            .map(|m| value(m))
+            .collect::<Result<_, _>>()?;
+        let envelope = match e.envelope {
+            None => None,
+            Some(members) => Some(
+                members
+                    .into_iter()
+                    .map(|(k, v)| Ok((k, value(v)?)))
+                    .collect::<Result<_, ExitCode>>()?,
+            ),
+        };
+        out.push(Entry {
+            messages,
             max_messages: e.max_messages,
-            envelope: e
-                .envelope
-                .map(|members| members.into_iter().map(|(k, v)| (k, value(v))).collect()),
-            origin: e.origin,
-        })
-        .collect())
+            envelope,
+            origin,
+        });
+    }
+    Ok(out)
 }
 
 /// Prints a judged failure of the input (a history the spec's rules refuse:

@@ -5,7 +5,7 @@
 use crate::case::expect::{expectation, needs_pending, ExpectError};
 use crate::case::{parse_cases, Case, CaseError};
 use crate::fuzzers::{Carried, Target};
-use crate::input::{check_depth, Holds};
+use crate::input::{check_text, Holds, TextError};
 use crate::terms::{BudgetFields, Clause, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
@@ -158,7 +158,9 @@ pub(crate) fn decode_target(target: &Target, bytes: &[u8]) -> Result<Carried, Im
 /// (and its `maxMessages`, else 3).
 fn decode_json_input(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
     if let Ok(text) = std::str::from_utf8(bytes) {
-        check_depth(text, Holds::Histories).map_err(ImportError::TooDeep)?;
+        if let Err(TextError::TooDeep(d)) = check_text(text, Holds::Histories) {
+            return Err(ImportError::TooDeep(d));
+        }
     }
     let v: Value = serde_json::from_slice(bytes).map_err(ImportError::NotJson)?;
     match v {
