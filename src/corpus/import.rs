@@ -80,8 +80,8 @@ pub enum ImportError {
     #[error(transparent)]
     Expect(#[from] ExpectError),
     /// A case file, or a `parse_no_panic` input, nested deeper than
-    /// [`crate::case::CaseError::TooDeep`] allows (spec v1 §8.11): input
-    /// the kit cannot represent (exit 1, not unreadable).
+    /// [`crate::input::MAX_DEPTH`] (spec v1 §8.11): input the kit cannot
+    /// represent (exit 1, not unreadable).
     #[error("{0}")]
     TooDeep(crate::input::TooDeep),
     /// A case of a case file that the reference cannot judge.
