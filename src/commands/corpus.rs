@@ -806,7 +806,7 @@ fn trim_fuzz(args: TrimArgs) -> ExitCode {
         files.sort();
         let (mut n_cut, mut b0, mut b1) = (0usize, 0u64, 0u64);
         for path in &files {
-            let bytes = match std::fs::read(path) {
+            let bytes = match read_regular(path, reducer_kit::input::DEFAULT_MAX_INPUT) {
                 Ok(b) => b,
                 Err(e) => {
                     fail(format!("{}: {e}", show_path(path)));
@@ -828,7 +828,10 @@ fn trim_fuzz(args: TrimArgs) -> ExitCode {
             let renamed = (file.as_deref() == Some(seed_name(&bytes).as_str()))
                 .then(|| path.with_file_name(seed_name(new)));
             let done = match &renamed {
-                Some(to) if std::fs::read(to).is_ok_and(|b| b == new) => {
+                Some(to)
+                    if read_regular(to, reducer_kit::input::DEFAULT_MAX_INPUT)
+                        .is_ok_and(|b| b == new) =>
+                {
                     outln!(
                         "remove {}: its cut bytes are {}",
                         show_path(path),

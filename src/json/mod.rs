@@ -168,7 +168,7 @@ impl Formatter for BoundedPretty {
 /// assert_eq!(to_string_pretty(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap());
 /// let deep: serde_json::Value = serde_json::from_str(&format!("{}{}", "[".repeat(40), "]".repeat(40))).unwrap();
 /// let text = to_string_pretty(&deep).unwrap();
-/// assert_eq!(text.lines().count(), 2 * PRETTY_DEPTH - 1);
+/// assert_eq!(text.lines().count(), 2 * PRETTY_DEPTH + 1);
 /// ```
 pub fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     to_string_pretty_at(value, 0)
