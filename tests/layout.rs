@@ -104,6 +104,7 @@ fn every_room_imports_only_what_it_may() {
             "case",
             &[
                 "case", "formats", "protocol", "reduce", "terms", "validate", "json", "atomic",
+                "input",
             ],
         ),
         (
@@ -123,7 +124,7 @@ fn every_room_imports_only_what_it_may() {
             "corpus",
             &[
                 "corpus", "case", "check", "formats", "fuzzers", "generate", "protocol", "reduce",
-                "terms", "validate", "json", "atomic", "terminal",
+                "terms", "validate", "json", "atomic", "terminal", "input",
             ],
         ),
         (

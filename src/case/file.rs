@@ -8,68 +8,28 @@
 //! bytes) and every other extension (JSON Lines included):
 //! [`case_file_paths`], [`load_files`] (and [`super::load_dir`], its cases).
 //!
-//! Case files are read with [`read_regular`]: only regular files (a
-//! symlink is followed), at most [`MAX_CASE_FILE`] bytes, so a `*.json`
-//! that is a FIFO or a symlink to `/dev/zero` is an error naming the file,
-//! never a hang.
+//! Case files are read through the kit's one input gate
+//! ([`crate::input`], spec v1 §8.11): only regular files (a symlink is
+//! followed), at most [`MAX_CASE_FILE`] bytes unless told otherwise, so a
+//! `*.json` that is a FIFO or a symlink to `/dev/zero` is an error naming
+//! the file, never a hang; nesting deeper than
+//! [`crate::input::MAX_DEPTH`] is refused before parsing
+//! ([`super::parse_cases`]).
 
 use super::{parse_cases, Case, CaseError, InvalidCase};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// The largest case file the kit reads, in bytes (64 MiB).
-pub const MAX_CASE_FILE: u64 = 64 * 1024 * 1024;
+/// The largest case file the kit reads unless told otherwise, in bytes
+/// (64 MiB): [`crate::input::DEFAULT_MAX_INPUT`], the one limit of every
+/// input (spec v1 §8.11).
+pub const MAX_CASE_FILE: u64 = crate::input::DEFAULT_MAX_INPUT;
 
-/// Reads the file at `path` (a symlink is followed) when it is a regular
-/// file of at most `max` bytes, without ever blocking on what is not one:
-/// it is opened non-blocking (a FIFO without a writer does not wait) and
-/// checked before anything is read.
-///
-/// # Errors
-///
-/// The I/O error opening or reading it; [`std::io::ErrorKind::InvalidInput`]
-/// with `not a regular file (a FIFO)` (a directory, a character or block
-/// device, a socket) or `larger than the limit of N bytes`.
-pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    let kind = meta.file_type();
-    let invalid = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() {
-            "a character device"
-        } else if kind.is_block_device() {
-            "a block device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_dir() {
-            "a directory"
-        } else {
-            "not a file"
-        };
-        return Err(invalid(format!("not a regular file ({what})")));
-    }
-    let too_large = || invalid(format!("larger than the limit of {max} bytes"));
-    if meta.len() > max {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
+pub use crate::input::read_regular;
 
 /// Reads a case file as UTF-8 text with [`read_regular`] (at most
 /// [`MAX_CASE_FILE`] bytes).
@@ -78,13 +38,22 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// [`CaseError::Io`] naming the file.
 pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
-    let io = |source| CaseError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let bytes = read_regular(path, MAX_CASE_FILE).map_err(io)?;
-    String::from_utf8(bytes)
-        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+    read_case_text_with(path, MAX_CASE_FILE)
+}
+
+/// [`read_case_text`] with the size limit `max` (the command line's
+/// `--max-input`).
+///
+/// # Errors
+///
+/// [`CaseError::Io`] naming the file.
+pub fn read_case_text_with(path: &Path, max: u64) -> Result<String, CaseError> {
+    read_regular(path, max)
+        .and_then(crate::input::utf8)
+        .map_err(|source| CaseError::Io {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The file name of a case saved on its own (a regression case, a saved
@@ -112,7 +81,9 @@ pub enum Style {
     /// everything else on its member's line (`{"a": 1, "b": [2, 3]}`).
     Corpus,
     /// `serde_json`'s pretty printer, every value on its own line (how
-    /// `certify --save-failures` writes a case).
+    /// `certify --save-failures` writes a case), for the top
+    /// [`crate::json::PRETTY_DEPTH`] levels; deeper values compact
+    /// ([`crate::json::to_string_pretty`]).
     Pretty,
 }
 
@@ -143,7 +114,16 @@ impl CaseFile {
     /// A [`CaseError`] naming the file (and case id), as
     /// [`super::load_file`] gives it.
     pub fn read(path: &Path) -> Result<CaseFile, CaseError> {
-        let text = read_case_text(path)?;
+        CaseFile::read_with(path, MAX_CASE_FILE)
+    }
+
+    /// [`CaseFile::read`] with the size limit `max`.
+    ///
+    /// # Errors
+    ///
+    /// As [`CaseFile::read`].
+    pub fn read_with(path: &Path, max: u64) -> Result<CaseFile, CaseError> {
+        let text = read_case_text_with(path, max)?;
         let cases = parse_cases(&text, path)?;
         let layout = if text.trim_start().starts_with('[') {
             Layout::Array
@@ -266,21 +246,38 @@ fn element_spans(text: &str) -> Option<Vec<Range<usize>>> {
 ///
 /// [`CaseError::Io`] naming a directory that cannot be listed.
 pub fn case_file_paths(dir: &Path) -> Result<Vec<PathBuf>, CaseError> {
-    fn io(path: &Path, source: std::io::Error) -> CaseError {
-        CaseError::Io {
-            path: path.to_owned(),
-            source,
-        }
+    Ok(walk_cases(dir)?.0)
+}
+
+fn io(path: &Path, source: std::io::Error) -> CaseError {
+    CaseError::Io {
+        path: path.to_owned(),
+        source,
     }
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CaseError> {
+}
+
+/// The case files below `dir` (see the module doc), in path order, and
+/// the folders that hold a committed change not yet carried out
+/// ([`crate::atomic::COMMIT_DIR`]). The kit's own staging and commit
+/// folders (`.reducer-kit-…`) are not walked.
+fn walk_cases(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CaseError> {
+    fn walk(
+        dir: &Path,
+        out: &mut Vec<PathBuf>,
+        commits: &mut Vec<PathBuf>,
+    ) -> Result<(), CaseError> {
         let entries = std::fs::read_dir(dir).map_err(|e| io(dir, e))?;
         for entry in entries {
             let entry = entry.map_err(|e| io(dir, e))?;
             let path = entry.path();
             let kind = entry.file_type().map_err(|e| io(&path, e))?;
-            if kind.is_dir() {
-                if path.file_name().is_some_and(|n| n != "fuzz") {
-                    walk(&path, out)?;
+            let name = entry.file_name();
+            if name == crate::atomic::COMMIT_DIR {
+                commits.push(dir.to_path_buf());
+            } else if name.to_string_lossy().starts_with(".reducer-kit-") {
+            } else if kind.is_dir() {
+                if name != "fuzz" {
+                    walk(&path, out, commits)?;
                 }
             } else if path.extension().is_some_and(|e| e == "json") {
                 out.push(path);
@@ -288,14 +285,37 @@ pub fn case_file_paths(dir: &Path) -> Result<Vec<PathBuf>, CaseError> {
         }
         Ok(())
     }
-    let mut out = Vec::new();
-    walk(dir, &mut out)?;
+    let (mut out, mut commits) = (Vec::new(), Vec::new());
+    walk(dir, &mut out, &mut commits)?;
     out.sort();
-    Ok(out)
+    Ok((out, commits))
+}
+
+/// Carries out every change committed below `dir` (itself included) that
+/// its writer did not finish ([`crate::atomic::recover`]: a `corpus regen`
+/// or `corpus min` killed after its commit point), so that the folder is
+/// read as it is after the change (spec v1 §8.11). Returns the folders
+/// changed, with how many files each change named.
+///
+/// # Errors
+///
+/// [`CaseError::Io`] naming a folder that cannot be listed or a change that
+/// cannot be carried out.
+pub fn recover_changes(dir: &Path) -> Result<Vec<(PathBuf, usize)>, CaseError> {
+    let mut done = Vec::new();
+    for folder in walk_cases(dir)?.1 {
+        if let Some(n) = crate::atomic::recover(&folder).map_err(|e| io(&folder, e))? {
+            done.push((folder, n));
+        }
+    }
+    Ok(done)
 }
 
 /// Reads every case file below `dir` (see the module doc): the one loader
-/// of a corpus directory.
+/// of a corpus directory. A change of the directory committed but not
+/// carried out (its writer killed) is carried out first
+/// ([`recover_changes`]), so the directory is read as it was before the
+/// change or as it is after it, never between.
 ///
 /// # Errors
 ///
@@ -303,10 +323,20 @@ pub fn case_file_paths(dir: &Path) -> Result<Vec<PathBuf>, CaseError> {
 /// [`InvalidCase::DuplicateId`] for an id used twice (naming the second
 /// file and the first).
 pub fn load_files(dir: &Path) -> Result<Vec<CaseFile>, CaseError> {
+    load_files_with(dir, MAX_CASE_FILE)
+}
+
+/// [`load_files`] with the size limit `max` for each file.
+///
+/// # Errors
+///
+/// As [`load_files`].
+pub fn load_files_with(dir: &Path, max: u64) -> Result<Vec<CaseFile>, CaseError> {
+    recover_changes(dir)?;
     let mut files = Vec::new();
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
     for path in case_file_paths(dir)? {
-        let file = CaseFile::read(&path)?;
+        let file = CaseFile::read_with(&path, max)?;
         for case in &file.cases {
             if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
                 return Err(CaseError::Invalid {
@@ -404,7 +434,7 @@ fn render_nested(case: &Case, style: Style) -> String {
             render_case_corpus(case, 2, &mut s);
             s
         }
-        Style::Pretty => serde_json::to_string_pretty(case)
+        Style::Pretty => crate::json::to_string_pretty_at(case, 1)
             .expect("a case always serializes")
             .replace('\n', "\n  "),
     }
@@ -430,9 +460,9 @@ pub fn render(cases: &[Case], layout: Layout, style: Style) -> String {
     let single = layout == Layout::Single && cases.len() == 1;
     let mut out = match style {
         Style::Pretty if single => {
-            serde_json::to_string_pretty(&cases[0]).expect("a case always serializes")
+            crate::json::to_string_pretty(&cases[0]).expect("a case always serializes")
         }
-        Style::Pretty => serde_json::to_string_pretty(cases).expect("cases always serialize"),
+        Style::Pretty => crate::json::to_string_pretty(cases).expect("cases always serialize"),
         Style::Corpus if single => {
             let mut s = String::new();
             render_case_corpus(&cases[0], 0, &mut s);

@@ -34,6 +34,7 @@
 //! | [`expect`] | the reference expectation of a case: `expected` / `expectedError` / `violations` |
 //! | [`file`](mod@file) | case files as text: the directory walk, layouts and styles, rendering, splicing |
 
+use crate::input::{check_text, Holds, TextError, TooDeep};
 use crate::terms::{BudgetFields, Clause, Policy};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -159,6 +160,15 @@ pub enum CaseError {
         /// What is wrong (serde's message, with line and column).
         message: String,
     },
+    /// The file nests deeper than [`crate::input::MAX_DEPTH`] (spec v1
+    /// §8.11): a case the kit cannot represent (the command line exits 1).
+    #[error("{path}: {too_deep}")]
+    TooDeep {
+        /// The file.
+        path: PathBuf,
+        /// The place.
+        too_deep: TooDeep,
+    },
     /// A case breaks a rule of the format.
     #[error("{path}: case {id:?}: {problem}")]
     Invalid {
@@ -169,6 +179,18 @@ pub enum CaseError {
         /// What is wrong.
         problem: InvalidCase,
     },
+}
+
+impl CaseError {
+    /// The exit code of the command line's rule (spec v1 §8.11): 1 for a
+    /// case file nested too deep (invalid input), 2 for one that cannot be
+    /// read or is not a case file.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CaseError::TooDeep { .. } => 1,
+            _ => 2,
+        }
+    }
 }
 
 /// A rule of the case format that a case breaks (besides what serde
@@ -294,9 +316,11 @@ impl Case {
         Ok(())
     }
 
-    /// The case as pretty JSON, one trailing newline.
+    /// The case as pretty JSON ([`crate::json::to_string_pretty`]: values
+    /// deeper than [`crate::json::PRETTY_DEPTH`] compact), one trailing
+    /// newline.
     pub fn to_pretty_json(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("a case always serializes");
+        let mut s = crate::json::to_string_pretty(self).expect("a case always serializes");
         s.push('\n');
         s
     }
@@ -360,8 +384,22 @@ impl Case {
 ///
 /// # Errors
 ///
-/// [`CaseError::Format`] or [`CaseError::Invalid`], naming `path`.
+/// [`CaseError::TooDeep`] for a text nested deeper than
+/// [`crate::input::MAX_DEPTH`] (before it is parsed,
+/// [`crate::input::check_text`], which also refuses a lone surrogate
+/// escape as [`CaseError::Format`]); [`CaseError::Format`] or
+/// [`CaseError::Invalid`], naming `path`.
 pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
+    check_text(text, Holds::Cases).map_err(|e| match e {
+        TextError::TooDeep(too_deep) => CaseError::TooDeep {
+            path: path.to_owned(),
+            too_deep,
+        },
+        TextError::LoneSurrogate(bad) => CaseError::Format {
+            path: path.to_owned(),
+            message: bad.to_string(),
+        },
+    })?;
     let value: Value = serde_json::from_str(text).map_err(|e| CaseError::Format {
         path: path.to_owned(),
         message: e.to_string(),
@@ -394,7 +432,17 @@ pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
 /// See [`parse_cases`]; [`CaseError::Io`] when the file cannot be read or
 /// is not a regular file of at most that size.
 pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
-    let text = file::read_case_text(path)?;
+    load_file_with(path, file::MAX_CASE_FILE)
+}
+
+/// [`load_file`] with the size limit `max` (the command line's
+/// `--max-input`).
+///
+/// # Errors
+///
+/// As [`load_file`].
+pub fn load_file_with(path: &Path, max: u64) -> Result<Vec<Case>, CaseError> {
+    let text = file::read_case_text_with(path, max)?;
     parse_cases(&text, path)
 }
 
@@ -407,7 +455,16 @@ pub fn load_file(path: &Path) -> Result<Vec<Case>, CaseError> {
 /// The first unreadable or invalid file, or [`CaseError::Invalid`] for a
 /// duplicate id (naming the second file).
 pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Case)>, CaseError> {
-    Ok(file::load_files(dir)?
+    load_dir_with(dir, file::MAX_CASE_FILE)
+}
+
+/// [`load_dir`] with the size limit `max` for each file.
+///
+/// # Errors
+///
+/// As [`load_dir`].
+pub fn load_dir_with(dir: &Path, max: u64) -> Result<Vec<(PathBuf, Case)>, CaseError> {
+    Ok(file::load_files_with(dir, max)?
         .into_iter()
         .flat_map(|f| {
             let path = f.path;

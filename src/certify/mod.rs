@@ -25,7 +25,7 @@ pub mod report;
 pub mod run;
 pub mod session;
 
-use crate::case::{load_dir, load_file, Case, CaseError};
+use crate::case::{load_dir_with, load_file_with, Case, CaseError};
 use crate::formats::Format;
 use crate::generate::knob::{self, Knob};
 use crate::generate::{seeded_case, Config};
@@ -188,6 +188,9 @@ pub struct Sources {
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
+    /// The size limit of each case file read (`--max-input`; spec v1
+    /// §8.11), [`crate::case::file::MAX_CASE_FILE`] by default.
+    pub max_input: u64,
 }
 
 /// Why a run has no cases to run.
@@ -204,6 +207,18 @@ pub enum SourceError {
     /// shard).
     #[error("no cases to run")]
     NoCases,
+}
+
+impl SourceError {
+    /// The exit code of the command line's rule (spec v1 §8.11): a case
+    /// file nested too deep is invalid input (1); everything else here is
+    /// unusable input or usage (2).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SourceError::Case(e) => e.exit_code(),
+            _ => 2,
+        }
+    }
 }
 
 /// The cases of a run, in order ([`Sources::plan`]): the corpus or
@@ -359,7 +374,7 @@ impl Sources {
         let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {
-                for c in load_file(f)? {
+                for c in load_file_with(f, self.max_input)? {
                     plan.read_ids.insert(c.id.clone());
                     plan.push_listed(from_case(&c), &mut seen, without);
                 }
@@ -371,7 +386,7 @@ impl Sources {
                 self.corpus.clone()
             };
             for dir in &dirs {
-                for (_, c) in load_dir(dir)? {
+                for (_, c) in load_dir_with(dir, self.max_input)? {
                     plan.read_ids.insert(c.id.clone());
                     if self.only.is_empty() || self.only.contains(&c.id) {
                         plan.push_listed(from_case(&c), &mut seen, without);

@@ -98,6 +98,8 @@ pub struct Args {
     /// Known failures: one `CASE-ID CLAUSE-ID` per line; they do not fail the run.
     #[arg(long, value_name = "FILE")]
     pub expect_fail: Option<PathBuf>,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
     /// Fail the run when a listed known failure now passes.
     #[arg(long)]
     pub strict_expectations: bool,
@@ -368,9 +370,11 @@ Exit codes:
   0  pass: every judged clause passed on valid inputs (known failures as
      expected)
   1  a defect: the reducer failed a clause on a valid input, or gave no
-     answer to 20 cases in a row (the run stopped)
+     answer to 20 cases in a row (the run stopped); a case file nested
+     deeper than 100 levels
   2  usage or unreadable input: a bad option, an unreadable case file or
-     --expect-fail list, an output path that cannot be written
+     --expect-fail list (not a regular file, larger than --max-input), an
+     output path that cannot be written
   130, 143  stopped by SIGINT, SIGTERM (the summary of what finished)";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -384,7 +388,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let known_list = match &args.expect_fail {
         None => None,
-        Some(p) => match reducer_kit::case::file::read_case_text(p) {
+        Some(p) => match reducer_kit::case::file::read_case_text_with(p, args.limit.max_input) {
             Err(e) => return Ok(usage(e)),
             Ok(text) => match read_known_failures(&text, p) {
                 Ok(list) => Some((p, list)),
@@ -422,10 +426,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         format,
         without: skipped_shapes,
         protocol,
+        max_input: args.limit.max_input,
     };
     let cases = match sources.plan() {
         Ok(c) => c,
-        Err(e) => return Ok(usage(e)),
+        Err(e) => {
+            super::print_error(&e);
+            return Ok(ExitCode::from(e.exit_code()));
+        }
     };
     let known = match known_list {
         None => Vec::new(),

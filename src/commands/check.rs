@@ -1,13 +1,28 @@
 //! `reducer-kit check`: judge one output against every clause.
+//!
+//! Input and output pass the input gate (spec v1 §8.11: regular files or
+//! stdin, `--max-input`, the depth limit) and are read as `reduce` reads
+//! its input: each file's text once, its messages as slices of it
+//! ([`parse_raw_entries`]), each message's value built from its slice; the
+//! text is let go before the next file is read. The reference answer is
+//! the reference reducer's selection on the input
+//! ([`reducer_kit::reduce::Selection`]), compared with the output message by
+//! message: when they are equal the output itself is the reference
+//! (borrowed, [`ExtrasRef`]), so that no third copy of the kept messages
+//! is made; only a differing reference is built. Peak memory is the
+//! input's and the output's values (with one file's text while its values
+//! are built; benches/README.md).
 
-use super::{input_failure, invalid, load, usage, BudgetArgs, FormatArg, PolicyArg, ProviderArg};
-use reducer_kit::check::{check_with, Extras, Outcome, Request};
-use reducer_kit::formats::Format;
-use reducer_kit::input::Entry;
+use super::{input_failure, invalid, load_values, usage, BudgetArgs, FormatArg, InputLimit};
+use super::{PolicyArg, ProviderArg};
+use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
+use reducer_kit::formats::{read_history, strip_elems, Format};
+use reducer_kit::input::{check_text, read_input, source_name, Entry, Holds, TextError};
+use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, lead_with_system_cost, Response};
-use reducer_kit::reduce::{respond_budget, respond_request_with};
+use reducer_kit::reduce::{reduce_classified_indices_with, respond_budget, ReduceError};
 use reducer_kit::terminal::show;
-use reducer_kit::terms::{Budget, Policy};
+use reducer_kit::terms::{Budget, BudgetFields, Policy, Provider};
 use serde_json::Value;
 use std::process::ExitCode;
 
@@ -30,6 +45,8 @@ pub struct Args {
     /// Judge under a provider profile (spec v2 §15): `provider-accepts`.
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,
+    #[command(flatten)]
+    pub limit: InputLimit,
     /// The input: a bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
     pub input: String,
     /// The output: a bare array of messages or a protocol response
@@ -46,9 +63,17 @@ pub struct Args {
 /// system pseudo-message, as certify reads a response
 /// ([`reducer_kit::protocol::response_from_json`]); an output without it has
 /// dropped the system prompt.
-fn read_responses(path: &str, format: Format) -> Result<Vec<Response>, ExitCode> {
-    let text = reducer_kit::input::read_text(path).map_err(|e| input_failure(&e))?;
-    let path = reducer_kit::input::source_name(path);
+fn read_responses(path: &str, format: Format, max: u64) -> Result<Vec<Response>, ExitCode> {
+    let text = read_input(path, max).map_err(|e| input_failure(&e))?;
+    let path = source_name(path);
+    match check_text(&text, Holds::Histories) {
+        Ok(()) => {}
+        Err(TextError::TooDeep(e)) => {
+            let line = e.line.map_or(String::new(), |l| format!(":{l}"));
+            return Err(invalid(format!("{path}{line}: {e}")));
+        }
+        Err(e) => return Err(usage(format!("{path}: {e}"))),
+    }
     let values: Vec<(String, Value)> = match serde_json::from_str::<Value>(&text) {
         Ok(v) => vec![(path.to_string(), v)],
         Err(e) if text.lines().filter(|l| !l.trim().is_empty()).count() <= 1 => {
@@ -123,6 +148,54 @@ fn kit_entry(format: Format, mut entry: Entry) -> Entry {
     entry
 }
 
+/// The reference reducer's answer to the request (what
+/// `respond_request_with` answers: the budget read, the input classified,
+/// the policy's selection under the provider profile), made as a
+/// [`Selection`](reducer_kit::reduce::Selection) and compared with
+/// `response` message by message (spec v1 §1.3 equality): `None` when
+/// `response` is that answer, so that the caller borrows it; otherwise
+/// the answer, built.
+fn reference_answer(
+    policy: Policy,
+    format: Format,
+    budget: &BudgetFields,
+    messages: &[Value],
+    response: &Response,
+    provider: Option<Provider>,
+) -> Option<Response> {
+    let error = |e: ReduceError| Some(Response::Error(e.to_string()));
+    let b = match Budget::read(budget, messages.len()) {
+        Ok(b) => b,
+        Err(e) => return error(e.into()),
+    };
+    let history = match read_history(format, messages) {
+        Ok(h) => h,
+        Err(e) => return error(e.into()),
+    };
+    let selection = match reduce_classified_indices_with(policy, &history, &b, provider) {
+        Ok(s) => s,
+        Err(e) => return error(e),
+    };
+    let kept = |m: usize, out: &Value| match selection.removed(m) {
+        [] => json_eq(out, &messages[m]),
+        removed => {
+            let elems = selection.elements(&history, m, removed);
+            json_eq(out, &strip_elems(format, &messages[m], &elems))
+        }
+    };
+    match response {
+        Response::Messages(out)
+            if out.len() == selection.kept.len()
+                && selection.kept.iter().zip(out).all(|(&m, o)| kept(m, o)) =>
+        {
+            None
+        }
+        _ => Some(Response::Messages(
+            selection.materialize(format, messages, &history),
+        )),
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = Format::from(args.format);
     if args.input == "-" && args.output == "-" {
@@ -130,13 +203,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "INPUT and OUTPUT cannot both be `-` (stdin): give one of them as a file",
         ));
     }
-    let inputs = or_exit!(load(&args.input));
+    let max = args.limit.max_input;
+    let inputs = or_exit!(load_values(&args.input, max));
     or_exit!(super::refuse_other_format(
         format,
         inputs.iter().map(|e| (&e.origin, &e.messages))
     ));
     let inputs: Vec<Entry> = inputs.into_iter().map(|e| kit_entry(format, e)).collect();
-    let responses = or_exit!(read_responses(&args.output, format));
+    let responses = or_exit!(read_responses(&args.output, format, max));
     if inputs.len() != responses.len() {
         return Ok(usage(format!(
             "{} holds {} histories but {} holds {} responses",
@@ -146,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             responses.len()
         )));
     }
-    let budgets = or_exit!(args.budget.fields(&inputs));
+    let budgets = or_exit!(args.budget.fields(&inputs, max));
     let single = inputs.len() == 1;
     let (mut failed, mut passed) = (0usize, 0usize);
     for ((input, response), budget) in inputs.iter().zip(&responses).zip(&budgets) {
@@ -174,21 +248,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             declared: Default::default(),
         };
         let provider = args.provider.map(Into::into);
-        let extras = Extras {
-            reference: Some(respond_request_with(
-                policy,
-                format,
-                budget,
-                &input.messages,
-                provider,
-            )),
-            reference_less_summary: summary.and_then(|s| {
-                let b = Budget::read(budget, input.messages.len()).ok()?;
-                Some(respond_budget(policy, format, &b.less(s), &input.messages))
-            }),
-            ..Extras::default()
+        let reference =
+            reference_answer(policy, format, budget, &input.messages, response, provider);
+        let less_summary = summary.and_then(|s| {
+            let b = Budget::read(budget, input.messages.len()).ok()?;
+            Some(respond_budget(policy, format, &b.less(s), &input.messages))
+        });
+        let extras = ExtrasRef {
+            reference: Some(reference.as_ref().unwrap_or(response)),
+            reference_less_summary: less_summary.as_ref(),
+            ..ExtrasRef::default()
         };
-        let verdicts = match check_with(&req, response, &extras, provider) {
+        let verdicts = match check_with_borrowed(&req, response, extras, provider) {
             Ok(v) => v,
             Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
         };

@@ -12,9 +12,10 @@
 //! kit's `corpus/spec` without `--force`, a write that failed).
 
 use super::PolicyArg;
+use reducer_kit::atomic::Changes;
 use reducer_kit::case::file::{
-    case_file_paths, file_name, load_files, read_regular, render, CaseFile, Layout, Style,
-    MAX_CASE_FILE,
+    case_file_paths, file_name, load_files_with, read_regular, recover_changes, render, CaseFile,
+    Layout, Style,
 };
 use reducer_kit::case::SPEC_VERSION;
 use reducer_kit::corpus::import::import;
@@ -78,6 +79,8 @@ pub struct RegenArgs {
     /// against).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus check`.
@@ -86,6 +89,8 @@ pub struct CheckArgs {
     /// Case directory [default: the kit's corpus/]. `fuzz/` folders and
     /// files other than `*.json` are skipped.
     pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus add`.
@@ -107,6 +112,8 @@ pub struct AddArgs {
     /// Case files or fuzz inputs.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus min`.
@@ -120,6 +127,8 @@ pub struct MinArgs {
     /// Remove cases of the kit's own corpus/spec too (refused without it).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub limit: super::InputLimit,
 }
 
 /// Options of `corpus seed-fuzz`.
@@ -229,6 +238,14 @@ fn refuse_spec(command: &str, given: &Path, recursive: bool, force: bool) -> Res
     Ok(())
 }
 
+/// Prints a case file error and gives its exit code
+/// ([`reducer_kit::case::CaseError::exit_code`]: 1 for a file nested too
+/// deep, 2 for one that cannot be read or is not a case file).
+fn case_failure(e: &reducer_kit::case::CaseError) -> ExitCode {
+    super::print_error(e);
+    ExitCode::from(e.exit_code())
+}
+
 fn count_cases(files: &[CaseFile]) -> usize {
     files.iter().map(|f| f.cases.len()).sum()
 }
@@ -253,6 +270,28 @@ fn clean_stale_in(dirs: &[PathBuf]) -> bool {
     true
 }
 
+/// Carries out the changes committed below `dir` whose writer was killed
+/// before finishing ([`recover_changes`]), printing each; `false` after
+/// printing an error.
+fn recover_in(dir: &Path) -> bool {
+    match recover_changes(dir) {
+        Ok(done) => {
+            for (folder, n) in done {
+                outln!(
+                    "completed an interrupted change of {} in {}",
+                    plural(n, "file", "files"),
+                    show_path(&folder)
+                );
+            }
+            true
+        }
+        Err(e) => {
+            case_failure(&e);
+            false
+        }
+    }
+}
+
 /// `dir` and every folder below it that holds case files.
 fn case_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![dir.to_path_buf()];
@@ -275,18 +314,22 @@ fn regen(args: RegenArgs) -> ExitCode {
             return code;
         }
     }
-    if !args.dry_run && dir.is_dir() && !clean_stale_in(&case_dirs(&dir)) {
+    if !args.dry_run && dir.is_dir() && !(recover_in(&dir) && clean_stale_in(&case_dirs(&dir))) {
         return ExitCode::from(2);
     }
-    let files = match load_files(&dir) {
+    let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
-        Err(e) => return usage(e),
+        Err(e) => return case_failure(&e),
     };
     let verb = if args.dry_run {
         "would update"
     } else {
         "updated"
     };
+    // Every rewritten file is staged, then all are put in place as one
+    // change: a kill at any moment leaves the corpus as it was or as it is
+    // after (spec v1 §8.11).
+    let mut changes: Option<Changes> = None;
     let (mut updated, mut touched, mut unusable) = (0, 0, 0);
     for f in &files {
         let mut replaced = Vec::new();
@@ -332,9 +375,19 @@ fn regen(args: RegenArgs) -> ExitCode {
         touched += 1;
         if !args.dry_run {
             let refs: Vec<(usize, &_)> = replaced.iter().map(|(i, c)| (*i, c)).collect();
-            if let Err(e) = reducer_kit::atomic::replace(&f.path, f.text_with(&refs).as_bytes()) {
-                return usage(format!("{}: {e}", show_path(&f.path)));
+            let staged = match &mut changes {
+                Some(c) => Ok(c),
+                None => Changes::new(&dir).map(|c| changes.insert(c)),
             }
+            .and_then(|c| c.write(&f.path, f.text_with(&refs).as_bytes()));
+            if let Err(e) = staged {
+                return usage(format!("{}: {e}; nothing written", show_path(&f.path)));
+            }
+        }
+    }
+    if let Some(c) = changes {
+        if let Err(e) = c.commit() {
+            return usage(format!("{}: {e}", show_path(&dir)));
         }
     }
     let total = count_cases(&files);
@@ -371,9 +424,12 @@ fn regen(args: RegenArgs) -> ExitCode {
 
 fn check(args: CheckArgs) -> ExitCode {
     let dir = dir_or_default(args.dir);
-    let files = match load_files(&dir) {
+    if dir.is_dir() && !(recover_in(&dir) && clean_stale_in(&case_dirs(&dir))) {
+        return ExitCode::from(2);
+    }
+    let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
-        Err(e) => return usage(e),
+        Err(e) => return case_failure(&e),
     };
     let (mut differ, mut older, mut unusable) = (0, 0, 0);
     for f in &files {
@@ -436,7 +492,7 @@ fn add(args: AddArgs) -> ExitCode {
         if !clean_stale_in(std::slice::from_ref(&args.dir)) {
             return ExitCode::from(2);
         }
-        match load_files(&args.dir) {
+        match load_files_with(&args.dir, args.limit.max_input) {
             Ok(files) => {
                 for f in files {
                     for c in f.cases {
@@ -446,13 +502,13 @@ fn add(args: AddArgs) -> ExitCode {
                     }
                 }
             }
-            Err(e) => return usage(e),
+            Err(e) => return case_failure(&e),
         }
     }
     let mut code = 0u8;
     for file in &args.files {
         let shown = show_path(file);
-        let bytes = match read_regular(file, MAX_CASE_FILE) {
+        let bytes = match read_regular(file, args.limit.max_input) {
             Ok(b) => b,
             Err(e) => {
                 outln!("{shown}: cannot read: {e}");
@@ -539,9 +595,12 @@ fn min(args: MinArgs) -> ExitCode {
             return code;
         }
     }
-    let files = match load_files(&dir) {
+    if !args.dry_run && dir.is_dir() && !(recover_in(&dir) && clean_stale_in(&case_dirs(&dir))) {
+        return ExitCode::from(2);
+    }
+    let files = match load_files_with(&dir, args.limit.max_input) {
         Ok(f) => f,
-        Err(e) => return usage(e),
+        Err(e) => return case_failure(&e),
     };
     let plan = plan_min(&files);
     let verb = if args.dry_run {
@@ -574,20 +633,28 @@ fn min(args: MinArgs) -> ExitCode {
         );
     }
     let mut deleted = 0;
-    if !args.dry_run {
+    if !args.dry_run && !plan.delete.is_empty() {
+        // All the files go as one change (spec v1 §8.11).
+        let mut changes = match Changes::new(&dir) {
+            Ok(c) => c,
+            Err(e) => return usage(format!("{}: {e}", show_path(&dir))),
+        };
         for f in &plan.delete {
             let path = &files[*f].path;
             if !inside(path, &dir) {
                 return usage(format!(
-                    "{}: not inside {}; not deleted",
+                    "{}: not inside {}; nothing deleted",
                     show_path(path),
                     show_path(&dir)
                 ));
             }
-            if let Err(e) = std::fs::remove_file(path) {
-                return usage(format!("{}: {e}", show_path(path)));
+            if let Err(e) = changes.remove(path) {
+                return usage(format!("{}: {e}; nothing deleted", show_path(path)));
             }
             deleted += 1;
+        }
+        if let Err(e) = changes.commit() {
+            return usage(format!("{}: {e}", show_path(&dir)));
         }
     }
     let removed = plan.removed.len();
@@ -739,7 +806,7 @@ fn trim_fuzz(args: TrimArgs) -> ExitCode {
         files.sort();
         let (mut n_cut, mut b0, mut b1) = (0usize, 0u64, 0u64);
         for path in &files {
-            let bytes = match std::fs::read(path) {
+            let bytes = match read_regular(path, reducer_kit::input::DEFAULT_MAX_INPUT) {
                 Ok(b) => b,
                 Err(e) => {
                     fail(format!("{}: {e}", show_path(path)));
@@ -761,7 +828,10 @@ fn trim_fuzz(args: TrimArgs) -> ExitCode {
             let renamed = (file.as_deref() == Some(seed_name(&bytes).as_str()))
                 .then(|| path.with_file_name(seed_name(new)));
             let done = match &renamed {
-                Some(to) if std::fs::read(to).is_ok_and(|b| b == new) => {
+                Some(to)
+                    if read_regular(to, reducer_kit::input::DEFAULT_MAX_INPUT)
+                        .is_ok_and(|b| b == new) =>
+                {
                     outln!(
                         "remove {}: its cut bytes are {}",
                         show_path(path),

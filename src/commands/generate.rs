@@ -54,8 +54,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = Format::from(args.format);
     let cfg = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read config {}", path.display()))?;
+            // Through the input gate: a regular file of at most the
+            // default limit (spec v1 §8.11), never a wait on a FIFO.
+            let text =
+                reducer_kit::input::read_regular(path, reducer_kit::input::DEFAULT_MAX_INPUT)
+                    .and_then(reducer_kit::input::utf8)
+                    .with_context(|| format!("cannot read config {}", path.display()))?;
             serde_json::from_str::<Config>(&text)
                 .with_context(|| format!("config {} is not a generator config", path.display()))?
         }

@@ -5,7 +5,7 @@
 use clap::{Parser, Subcommand};
 use reducer_kit::formats::sniff::format_mismatch;
 use reducer_kit::formats::Format;
-use reducer_kit::input::{read_entries, Entry, InputError, NoBudget, Origin, RawEntry};
+use reducer_kit::input::{Entry, InputError, NoBudget, Origin, RawEntry, DEFAULT_MAX_INPUT};
 use reducer_kit::terms::budget::text_length_cost;
 use reducer_kit::terms::{Budget, BudgetFields, Policy, Provider};
 use serde_json::value::RawValue;
@@ -67,10 +67,12 @@ pub const EXIT_CODES: &str = "\
 Exit codes:
   0  pass: everything judged passed (or the work is done)
   1  a judged failure: a clause failed, a history is invalid by the spec's
-     rules (pairing, a malformed message or budget), a corpus case differs
-  2  usage or unreadable input: a bad option, a file that cannot be read, is
-     not JSON, is not a history, or whose messages are not in the chosen
-     --format at all; an output path that cannot be written";
+     rules (pairing, a malformed message or budget) or nested deeper than
+     100 levels, a corpus case differs
+  2  usage or unreadable input: a bad option, a file that cannot be read (not
+     a regular file, larger than --max-input), is not UTF-8 or not JSON, is
+     not a history, or whose messages are not in the chosen --format at all;
+     an output path that cannot be written";
 
 /// Conformance test kit, reference reducers and fuzzer for chat-history reducers.
 #[derive(Parser, Debug)]
@@ -157,9 +159,30 @@ pub struct Histories {
     /// The wire format of the messages.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
+    #[command(flatten)]
+    pub limit: InputLimit,
     /// A bare array of messages, a request envelope, or JSON Lines of them; `-` for stdin.
     #[arg(default_value = "-")]
     pub file: String,
+}
+
+/// `--max-input BYTES`: the size limit of the input gate (spec v1 §8.11),
+/// on every command that reads a history or a case file.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct InputLimit {
+    /// The largest file (or stdin) read, in bytes; a larger one is refused (exit 2).
+    #[arg(long = "max-input", value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT,
+          value_parser = parse_max_input)]
+    pub max_input: u64,
+}
+
+/// `--max-input BYTES`: a whole number of bytes >= 1.
+fn parse_max_input(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("the limit must be at least 1 byte".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("not a whole number of bytes".into()),
+    }
 }
 
 /// `--protocol`: the runner protocols as the command line names them.
@@ -408,14 +431,19 @@ impl BudgetArgs {
     /// # Errors
     ///
     /// Reported here, with exit code 2 (usage): an unreadable `--tokens`
-    /// file, one that does not hold one array per history or whose array
+    /// file (exit 1 when nested too deep, as any input), one that does not
+    /// hold one array per history or whose array
     /// for a history has not one cost per message (named by the file and
     /// the history), `--max-tokens` with no costs at all (no `--tokens`,
     /// no `--costs`, no envelope `tokens`), an entry with no budget.
-    pub fn fields<E: BudgetSource>(&self, entries: &[E]) -> Result<Vec<BudgetFields>, ExitCode> {
+    pub fn fields<E: BudgetSource>(
+        &self,
+        entries: &[E],
+        max_input: u64,
+    ) -> Result<Vec<BudgetFields>, ExitCode> {
         let files = match &self.tokens {
             None => None,
-            Some(path) => Some(read_cost_file(path, entries.len())?),
+            Some(path) => Some(read_cost_file(path, entries.len(), max_input)?),
         };
         let mut out = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
@@ -485,9 +513,17 @@ fn cost_count(v: &Value) -> Option<usize> {
 }
 
 /// The `--tokens` file: one array of costs, or (for several histories) an
-/// array of one array per history.
-fn read_cost_file(path: &str, histories: usize) -> Result<Vec<Value>, ExitCode> {
-    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{path}: {e}")))?;
+/// array of one array per history. Read through the input gate (at most
+/// `max` bytes; nested at most [`reducer_kit::input::MAX_DEPTH`] levels).
+fn read_cost_file(path: &str, histories: usize, max: u64) -> Result<Vec<Value>, ExitCode> {
+    let text = reducer_kit::input::read_input(path, max).map_err(|e| input_failure(&e))?;
+    match reducer_kit::input::check_text(&text, reducer_kit::input::Holds::Other) {
+        Ok(()) => {}
+        Err(e @ reducer_kit::input::TextError::TooDeep(_)) => {
+            return Err(invalid(format!("{path}: {e}")))
+        }
+        Err(e) => return Err(usage(format!("{path}: {e}"))),
+    }
     let v: Value =
         serde_json::from_str(&text).map_err(|e| usage(format!("{path}: not JSON: {e}")))?;
     let nested = matches!(&v, Value::Array(a) if a.first().is_some_and(Value::is_array));
@@ -524,12 +560,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Prints an input error and gives exit code 2 ([`EXIT_CODES`]): input
-/// that cannot be read ([`InputError::Io`]) and input that is not JSON or
-/// not a history ([`InputError::Invalid`]) alike are unreadable input.
+/// Prints an input error and gives its exit code ([`EXIT_CODES`],
+/// [`InputError::exit_code`]): input that cannot be read
+/// ([`InputError::Io`]) and input that is not JSON or not a history
+/// ([`InputError::Invalid`]) alike are unreadable input (2); a history
+/// nested too deep is invalid input (1).
 pub fn input_failure(e: &InputError) -> ExitCode {
     print_error(e);
-    ExitCode::from(2)
+    ExitCode::from(e.exit_code())
 }
 
 /// Refuses histories whose messages are not in `format` at all
@@ -582,9 +620,52 @@ pub fn lead_with_pseudo<'a>(
         .collect()
 }
 
-/// Reads the entries of `path`, or reports and gives the exit code.
-pub fn load(path: &str) -> Result<Vec<Entry>, ExitCode> {
-    read_entries(path).map_err(|e| input_failure(&e))
+/// Reads the entries of `path` through the input gate (at most `max`
+/// bytes) as `reduce` reads them ([`parse_raw_entries`]: the text once,
+/// each message a slice of it), then builds each message's value from its
+/// slice and lets the text go: the entries
+/// [`reducer_kit::input::read_entries_with`] gives, the text let go once
+/// the values are built. Reports and gives the exit code on error.
+pub fn load_values(path: &str, max: u64) -> Result<Vec<Entry>, ExitCode> {
+    let text = reducer_kit::input::read_input(path, max).map_err(|e| input_failure(&e))?;
+    let raw = reducer_kit::input::parse_raw_entries(&text, reducer_kit::input::source_name(path))
+        .map_err(|e| input_failure(&e))?;
+    // The gate refused what a value cannot hold (a lone surrogate escape,
+    // nesting beyond the parser's limit), so every slice reads; one that
+    // did not would be reported as the value reader reports it.
+    let mut out = Vec::with_capacity(raw.len());
+    for e in raw {
+        let origin = e.origin;
+        let value = |r: &RawValue| -> Result<Value, ExitCode> {
+            serde_json::from_str(r.get()).map_err(|err| {
+                input_failure(&InputError::Invalid {
+                    origin: origin.clone(),
+                    problem: format!("not JSON: {err}"),
+                })
+            })
+        };
+        let messages = e
+            .messages
+            .iter()
+            .map(|m| value(m))
+            .collect::<Result<_, _>>()?;
+        let envelope = match e.envelope {
+            None => None,
+            Some(members) => Some(
+                members
+                    .into_iter()
+                    .map(|(k, v)| Ok((k, value(v)?)))
+                    .collect::<Result<_, ExitCode>>()?,
+            ),
+        };
+        out.push(Entry {
+            messages,
+            max_messages: e.max_messages,
+            envelope,
+            origin,
+        });
+    }
+    Ok(out)
 }
 
 /// Prints a judged failure of the input (a history the spec's rules refuse:

@@ -16,7 +16,7 @@
 
 use super::{invalid, BudgetArgs, BudgetSource, Histories, PolicyArg, ProviderArg};
 use reducer_kit::formats::{read_history_raw, strip_elems, Format};
-use reducer_kit::input::{parse_raw_entries, read_text, source_name, RawEntry};
+use reducer_kit::input::{parse_raw_entries, read_input, source_name, RawEntry};
 use reducer_kit::json::Relayer;
 use reducer_kit::protocol::lead_with_system_cost;
 use reducer_kit::reduce::{reduce_indices_with, Selection};
@@ -41,7 +41,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = match read_text(&args.input.file) {
+    let text = match read_input(&args.input.file, args.input.limit.max_input) {
         Ok(t) => t,
         Err(e) => return Ok(super::input_failure(&e)),
     };
@@ -70,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|e| super::system_pseudo(format, e))
         .collect();
     let entries = super::lead_with_pseudo(entries, &pseudo);
-    let mut budgets = match args.budget.fields(&entries) {
+    let mut budgets = match args.budget.fields(&entries, args.input.limit.max_input) {
         Ok(b) => b,
         Err(code) => return Ok(code),
     };

@@ -2,7 +2,7 @@
 
 use super::{Histories, ProviderArg};
 use reducer_kit::formats::{read_history_raw, view_message, Format};
-use reducer_kit::input::{parse_raw_entries, read_text, source_name};
+use reducer_kit::input::{parse_raw_entries, read_input, source_name};
 use reducer_kit::terminal::show;
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::{MessageView, Provider};
@@ -24,7 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Read without building the messages' values (see `reduce`).
-    let text = match read_text(&args.input.file) {
+    let text = match read_input(&args.input.file, args.input.limit.max_input) {
         Ok(t) => t,
         Err(e) => return Ok(super::input_failure(&e)),
     };

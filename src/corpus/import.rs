@@ -5,6 +5,7 @@
 use crate::case::expect::{expectation, needs_pending, ExpectError};
 use crate::case::{parse_cases, Case, CaseError};
 use crate::fuzzers::{Carried, Target};
+use crate::input::{check_text, Holds, TextError};
 use crate::terms::{BudgetFields, Clause, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
@@ -78,6 +79,11 @@ pub enum ImportError {
     /// The reference cannot judge the decoded messages.
     #[error(transparent)]
     Expect(#[from] ExpectError),
+    /// A case file, or a `parse_no_panic` input, nested deeper than
+    /// [`crate::input::MAX_DEPTH`] (spec v1 §8.11): input the kit cannot
+    /// represent (exit 1, not unreadable).
+    #[error("{0}")]
+    TooDeep(crate::input::TooDeep),
     /// A case of a case file that the reference cannot judge.
     #[error("case {id:?}: {error}")]
     Case {
@@ -151,6 +157,11 @@ pub(crate) fn decode_target(target: &Target, bytes: &[u8]) -> Result<Carried, Im
 /// that is a history array (budget 3) or an object with a `messages` array
 /// (and its `maxMessages`, else 3).
 fn decode_json_input(bytes: &[u8]) -> Result<(Value, Vec<Value>), ImportError> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if let Err(TextError::TooDeep(d)) = check_text(text, Holds::Histories) {
+            return Err(ImportError::TooDeep(d));
+        }
+    }
     let v: Value = serde_json::from_slice(bytes).map_err(ImportError::NotJson)?;
     match v {
         Value::Array(a) => Ok((Value::from(3), a)),
@@ -188,7 +199,10 @@ impl ImportError {
     /// (exit 2, unreadable input), rather than read and not judged by the
     /// reference ([`ImportError::Expect`], [`ImportError::Case`]: exit 1).
     pub fn unreadable(&self) -> bool {
-        !matches!(self, ImportError::Expect(_) | ImportError::Case { .. })
+        !matches!(
+            self,
+            ImportError::Expect(_) | ImportError::Case { .. } | ImportError::TooDeep(_)
+        )
     }
 }
 
@@ -226,15 +240,20 @@ pub fn import(
     let target = match target {
         Some(t) => known(t).ok_or_else(|| ImportError::UnknownTarget(t.to_string()))?,
         None => {
-            let as_case = std::str::from_utf8(bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|text| {
-                    parse_cases(text, path).map_err(|e| match e {
-                        CaseError::Format { message, .. } => message,
-                        CaseError::Invalid { id, problem, .. } => format!("case {id:?}: {problem}"),
-                        other => other.to_string(),
-                    })
-                });
+            let as_case = match std::str::from_utf8(bytes) {
+                Err(e) => Err(e.to_string()),
+                Ok(text) => match parse_cases(text, path) {
+                    Ok(cases) => Ok(cases),
+                    Err(CaseError::TooDeep { too_deep, .. }) => {
+                        return Err(ImportError::TooDeep(too_deep))
+                    }
+                    Err(CaseError::Format { message, .. }) => Err(message),
+                    Err(CaseError::Invalid { id, problem, .. }) => {
+                        Err(format!("case {id:?}: {problem}"))
+                    }
+                    Err(other) => Err(other.to_string()),
+                },
+            };
             let folder = path
                 .parent()
                 .and_then(Path::file_name)

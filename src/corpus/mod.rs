@@ -5,7 +5,8 @@
 //! A corpus directory is read with [`crate::case::file::load_files`]; files
 //! are only ever written atomically (a temporary file in the same folder,
 //! renamed into place): [`crate::atomic::replace`] and
-//! [`crate::atomic::create_new`].
+//! [`crate::atomic::create_new`]; `regen` and `min` change the directory as
+//! a whole ([`crate::atomic::Changes`], spec v1 §8.11).
 //!
 //! | file | job |
 //! |------|-----|

@@ -1,14 +1,209 @@
-//! JSON value equality and difference paths (semantics §1, "equal").
+//! JSON value equality and difference paths (semantics §1, "equal"), and
+//! the kit's pretty layout.
 //!
 //! Two JSON values are *equal* when objects have the same members in any
 //! order, arrays are equal element by element, strings are equal, and numbers
 //! denote the same value (`1` = `1.0` = `10e-1`). `serde_json`'s own `==`
 //! compares number representations, so the kit uses [`json_eq`] everywhere a
 //! clause or rule says "equal".
+//!
+//! **Pretty JSON is bounded** (spec v1 §8.11): every pretty JSON the kit
+//! writes (`reduce`'s output, case files, the JSON report) lays out the top
+//! [`PRETTY_DEPTH`] levels as `serde_json`'s pretty printer does, one value
+//! per line with two-space indents, and writes anything deeper compactly
+//! ([`BoundedPretty`], [`to_string_pretty`], [`Relayer`]). An indent per
+//! level makes a value nested n deep take O(n²) bytes; with the bound, what
+//! the kit writes is at most a constant factor of the compact text
+//! (about `2 × PRETTY_DEPTH + 3` bytes per byte in the worst case, a
+//! shallow array of one-digit numbers; histories as they come, far less).
 
 pub mod canon;
 
+use serde::Serialize;
+use serde_json::ser::Formatter;
 use serde_json::{Map, Number, Value};
+use std::io::Write;
+
+/// How many levels of nesting pretty JSON lays out one value per line
+/// ([`BoundedPretty`]); anything deeper is written compactly. 16 covers
+/// every history, case and report as they come (a report's message items
+/// sit at level 11).
+pub const PRETTY_DEPTH: usize = 16;
+
+/// A `serde_json` formatter that writes what `serde_json`'s pretty printer
+/// writes (two-space indents, `": "`) for the arrays and objects of the top
+/// [`PRETTY_DEPTH`] levels, less the levels `at` the value is written
+/// under, and deeper ones compactly, as `serde_json::to_string` writes
+/// them.
+#[derive(Clone, Debug)]
+pub struct BoundedPretty {
+    /// The depth of the innermost open array or object.
+    depth: usize,
+    /// The levels laid out one value per line.
+    pretty: usize,
+    has_value: bool,
+}
+
+impl BoundedPretty {
+    /// A formatter for a value written at the top level.
+    pub fn new() -> BoundedPretty {
+        BoundedPretty::at(0)
+    }
+
+    /// A formatter for a value that the document holds `at` levels deep
+    /// (its lines indented by the caller): its own top levels are laid out
+    /// as [`PRETTY_DEPTH`] `- at` levels.
+    pub fn at(at: usize) -> BoundedPretty {
+        BoundedPretty {
+            depth: 0,
+            pretty: PRETTY_DEPTH.saturating_sub(at),
+            has_value: false,
+        }
+    }
+
+    fn indent<W: ?Sized + Write>(&self, w: &mut W, depth: usize) -> std::io::Result<()> {
+        for _ in 0..depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    /// Before an element or a key of the innermost container.
+    fn begin_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if self.depth > self.pretty {
+            return if first { Ok(()) } else { w.write_all(b",") };
+        }
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(w, self.depth)
+    }
+
+    fn begin<W: ?Sized + Write>(&mut self, w: &mut W, open: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(open)
+    }
+
+    fn end<W: ?Sized + Write>(&mut self, w: &mut W, close: &[u8]) -> std::io::Result<()> {
+        let closing = self.depth;
+        self.depth -= 1;
+        if self.has_value && closing <= self.pretty {
+            w.write_all(b"\n")?;
+            self.indent(w, self.depth)?;
+        }
+        w.write_all(close)
+    }
+}
+
+impl Default for BoundedPretty {
+    fn default() -> Self {
+        BoundedPretty::new()
+    }
+}
+
+impl Formatter for BoundedPretty {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.begin(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.end(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.begin_value(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.begin(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.end(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.begin_value(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(if self.depth > self.pretty {
+            b":"
+        } else {
+            b": "
+        })
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// `value` as the kit's pretty JSON ([`BoundedPretty`]): what
+/// `serde_json::to_string_pretty` writes for the top [`PRETTY_DEPTH`]
+/// levels, compact below.
+///
+/// # Errors
+///
+/// Those of `value`'s `Serialize` (never for a `serde_json::Value`).
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::json::{to_string_pretty, PRETTY_DEPTH};
+/// let v = serde_json::json!({"a": [1, {"b": null}]});
+/// assert_eq!(to_string_pretty(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap());
+/// let deep: serde_json::Value = serde_json::from_str(&format!("{}{}", "[".repeat(40), "]".repeat(40))).unwrap();
+/// let text = to_string_pretty(&deep).unwrap();
+/// assert_eq!(text.lines().count(), 2 * PRETTY_DEPTH + 1);
+/// ```
+pub fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    to_string_pretty_at(value, 0)
+}
+
+/// [`to_string_pretty`] of a value the document holds `at` levels deep
+/// (the caller indents its lines): [`BoundedPretty::at`].
+///
+/// # Errors
+///
+/// As [`to_string_pretty`].
+pub fn to_string_pretty_at<T: Serialize + ?Sized>(
+    value: &T,
+    at: usize,
+) -> serde_json::Result<String> {
+    let mut out = Vec::with_capacity(128);
+    to_writer_pretty_at(&mut out, value, at)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// [`to_string_pretty_at`], written to `out`.
+///
+/// # Errors
+///
+/// As [`to_string_pretty`], and those of `out`.
+pub fn to_writer_pretty_at<W: Write, T: Serialize + ?Sized>(
+    out: W,
+    value: &T,
+    at: usize,
+) -> serde_json::Result<()> {
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        out,
+        BoundedPretty::at(at),
+    ))
+}
 
 /// Whether `a` and `b` are equal JSON values in the sense of semantics §1.
 ///
@@ -565,11 +760,13 @@ fn diff_below(p: Option<&Value>, q: Option<&Value>, steps: &mut Vec<String>) -> 
 }
 
 /// Writes JSON text laid out as `serde_json` writes the value it denotes
-/// (compact, or pretty with two-space indents), copying its tokens: numbers
-/// and literals as they are, strings as they are unless they hold an escape
-/// `serde_json` would write otherwise (then decoded and re-encoded). So the
-/// output is byte for byte what serialising the parsed value gives, without
-/// parsing it. Feed it whole values or single punctuation marks, in order.
+/// (compact, or the kit's bounded pretty layout, [`to_string_pretty`]),
+/// copying its tokens: numbers and literals as they are, strings as they
+/// are unless they hold an escape `serde_json` would write otherwise (then
+/// decoded and re-encoded). So the output is byte for byte what serialising
+/// the parsed value gives, without parsing it, and at most a constant
+/// factor of the input's bytes whatever its nesting. Feed it whole values
+/// or single punctuation marks, in order.
 ///
 /// # Examples
 ///
@@ -581,7 +778,7 @@ fn diff_below(p: Option<&Value>, q: Option<&Value>, steps: &mut Vec<String>) -> 
 /// r.feed(r#"{ "a" : [1, 2.50], "b": {}, "c": "\u00e9" }"#, &mut out).unwrap();
 /// r.feed("]", &mut out).unwrap();
 /// let v: serde_json::Value = serde_json::from_str(r#"[{"a":[1,2.50],"b":{},"c":"\u00e9"}]"#).unwrap();
-/// assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string_pretty(&v).unwrap());
+/// assert_eq!(String::from_utf8(out).unwrap(), reducer_kit::json::to_string_pretty(&v).unwrap());
 /// ```
 #[derive(Debug)]
 pub struct Relayer {
@@ -608,6 +805,12 @@ impl Relayer {
         }
     }
 
+    /// Whether the innermost open container (at `depth`) is laid out one
+    /// value per line.
+    fn laid_out(&self, depth: usize) -> bool {
+        self.pretty && depth <= PRETTY_DEPTH
+    }
+
     fn newline(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         out.write_all(b"\n")?;
         for _ in 0..self.depth {
@@ -619,7 +822,7 @@ impl Relayer {
     /// Before a value or a key: a new line in pretty mode after `[`, `{` or
     /// `,`.
     fn before_value(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        if self.pretty && self.after != After::Other {
+        if self.laid_out(self.depth) && self.after != After::Other {
             self.newline(out)?;
         }
         self.after = After::Other;
@@ -647,8 +850,9 @@ impl Relayer {
                     i += 1;
                 }
                 b']' | b'}' => {
+                    let closing = self.depth;
                     self.depth -= 1;
-                    if self.pretty && self.after != After::Open {
+                    if self.laid_out(closing) && self.after != After::Open {
                         self.newline(out)?;
                     }
                     out.write_all(&[c])?;
@@ -661,7 +865,11 @@ impl Relayer {
                     i += 1;
                 }
                 b':' => {
-                    out.write_all(if self.pretty { b": " } else { b":" })?;
+                    out.write_all(if self.laid_out(self.depth) {
+                        b": "
+                    } else {
+                        b":"
+                    })?;
                     self.after = After::Other;
                     i += 1;
                 }
@@ -845,6 +1053,67 @@ mod tests {
     }
 
     #[test]
+    fn pretty_is_serde_json_pretty_for_the_top_levels_and_compact_below() {
+        let nested =
+            |n: usize, inner: &str| format!("{}{inner}{}", "[{\"k\": ".repeat(n), "}]".repeat(n));
+        // Up to PRETTY_DEPTH levels: serde_json's pretty printer, exactly.
+        for text in [
+            "[]".to_string(),
+            r#"{"a":{},"b":[],"c":[[1,{"x":null}]],"d":"s"}"#.to_string(),
+            nested(PRETTY_DEPTH / 2 - 1, "[1, 2]"),
+        ] {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                to_string_pretty(&v).unwrap(),
+                serde_json::to_string_pretty(&v).unwrap(),
+                "{text}"
+            );
+        }
+        // Deeper: the levels below PRETTY_DEPTH on one line, compact.
+        let v: Value = serde_json::from_str(&nested(PRETTY_DEPTH, "[1,{\"z\":2}]")).unwrap();
+        let text = to_string_pretty(&v).unwrap();
+        let last = text.lines().find(|l| l.contains('1')).unwrap();
+        let tail = format!(
+            "\"k\": {}[1,{{\"z\":2}}]{}",
+            "[{\"k\":".repeat(PRETTY_DEPTH / 2),
+            "}]".repeat(PRETTY_DEPTH / 2)
+        );
+        assert_eq!(last.trim_start(), tail);
+        assert_eq!(last.len() - last.trim_start().len(), 2 * PRETTY_DEPTH);
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+        // At a depth: as if the document held it there.
+        let inner: Value = serde_json::from_str(&nested(PRETTY_DEPTH, "0")).unwrap();
+        let outer = Value::Array(vec![Value::Array(vec![inner.clone()])]);
+        let whole = to_string_pretty(&outer).unwrap();
+        let part = to_string_pretty_at(&inner, 2)
+            .unwrap()
+            .replace('\n', "\n    ");
+        assert!(whole.contains(&part), "{whole}\n{part}");
+    }
+
+    #[test]
+    fn pretty_output_is_linear_in_the_input_whatever_the_nesting() {
+        for depth in [10, 1_000, 10_000] {
+            let text = format!("[{}1{}]", "{\"a\":[".repeat(depth), "]}".repeat(depth));
+            let mut out = Vec::new();
+            Relayer::new(true).feed(&text, &mut out).unwrap();
+            assert!(
+                out.len() <= text.len() + 40 * PRETTY_DEPTH * PRETTY_DEPTH,
+                "{depth} levels: {} bytes from {}",
+                out.len(),
+                text.len()
+            );
+            if depth <= 100 {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    to_string_pretty(&v).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
     fn relaid_text_is_what_serde_json_writes() {
         let texts = [
             r#"[]"#,
@@ -857,7 +1126,7 @@ mod tests {
                 let mut out = Vec::new();
                 Relayer::new(pretty).feed(text, &mut out).unwrap();
                 let want = if pretty {
-                    serde_json::to_string_pretty(&v).unwrap()
+                    to_string_pretty(&v).unwrap()
                 } else {
                     serde_json::to_string(&v).unwrap()
                 };

@@ -134,7 +134,7 @@ fn write_array(
     for item in items {
         out.write_all(if empty { b"[\n" } else { b",\n" })?;
         empty = false;
-        let text = serde_json::to_string_pretty(&item)?;
+        let text = crate::json::to_string_pretty_at(&item, 2)?;
         for (j, line) in text.lines().enumerate() {
             if j > 0 {
                 out.write_all(b"\n")?;
@@ -147,7 +147,8 @@ fn write_array(
 }
 
 /// Writes the report of [`to_json`] to `out`, pretty, with a trailing
-/// newline: the same bytes as `serde_json::to_string_pretty(&to_json(run))`
+/// newline: the same bytes as `crate::json::to_string_pretty(&to_json(run))`
+/// (bounded: levels deeper than [`crate::json::PRETTY_DEPTH`] compact)
 /// and a `"\n"`, but one result at a time, so that a run of 20,000 cases
 /// never holds its whole report in memory (spec §8.8).
 ///
@@ -158,7 +159,7 @@ pub fn write_pretty(run: &Run, out: &mut dyn std::io::Write) -> std::io::Result<
     let mut doc = head(run);
     doc["unexpectedFailures"] = Value::String(STREAMED.into());
     doc["results"] = Value::String(STREAMED.into());
-    let text = serde_json::to_string_pretty(&doc)?;
+    let text = crate::json::to_string_pretty(&doc)?;
     let placeholder = serde_json::to_string(STREAMED)?;
     let parts: Vec<&str> = text.split(placeholder.as_str()).collect();
     let [before, between, after] = parts.as_slice() else {
