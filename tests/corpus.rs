@@ -99,6 +99,10 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
                 .map(|v| &v.outcome)
             {
                 Some(Outcome::Pass) => {}
+                // A counterexample saved from a run in another wire format
+                // (compat/) may name a clause the canonical form does not
+                // judge (reasoning-attached) or judges on other counts.
+                None | Some(Outcome::NotJudged(_)) if case.id.starts_with("compat/") => {}
                 other => failures.push(format!("{place}: names clause {id}, which is {other:?}")),
             }
         }
