@@ -230,7 +230,7 @@ fn a_placeholder_stands_where_the_reducer_cut() {
         failed.iter().find(|(c, _)| *c == Clause::PlaceholderShape),
         Some(&(
             Clause::PlaceholderShape,
-            "the placeholder (output message 1) holds a call".to_string()
+            "the placeholder (output message 1) holds a call \"z\"".to_string()
         ))
     );
 }

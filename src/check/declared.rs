@@ -5,7 +5,7 @@
 //! ([`crate::terms::declare::item_costs`]) and need nothing here.
 
 use super::{fail, not_judged, Judge, Outcome, OutputState};
-use crate::terms::{Budget, ItemKind, Role};
+use crate::terms::Budget;
 
 impl Judge<'_> {
     /// The kept messages of M (input indices, in input order).
@@ -211,29 +211,8 @@ impl Judge<'_> {
         let Some(k) = out.placeholder else {
             return not_judged("the output has no placeholder");
         };
-        if out.h.view(k).is_unreadable() {
-            return fail(format!(
-                "the placeholder (output message {k}) cannot be read as a {} message",
-                self.req.format
-            ));
-        }
-        let items = out.h.items(k);
-        if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
-            return fail(format!(
-                "the placeholder (output message {k}) holds {}",
-                super::safety::item_name(item.kind)
-            ));
-        }
-        if items.is_empty() {
-            return fail(format!(
-                "the placeholder (output message {k}) holds no text"
-            ));
-        }
-        if out.h.role(k) == Role::Tool {
-            return fail(format!(
-                "the placeholder (output message {k}) is a tool message (role {:?})",
-                out.h.message_view(k).role_text
-            ));
+        if let Some(broken) = self.note_shape(out, k, "the placeholder") {
+            return broken;
         }
         // The input messages of M it stands between.
         let before = out.mapping.map[..k]

@@ -111,13 +111,13 @@ impl Judge<'_> {
         if counted <= b.limit() {
             return None;
         }
+        let kept = out
+            .mapping
+            .map
+            .iter()
+            .flatten()
+            .filter(|&&j| Some(j) != self.pinned);
         if let Some(unit) = self.req.declared.unit {
-            let kept = out
-                .mapping
-                .map
-                .iter()
-                .flatten()
-                .filter(|&&j| Some(j) != self.pinned);
             return Some(format!(
                 "{} kept messages of M count {counted} (budget-unit={}), budget {}",
                 kept.count(),
@@ -136,12 +136,6 @@ impl Judge<'_> {
             Some(k) => format!(", the summary (output message {k}) {s}"),
             None => String::new(),
         };
-        let kept = out
-            .mapping
-            .map
-            .iter()
-            .flatten()
-            .filter(|&&j| Some(j) != self.pinned);
         let (n, cost) = kept.fold((0usize, 0u64), |(n, c), j| {
             (n + 1, c.saturating_add(b.cost(*j)))
         });
@@ -308,33 +302,8 @@ impl Judge<'_> {
         let Some(k) = out.summary else {
             return not_judged("the output has no summary");
         };
-        if out.h.view(k).is_unreadable() {
-            return fail(format!(
-                "the summary (output message {k}) cannot be read as a {} message",
-                self.req.format
-            ));
-        }
-        let items = out.h.items(k);
-        if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
-            let what = item_name(item.kind);
-            let id = out.h.id(item.id);
-            return fail(format!(
-                "the summary (output message {k}) holds {what}{}",
-                if id.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {id:?}")
-                }
-            ));
-        }
-        if items.is_empty() {
-            return fail(format!("the summary (output message {k}) holds no text"));
-        }
-        if out.h.role(k) == Role::Tool {
-            return fail(format!(
-                "the summary (output message {k}) is a tool message (role {:?})",
-                out.h.message_view(k).role_text
-            ));
+        if let Some(broken) = self.note_shape(out, k, "the summary") {
+            return broken;
         }
         if let Some(j) =
             (0..self.in_t.len()).find(|&j| embeds(&out.t, k, &self.in_t, j, self.in_h).is_some())
@@ -349,6 +318,42 @@ impl Judge<'_> {
             )),
             None => Outcome::Pass,
         }
+    }
+
+    /// The shape a message of the reducer's own must have, `what` at
+    /// output message `k` (the summary, spec v2 §12.2; the placeholder,
+    /// spec v2 §16.5): readable, text items only and at least one, not a
+    /// tool message; the failure when it is not.
+    pub(super) fn note_shape(&self, out: &OutputState, k: usize, what: &str) -> Option<Outcome> {
+        if out.h.view(k).is_unreadable() {
+            return Some(fail(format!(
+                "{what} (output message {k}) cannot be read as a {} message",
+                self.req.format
+            )));
+        }
+        let items = out.h.items(k);
+        if let Some(item) = items.iter().find(|i| i.kind != ItemKind::Text) {
+            let id = out.h.id(item.id);
+            return Some(fail(format!(
+                "{what} (output message {k}) holds {}{}",
+                item_name(item.kind),
+                if id.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {id:?}")
+                }
+            )));
+        }
+        if items.is_empty() {
+            return Some(fail(format!("{what} (output message {k}) holds no text")));
+        }
+        if out.h.role(k) == Role::Tool {
+            return Some(fail(format!(
+                "{what} (output message {k}) is a tool message (role {:?})",
+                out.h.message_view(k).role_text
+            )));
+        }
+        None
     }
 
     /// `summary-replaces-prefix` (spec v2 §12.3): the kept messages of M
