@@ -8,13 +8,16 @@
 //! | [`session`] | [`session::Session`]: one reducer, per-case or persistent, or the in-process reference |
 //! | [`process`] | running an external reducer process safely |
 //! | [`interrupt`] | SIGINT / SIGTERM: stopping every reducer in flight |
-//! | [`run`] | one case through a session, checked; many cases on many workers |
+//! | [`result`] | one case as sent ([`run::RunCase`]) and what it gave ([`run::CaseResult`]) |
+//! | [`run`] | one case through a session, checked |
+//! | [`collect`] | many cases on many workers: records, failures grouped by kind, a run stopped when the reducer answers nothing |
 //! | [`records`] | the compact record a run keeps of each case, stored outside the heap |
 //! | [`grade`] | per-clause tallies and levels |
 //! | [`known_failures`] | `--expect-fail` lists and how a run compares with them |
 //! | [`counterexample`] | shrinking a failure to a minimal case, and its case file |
 //! | [`report`] | the text, JSON and JUnit reports and the certificate line |
 
+pub mod collect;
 pub mod counterexample;
 pub mod grade;
 pub mod interrupt;
@@ -22,6 +25,7 @@ pub mod known_failures;
 pub mod process;
 pub mod records;
 pub mod report;
+pub mod result;
 pub mod run;
 pub mod session;
 

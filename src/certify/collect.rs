@@ -1,0 +1,477 @@
+//! Running many cases ([`run_cases`]): workers that take the cases in
+//! turn, the compact record of each ([`super::records`]), the failing cases
+//! grouped by clause and kind of failure with the best example of each
+//! ([`FailureGroup`]), and the run stopped when the reducer answers nothing
+//! ([`GaveUp`], spec §8.5).
+
+use super::process;
+use super::records::{clause_bit, Records};
+use super::result::{add_protocol_failure, CaseResult};
+use super::run::{run_case_pending, CaseList, Pending, Settings};
+use super::session::{ProtocolFailure, Restarts, RunError};
+use crate::check::Outcome;
+use crate::formats::Format;
+use crate::terms::Clause;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What a run of many cases keeps ([`run_cases`]).
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The record of every case that finished, in case order (all of them
+    /// unless the run was interrupted).
+    pub records: Records,
+    /// How many cases the run was asked to run.
+    pub planned: usize,
+    /// The failing cases grouped by clause and kind of failure, in
+    /// [`Clause::ALL`] order, then by their examples' [`ExampleKey`].
+    pub failures: Vec<FailureGroup>,
+    /// The reducer restarts of every worker's session.
+    pub restarts: Restarts,
+    /// The signal that stopped the run, if one did (spec §8.7).
+    pub interrupted: Option<i32>,
+    /// Set when the run stopped feeding a reducer that gave no answer to
+    /// [`MAX_UNANSWERED`] cases in a row (spec §8.5).
+    pub gave_up: Option<GaveUp>,
+}
+
+/// How many cases in a row may get no answer at all (a crash, a time-out,
+/// an answer that is not one) before the run stops feeding the reducer
+/// (spec §8.5).
+pub const MAX_UNANSWERED: usize = 20;
+
+/// A run that stopped feeding a plainly broken reducer (spec §8.5): the
+/// cases left were not run, and the run fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GaveUp {
+    /// The failure of the last case without an answer.
+    pub last_failure: String,
+    /// The reducer's decisive stderr line then ([`decisive_line`]), if
+    /// one reads as an error.
+    pub stderr_line: Option<String>,
+    /// How many cases of the run were not run.
+    pub not_run: usize,
+}
+
+/// The line of a reducer's stderr that says why it failed: the first
+/// that reads as an error (it says `error`, `exception`, `panic`,
+/// `cannot`, `not found` or `no such file`, in any case), which a stderr
+/// tail may end long after (a stack trace), or else its last line.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::certify::run::decisive_line;
+/// let node = "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/m.js'\n    at Module._resolveFilename (node:internal)\n";
+/// assert_eq!(decisive_line(node), Some("Error: Cannot find module '/x/m.js'"));
+/// assert_eq!(decisive_line("ok\nstill going\n"), Some("still going"));
+/// assert_eq!(decisive_line(" \n"), None);
+/// ```
+pub fn decisive_line(stderr: &str) -> Option<&str> {
+    const MARKS: [&str; 6] = [
+        "error",
+        "exception",
+        "panic",
+        "cannot",
+        "not found",
+        "no such file",
+    ];
+    let lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines
+        .clone()
+        .find(|l| {
+            let l = l.to_ascii_lowercase();
+            MARKS.iter().any(|m| l.contains(m))
+        })
+        .or_else(|| lines.clone().next_back())
+}
+
+/// The failing cases of one clause whose failures read alike (the same
+/// [`failure_signature`]), and the one that shows it best: the example
+/// that is shrunk to a counterexample.
+#[derive(Clone, Debug)]
+pub struct FailureGroup {
+    /// The clause that fails.
+    pub clause: Clause,
+    /// The failure detail with ids, numbers and quoted texts blanked out
+    /// ([`failure_signature`]); `*` for the failures of a clause beyond its
+    /// first [`MAX_KINDS`] kinds.
+    pub signature: String,
+    /// How many cases fail this way.
+    pub cases: usize,
+    /// The full result of the best example ([`ExampleKey`]).
+    pub example: Arc<CaseResult>,
+}
+
+/// Most kinds of failure a run tells apart per clause (each holds one full
+/// result); the failures of later kinds are counted together.
+pub const MAX_KINDS: usize = 8;
+
+/// How a failing case ranks as the example of its failure (smallest
+/// first): cases with a valid input first (valid history, pending allowed,
+/// and a budget that can be honoured; spec §6.1), then generated before
+/// hand-written, then fewest messages, then smallest id, then earliest.
+pub type ExampleKey = (bool, bool, usize, String, usize);
+
+/// The [`ExampleKey`] of case `r`, at position `index` of the run.
+pub fn example_key(r: &CaseResult, index: usize) -> ExampleKey {
+    let valid = crate::terms::Budget::read(&r.case.budget, r.case.messages.len()).is_ok()
+        && crate::formats::view_history(Format::Canonical, &r.case.messages).is_ok_and(|views| {
+            crate::validate::validate(
+                &views,
+                crate::validate::Options {
+                    allow_pending: true,
+                },
+            )
+            .is_empty()
+        });
+    (
+        !valid,
+        !r.case.id.starts_with("gen/"),
+        r.case.messages.len(),
+        r.case.id.clone(),
+        index,
+    )
+}
+
+/// What tells one kind of failure from another: the failure `detail` with
+/// every run of digits written `#` and every double-quoted text `"…"`
+/// (message indexes, call ids, counts), so that "output message 3: result
+/// "k2" has no call earlier in the output" and the same with message 0 and
+/// id "x" read alike.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::certify::run::failure_signature;
+/// assert_eq!(
+///     failure_signature(r#"output message 12: result "c\"2" has no call"#),
+///     r#"output message #: result "…" has no call"#
+/// );
+/// ```
+pub fn failure_signature(detail: &str) -> String {
+    let mut out = String::with_capacity(detail.len());
+    let mut chars = detail.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+            out.push('#');
+        } else if c == '"' {
+            while let Some(q) = chars.next() {
+                match q {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => break,
+                    _ => {}
+                }
+            }
+            out.push_str("\"…\"");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One kind of failure while a run goes: its signature, how many cases,
+/// the best example's key and result.
+type Kind = (String, usize, ExampleKey, Arc<CaseResult>);
+
+/// The collector the workers hand their finished cases to.
+struct Collector {
+    records: Records,
+    /// Per clause (index in `Clause::ALL`): its kinds of failure so far,
+    /// each with its count and its best example and key.
+    groups: Vec<Vec<Kind>>,
+    restarts: Restarts,
+}
+
+impl Collector {
+    /// Records the case at position `index`; a failing one becomes a
+    /// [`CaseResult`] (the case and its wire messages copied when they
+    /// were borrowed) and may be kept as the example of its kind.
+    fn submit(&mut self, index: usize, r: Pending<'_>) {
+        self.records.put(index, &r.record());
+        let failing: Vec<(Clause, String)> = r
+            .verdicts
+            .iter()
+            .filter(|v| v.failed())
+            .map(|v| match &v.outcome {
+                Outcome::Fail(d) => (v.clause, failure_signature(d)),
+                _ => (v.clause, String::new()),
+            })
+            .collect();
+        if failing.is_empty() {
+            return;
+        }
+        let r = r.into_result();
+        let key = example_key(&r, index);
+        let mut shared: Option<Arc<CaseResult>> = None;
+        let mut r = Some(r);
+        for (clause, mut signature) in failing {
+            let kinds = &mut self.groups[clause_bit(clause).trailing_zeros() as usize];
+            if !kinds.iter().any(|k| k.0 == signature) && kinds.len() >= MAX_KINDS {
+                signature = "*".into();
+            }
+            let mut result = || {
+                shared
+                    .get_or_insert_with(|| Arc::new(r.take().expect("taken once")))
+                    .clone()
+            };
+            match kinds.iter_mut().find(|k| k.0 == signature) {
+                Some(k) => {
+                    k.1 += 1;
+                    if key < k.2 {
+                        k.2 = key.clone();
+                        k.3 = result();
+                    }
+                }
+                None => kinds.push((signature, 1, key.clone(), result())),
+            }
+        }
+    }
+}
+
+/// Runs every case against the reducer with `settings.jobs` workers and
+/// keeps a [`CaseRecord`](super::records::CaseRecord) of each, in case order, and the failing cases
+/// grouped by clause and kind of failure ([`FailureGroup`]), with the best
+/// example of each. `progress` is called after each case is
+/// recorded with the number done. With one worker the cases run in the
+/// calling thread (no thread hop per case).
+///
+/// In persistent mode each worker calls [`Session::settle`](super::session::Session::settle) before each
+/// case and [`Session::close`](super::session::Session::close) at the end, and charges unrequested output
+/// to the case it followed. When the kit is stopped
+/// ([`super::interrupt`]), the cases in flight are dropped and
+/// [`Collected::interrupted`] says so. At the end, the run's processes that
+/// escaped their group are killed ([`process::sweep`]).
+///
+/// # Errors
+///
+/// [`RunError::Start`] when the reducer cannot be started.
+pub fn run_cases(
+    settings: &Settings,
+    cases: &dyn CaseList,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Collected, RunError> {
+    let total = cases.count();
+    let workers = settings.jobs.max(1).min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let collector = Mutex::new(Collector {
+        records: Records::with_slots(total),
+        groups: vec![Vec::new(); Clause::ALL.len()],
+        restarts: Restarts::default(),
+    });
+    let stop: Mutex<Option<RunError>> = Mutex::new(None);
+    // Cases in a row, over all workers, that got no answer (spec §8.5).
+    let unanswered = AtomicUsize::new(0);
+    let gave_up: Mutex<Option<GaveUp>> = Mutex::new(None);
+    let submit = |index: usize, r: Pending<'_>| {
+        collector.lock().expect("no worker panics").submit(index, r);
+        progress(done.fetch_add(1, Ordering::SeqCst) + 1);
+    };
+    // One worker's loop: cases taken in turn until none is left or the run
+    // stops.
+    let work = || {
+        let mut session = settings.session();
+        // The last case that ran, held until the output that follows it
+        // is known; a case skipped is recorded at once (it sent nothing,
+        // or an answer `unsupported`), and output found with no case held
+        // goes to the next case that runs.
+        let mut held: Option<(usize, Pending<'_>)> = None;
+        let mut carried: Option<ProtocolFailure> = None;
+        let mut interrupted = false;
+        loop {
+            if stop.lock().expect("no worker panics").is_some() {
+                interrupted = true;
+                break;
+            }
+            if gave_up.lock().expect("no worker panics").is_some() {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            if i >= total {
+                break;
+            }
+            let case = cases.case(i);
+            let late = session.settle();
+            match held.take() {
+                Some((j, mut r)) => {
+                    if let Some(late) = late {
+                        r.add_protocol_failure(late);
+                    }
+                    submit(j, r);
+                }
+                None => carried = carried.or(late),
+            }
+            match run_case_pending(session.as_mut(), settings, case) {
+                Ok(r) if r.skipped.is_some() => submit(i, r),
+                Ok(mut r) => {
+                    if let Some(late) = carried.take() {
+                        add_protocol_failure(&mut r.verdicts, &mut r.stderr_tail, None, late);
+                    }
+                    if r.response.is_some() {
+                        unanswered.store(0, Ordering::SeqCst);
+                    } else if unanswered.fetch_add(1, Ordering::SeqCst) + 1 >= MAX_UNANSWERED {
+                        let last_failure = r
+                            .verdicts
+                            .iter()
+                            .find_map(|v| match &v.outcome {
+                                Outcome::Fail(d) => Some(format!("{}: {d}", v.clause)),
+                                _ => None,
+                            })
+                            .unwrap_or_default();
+                        let stderr_line = decisive_line(&r.stderr_tail).map(str::to_string);
+                        gave_up
+                            .lock()
+                            .expect("no worker panics")
+                            .get_or_insert(GaveUp {
+                                last_failure,
+                                stderr_line,
+                                not_run: 0,
+                            });
+                    }
+                    held = Some((i, r));
+                }
+                Err(e) => {
+                    let mut stop = stop.lock().expect("no worker panics");
+                    // A start failure outranks an interruption.
+                    if !matches!(*stop, Some(RunError::Start(_))) {
+                        *stop = Some(e);
+                    }
+                    interrupted = true;
+                    break;
+                }
+            }
+        }
+        let late = if interrupted { None } else { session.close() };
+        if let Some((j, mut r)) = held.take() {
+            if let Some(late) = late {
+                r.add_protocol_failure(late);
+            }
+            submit(j, r);
+        }
+        let restarts = session.restarts();
+        drop(session);
+        collector.lock().expect("no worker panics").restarts += restarts;
+    };
+    if workers == 1 {
+        // One worker runs in the calling thread: no thread hop per case.
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    process::sweep(&settings.reducer.run_id);
+    let interrupted = match stop.into_inner().expect("no worker panics") {
+        Some(RunError::Interrupted(s)) => Some(s),
+        Some(e) => return Err(e),
+        None => None,
+    };
+    let c = collector.into_inner().expect("no worker panics");
+    let mut gave_up = gave_up.into_inner().expect("no worker panics");
+    if let Some(g) = &mut gave_up {
+        g.not_run = total.saturating_sub(c.records.len());
+    }
+    Ok(Collected {
+        records: c.records,
+        planned: total,
+        failures: c
+            .groups
+            .into_iter()
+            .zip(Clause::ALL)
+            .flat_map(|(mut kinds, &clause)| {
+                kinds.sort_by(|a, b| a.2.cmp(&b.2));
+                kinds
+                    .into_iter()
+                    .map(move |(signature, cases, _, example)| FailureGroup {
+                        clause,
+                        signature,
+                        cases,
+                        example,
+                    })
+            })
+            .collect(),
+        restarts: c.restarts,
+        interrupted,
+        gave_up,
+    })
+}
+
+#[cfg(test)]
+mod grouping_tests {
+    use super::*;
+    use crate::certify::result::RunCase;
+    use crate::check::Verdict;
+    use serde_json::{json, Value};
+
+    fn failing(id: &str, messages: Value, detail: &str) -> CaseResult {
+        CaseResult {
+            case: RunCase::with_max_messages(
+                id.into(),
+                json!(1),
+                serde_json::from_value(messages).unwrap(),
+            ),
+            wire_messages: Vec::new(),
+            response: None,
+            verdicts: vec![Verdict {
+                clause: Clause::NoOrphanResult,
+                outcome: Outcome::Fail(detail.into()),
+            }],
+            stderr_tail: String::new(),
+            skipped: None,
+            unsupported: false,
+            valid_input: true,
+            last_request: None,
+        }
+    }
+
+    /// Valid input before invalid, generated before hand-written, then
+    /// size: the example of a kind is the generated case although a
+    /// smaller hand-written one and an invalid one fail alike; another
+    /// detail is another kind.
+    #[test]
+    fn the_example_of_a_failure_is_valid_and_generated_first() {
+        let call = json!({"role": "assistant", "contents": [{"$type": "functionCall", "callId": "a", "name": "F"}]});
+        let result = json!({"role": "tool", "contents": [{"$type": "functionResult", "callId": "a", "result": "1"}]});
+        let user = json!({"role": "user", "contents": [{"$type": "text", "text": "q"}]});
+        let orphan_input = json!([result.clone()]);
+        let small = json!([call.clone(), result.clone()]);
+        let large = json!([user.clone(), call.clone(), result.clone()]);
+        let mut c = Collector {
+            records: Records::with_slots(5),
+            groups: vec![Vec::new(); Clause::ALL.len()],
+            restarts: Restarts::default(),
+        };
+        let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
+        c.submit(
+            0,
+            failing("spec/rule-orphan", orphan_input, &alike(0, "a")).into(),
+        );
+        c.submit(1, failing("seed/small", small, &alike(0, "a")).into());
+        c.submit(2, failing("gen/1/7", large.clone(), &alike(1, "k2")).into());
+        c.submit(
+            3,
+            failing("gen/1/9", large, "the output has 2 messages").into(),
+        );
+        let kinds = &c.groups[clause_bit(Clause::NoOrphanResult).trailing_zeros() as usize];
+        let seen: Vec<(&str, usize, &str)> = kinds
+            .iter()
+            .map(|(sig, n, _, r)| (sig.as_str(), *n, r.case.id.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                ("output message #: result \"…\" has no call", 3, "gen/1/7"),
+                ("the output has # messages", 1, "gen/1/9"),
+            ]
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! What one case of a run is and what it gave: [`RunCase`], the case as
+//! sent (an id, the budget members, a canonical history), and
+//! [`CaseResult`], its full record (the answer, every verdict, the stderr
+//! tail), which the compact [`super::records::CaseRecord`] and the
+//! counterexamples are made from.
+
+use super::run::Settings;
+use super::session::ProtocolFailure;
+use crate::check::{ExtraKind, Outcome, Verdict};
+use crate::protocol::{Protocol, Response};
+use crate::terms::BudgetFields;
+use serde_json::Value;
+
+/// One case to run: an id, a budget and a canonical history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunCase {
+    /// The case id.
+    pub id: String,
+    /// The budget members as sent: `maxMessages`, or (protocol 2)
+    /// `maxTokens` with `tokens` (one per canonical message) and
+    /// `countPinned`; possibly invalid on purpose.
+    pub budget: BudgetFields,
+    /// The input history, canonical format.
+    pub messages: Vec<Value>,
+    /// The case is meant for a summaries run only (a case file's `summary`).
+    pub summary: bool,
+    /// What a summary costs under a token budget in a summaries run (S).
+    pub summary_tokens: u64,
+}
+
+impl RunCase {
+    /// A case of protocol 1: `maxMessages` as sent.
+    pub fn with_max_messages(id: String, max_messages: Value, messages: Vec<Value>) -> RunCase {
+        RunCase {
+            id,
+            budget: BudgetFields::messages(max_messages),
+            messages,
+            summary: false,
+            summary_tokens: 1,
+        }
+    }
+
+    /// Why the case cannot run under `protocol` with `summaries`, if it
+    /// cannot (spec v2 §13.2): it needs protocol 2, or summaries.
+    pub fn needs(&self, protocol: Protocol, summaries: bool) -> Option<String> {
+        if protocol == Protocol::V1 && self.budget.needs_protocol_2() {
+            return Some("needs protocol 2 (a token budget)".into());
+        }
+        if self.summary && !summaries {
+            return Some(if protocol == Protocol::V1 {
+                "needs protocol 2 and --summaries (a summaries case)".into()
+            } else {
+                "needs --summaries (a summaries case)".into()
+            });
+        }
+        None
+    }
+
+    /// How the budget reads in a report: `maxMessages 3`, `maxTokens 45`,
+    /// or `no budget`.
+    pub fn budget_text(&self) -> String {
+        self.budget.limit_text()
+    }
+
+    /// Writes what makes two cases the same request to `out` as compact
+    /// JSON: budget members, messages and (protocol 2) the summary
+    /// members. A protocol 1 case writes `[maxMessages, messages]`.
+    ///
+    /// # Errors
+    ///
+    /// The error of `out`.
+    pub(crate) fn write_key(&self, out: &mut dyn std::io::Write) -> serde_json::Result<()> {
+        if !self.budget.needs_protocol_2() && !self.summary {
+            return serde_json::to_writer(
+                out,
+                &(self.budget.max_messages_or_null(), &self.messages),
+            );
+        }
+        let b = &self.budget;
+        serde_json::to_writer(
+            out,
+            &(
+                &b.max_messages,
+                &b.max_tokens,
+                &b.tokens,
+                &b.count_pinned,
+                &self.messages,
+                self.summary,
+                self.summary_tokens,
+            ),
+        )
+    }
+
+    /// The summary member of its requests under `settings`: S when
+    /// summaries are allowed (1 under a message budget, which is not sent).
+    pub(super) fn summary_member(&self, settings: &Settings) -> Option<u64> {
+        settings.summaries.then(|| {
+            if self.budget.max_tokens.is_some() {
+                self.summary_tokens
+            } else {
+                1
+            }
+        })
+    }
+}
+
+/// The full record of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseResult {
+    /// The case.
+    pub case: RunCase,
+    /// The messages as sent, in the reducer's wire format.
+    pub wire_messages: Vec<Value>,
+    /// The reducer's response, when it gave a readable one.
+    pub response: Option<Response>,
+    /// Every clause judged for the case, protocol clauses first.
+    pub verdicts: Vec<Verdict>,
+    /// The reducer's stderr tail from the failing request, if any failed.
+    pub stderr_tail: String,
+    /// Why the case was not run (it has no form in the wire format, needs
+    /// what the run does not have, or the reducer answered that it is
+    /// unsupported).
+    pub skipped: Option<String>,
+    /// The reducer answered the case's request `unsupported` (protocol 2,
+    /// spec v2 §13.7): skipped, and counted apart.
+    pub unsupported: bool,
+    /// Whether the case's input history passes the validator (pending
+    /// calls allowed, spec §5): a failure on an input that does not is
+    /// robustness, reported apart, and decides no level (spec §9.2).
+    pub valid_input: bool,
+    /// The last request the case sent: `None` for the first, else the
+    /// extra request. Unrequested output found after the case ended
+    /// followed its answer ([`CaseResult::add_protocol_failure`]).
+    pub last_request: Option<ExtraKind>,
+}
+
+/// What a failure of an extra request is prefixed with.
+fn request_label(kind: Option<ExtraKind>) -> Option<&'static str> {
+    kind.map(|k| match k {
+        ExtraKind::Repeat => "the repeated request",
+        ExtraKind::Again => "the output sent back",
+        ExtraKind::Smaller => "the request with a smaller budget",
+    })
+}
+
+/// `detail`, prefixed with the extra request it happened on.
+pub(super) fn labelled(kind: Option<ExtraKind>, detail: &str) -> String {
+    match request_label(kind) {
+        Some(what) => format!("{what}: {detail}"),
+        None => detail.to_string(),
+    }
+}
+
+impl CaseResult {
+    /// The failed verdicts.
+    pub fn failures(&self) -> impl Iterator<Item = &Verdict> {
+        self.verdicts.iter().filter(|v| v.failed())
+    }
+
+    /// Records a protocol failure found after the case's answers were
+    /// judged (unrequested output after its last answer, spec §8.3): the
+    /// clause fails, with the detail labelled by the request it followed.
+    pub fn add_protocol_failure(&mut self, failure: ProtocolFailure) {
+        add_protocol_failure(
+            &mut self.verdicts,
+            &mut self.stderr_tail,
+            self.last_request,
+            failure,
+        );
+    }
+}
+
+/// [`CaseResult::add_protocol_failure`] on a result's parts.
+pub(super) fn add_protocol_failure(
+    verdicts: &mut Vec<Verdict>,
+    stderr_tail: &mut String,
+    last_request: Option<ExtraKind>,
+    failure: ProtocolFailure,
+) {
+    let detail = labelled(last_request, &failure.detail);
+    match verdicts.iter_mut().find(|v| v.clause == failure.clause) {
+        Some(v) => match &mut v.outcome {
+            Outcome::Fail(old) => {
+                old.push_str("; ");
+                old.push_str(&detail);
+            }
+            other => *other = Outcome::Fail(detail),
+        },
+        None => verdicts.insert(
+            0,
+            Verdict {
+                clause: failure.clause,
+                outcome: Outcome::Fail(detail),
+            },
+        ),
+    }
+    if stderr_tail.is_empty() {
+        *stderr_tail = failure.stderr_tail;
+    }
+}
