@@ -11,7 +11,10 @@
 //!
 //! | file | judges |
 //! |------|--------|
-//! | `mod.rs` | the request, the extra responses, the verdicts, [`check`] |
+//! | `mod.rs` | the request, the verdicts, [`check`] and the judge that dispatches each clause |
+//! | `extras.rs` | the other answers some clauses need ([`Extras`]) and the requests that get them ([`extra_requests`]) |
+//! | `prepared.rs` | judging on histories read once, as canonical texts ([`check_prepared`]) |
+//! | `declared.rs` | the clauses as a declared contract reads them (spec v2 §16) |
 //! | `mapping.rs` | output messages mapped to input messages (semantics §7) |
 //! | `safety.rs` | the safety level (§6.3) |
 //! | `turns.rs` | the policy level of `turns` (§6.4) |
@@ -32,16 +35,7 @@
 //! apply, or needs a response the caller did not supply ([`Extras`]), gets
 //! [`Outcome::NotJudged`] with the reason.
 
-mod declared;
-mod mapping;
-mod metamorphic;
-mod provider;
-mod safety;
-mod suffix;
-mod turns;
-
-use crate::formats::{read_history, read_history_lenient, view_history, Format};
-use crate::json::canon::CanonHistory;
+use crate::formats::{read_history, view_history, Format};
 use crate::json::first_difference_in;
 use crate::protocol::Response;
 use crate::terms::provider::provider_violations;
@@ -50,10 +44,21 @@ use crate::terms::{
     Pairing, Policy, Provider, ShapeError, TurnSpan,
 };
 use crate::validate::{validate_history, Options};
+pub use extras::{extra_requests, ExtraKind, ExtraRequest, Extras, ExtrasRef};
 use mapping::{map_output, Beside, Mapping, Texts};
+pub use prepared::{check_prepared, PreparedAnswers, PreparedInput};
 use serde_json::Value;
-use std::borrow::Cow;
 use std::cell::OnceCell;
+
+mod declared;
+mod extras;
+mod mapping;
+mod metamorphic;
+mod prepared;
+mod provider;
+mod safety;
+mod suffix;
+mod turns;
 
 /// One request as the checker sees it.
 #[derive(Clone, Copy, Debug)]
@@ -79,206 +84,6 @@ pub struct Request<'a> {
     /// budget reads, whether a placeholder may stand where it cut.
     /// `Declared::default()`: the kit's contract.
     pub declared: Declared,
-}
-
-/// The other responses some clauses are judged against: the answers to
-/// the extra requests ([`extra_requests`]) and the reference reducer's
-/// answer. A missing one leaves its clause not judged.
-#[derive(Clone, Debug, Default)]
-pub struct Extras {
-    /// The response to the same request, sent again (`deterministic`).
-    pub repeat: Option<Response>,
-    /// The response to the output, reduced again with the same budget
-    /// (`idempotent`).
-    pub again: Option<Response>,
-    /// The smaller budget's limit (maxMessages − 1, or the token budget of
-    /// spec v2 §11.6) and the response to the input with it
-    /// (`budget-monotone`).
-    pub smaller: Option<(u64, Response)>,
-    /// The reference reducer's answer to the request, for the same policy
-    /// and format (`matches-reference`); the reference reducer's
-    /// `respond_request` gives it.
-    pub reference: Option<Response>,
-    /// With summaries allowed: the reference reducer's answer for the
-    /// budget less the summary's cost ([`Budget::less`]), what an answer
-    /// with a summary is compared with, without its summary (spec v2
-    /// §12.4); the reference reducer's `respond_budget` gives it.
-    pub reference_less_summary: Option<Response>,
-}
-
-impl Extras {
-    /// Files `response`, the answer to the extra request `extra`, where
-    /// its clause looks for it.
-    pub fn record(&mut self, extra: &ExtraRequest<'_>, response: Response) {
-        match extra.kind {
-            ExtraKind::Repeat => self.repeat = Some(response),
-            ExtraKind::Again => self.again = Some(response),
-            ExtraKind::Smaller => self.smaller = Some((extra.limit(), response)),
-        }
-    }
-
-    /// The same answers, borrowed ([`check_with_borrowed`]).
-    pub fn borrowed(&self) -> ExtrasRef<'_> {
-        ExtrasRef {
-            repeat: self.repeat.as_ref(),
-            again: self.again.as_ref(),
-            smaller: self.smaller.as_ref().map(|(limit, r)| (*limit, r)),
-            reference: self.reference.as_ref(),
-            reference_less_summary: self.reference_less_summary.as_ref(),
-        }
-    }
-}
-
-/// [`Extras`] borrowed: the same answers, each held elsewhere, so that a
-/// caller whose answers repeat one it already holds (a reducer that
-/// answers the repeated request, or its own output sent back, with the
-/// same bytes: `certify`) judges them without copying it. Field for field
-/// what [`Extras`] holds; [`check_with_borrowed`] judges with it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ExtrasRef<'a> {
-    /// As [`Extras::repeat`] (`deterministic`).
-    pub repeat: Option<&'a Response>,
-    /// As [`Extras::again`] (`idempotent`).
-    pub again: Option<&'a Response>,
-    /// As [`Extras::smaller`] (`budget-monotone`): the smaller limit and
-    /// the response for it.
-    pub smaller: Option<(u64, &'a Response)>,
-    /// As [`Extras::reference`] (`matches-reference`).
-    pub reference: Option<&'a Response>,
-    /// As [`Extras::reference_less_summary`] (spec v2 §12.4).
-    pub reference_less_summary: Option<&'a Response>,
-}
-
-/// Which extra request an [`ExtraRequest`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExtraKind {
-    /// The same request again.
-    Repeat,
-    /// The output, reduced again with the same budget.
-    Again,
-    /// The input with the smaller budget.
-    Smaller,
-}
-
-/// An extra request to send to the reducer under test (with the first
-/// request's format and summary member).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExtraRequest<'a> {
-    /// What it is for.
-    pub kind: ExtraKind,
-    /// Its budget members: the first request's, or with the output's costs
-    /// (`Again` under a token budget), or a smaller limit (`Smaller`).
-    pub budget: BudgetFields,
-    /// Its messages: the request's or the first response's, borrowed.
-    pub messages: Cow<'a, [Value]>,
-}
-
-impl ExtraRequest<'_> {
-    /// The limit its budget sets, as [`Extras::smaller`] records it: the
-    /// `maxTokens` member's, else the `maxMessages` member's; 0 when
-    /// neither reads as a budget (never for the requests
-    /// [`extra_requests`] makes).
-    pub fn limit(&self) -> u64 {
-        self.budget
-            .max_tokens
-            .as_ref()
-            .or(self.budget.max_messages.as_ref())
-            .and_then(|v| Budget::parse(v).ok())
-            .map_or(0, |b| b.limit())
-    }
-}
-
-/// The extra requests that the clauses `deterministic`, `idempotent` and
-/// `budget-monotone` need, given the first response (spec v1 §8.4, spec v2
-/// §13.3). `Again` and `Smaller` are only asked for a valid budget answered
-/// with messages. `Again` under a token budget gives each output message
-/// its cost through the matching of §7 (a summary costs S), and is not
-/// asked when an output message matches nothing and is not the summary.
-/// `Smaller` is maxMessages − 1 when that is at least 1; under a token
-/// budget min(N, used) − 1, where used is the answer's counted cost, when
-/// that is at least 1 and (with `countPinned`) at least the pinned
-/// message's cost.
-pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRequest<'a>> {
-    let mut out = vec![ExtraRequest {
-        kind: ExtraKind::Repeat,
-        budget: req.budget.clone(),
-        messages: Cow::Borrowed(req.messages),
-    }];
-    let Response::Messages(m) = first else {
-        return out;
-    };
-    let Ok(b) = Budget::read(req.budget, req.messages.len()) else {
-        return out;
-    };
-    if !b.is_tokens() {
-        out.push(ExtraRequest {
-            kind: ExtraKind::Again,
-            budget: req.budget.clone(),
-            messages: Cow::Borrowed(m),
-        });
-        if let Some(smaller) = b.one_smaller() {
-            out.push(ExtraRequest {
-                kind: ExtraKind::Smaller,
-                budget: BudgetFields::messages(smaller.to_json()),
-                messages: Cow::Borrowed(req.messages),
-            });
-        }
-        return out;
-    }
-    let Ok(in_h) = read_history(req.format, req.messages) else {
-        return out;
-    };
-    let pinned = in_h.pinned();
-    if b.available(pinned).is_err() {
-        return out;
-    }
-    let texts = |values| Texts {
-        values,
-        canon: None,
-        key: req.format.items_key(),
-    };
-    let out_h = read_history_lenient(req.format, m);
-    let out_state = OutputState::new(
-        req,
-        &in_h,
-        texts(req.messages),
-        texts(m),
-        &out_h,
-        Beside::default(),
-    );
-    let summary = out_state.summary;
-    let s = req.summary.unwrap_or(1);
-    let costs: Option<Vec<u64>> = out_state
-        .mapping
-        .map
-        .iter()
-        .enumerate()
-        .map(|(k, mapped)| match mapped {
-            Some(j) => Some(b.cost(*j)),
-            None if Some(k) == summary => Some(s),
-            None => None,
-        })
-        .collect();
-    if let Some(costs) = costs {
-        let again = Budget::of_tokens(b.limit(), costs, b.count_pinned())
-            .expect("a token budget read from a request has a limit of at least 1");
-        out.push(ExtraRequest {
-            kind: ExtraKind::Again,
-            budget: again.to_fields(),
-            messages: Cow::Borrowed(m),
-        });
-    }
-    let used = out_state.counted_cost(&b, pinned, s);
-    let smaller = used.min(b.limit()).saturating_sub(1);
-    if smaller >= 1 && smaller >= b.pinned_cost(pinned) {
-        let budget = b.with_limit(smaller).expect("at least 1");
-        out.push(ExtraRequest {
-            kind: ExtraKind::Smaller,
-            budget: budget.to_fields(),
-            messages: Cow::Borrowed(req.messages),
-        });
-    }
-    out
 }
 
 /// The judgement of one clause.
@@ -400,139 +205,6 @@ pub(crate) fn check_classified(
         judge.in_views = views;
     }
     Ok(judge.verdicts(provider.is_some()))
-}
-
-/// An input history read once for judging: classified ([`read_history`])
-/// and written as canonical texts ([`CanonHistory`], what every comparison
-/// of messages reads). Judging responses to its request with
-/// [`check_prepared`] reads it no more; it is also the checker's figure on
-/// histories read beforehand (as the reference reducer's selection is timed
-/// on a classified history, `benches/README.md`).
-#[derive(Clone, Debug)]
-pub struct PreparedInput {
-    history: History,
-    /// `None` inside [`check`], which compares values.
-    canon: Option<CanonHistory>,
-}
-
-impl PreparedInput {
-    /// Reads `req.messages` in `req.format`.
-    ///
-    /// # Errors
-    ///
-    /// As [`check`]: a [`ShapeError`] when the input history cannot be read.
-    pub fn new(req: &Request) -> Result<PreparedInput, ShapeError> {
-        Ok(PreparedInput {
-            history: read_history(req.format, req.messages)?,
-            canon: Some(CanonHistory::of(req.format.items_key(), req.messages)),
-        })
-    }
-}
-
-/// A response and the [`Extras`] it is judged with, read once: the
-/// response's messages classified leniently (an unreadable message is
-/// flagged, not an error) and every answer's messages written as canonical
-/// texts ([`CanonHistory`]), so that [`check_prepared`] compares bytes.
-/// (The answer for the budget less a summary's cost is compared as
-/// values, when there is a summary.)
-#[derive(Clone, Debug)]
-pub struct PreparedAnswers<'a> {
-    response: &'a Response,
-    extras: ExtrasRef<'a>,
-    key: &'static str,
-    /// The response's messages, classified leniently.
-    out_h: Option<History>,
-    /// The canonical texts of the answers at [`REPEAT`], [`AGAIN`],
-    /// [`REFERENCE`], [`SMALLER`] and [`OUTPUT`] (answers of messages
-    /// only); `None` inside [`check`], which compares values.
-    canon: Option<[Option<CanonHistory>; 5]>,
-}
-
-impl<'a> PreparedAnswers<'a> {
-    /// Reads `response` and the answers of `extras`, all in `format`.
-    pub fn new(format: Format, response: &'a Response, extras: &'a Extras) -> PreparedAnswers<'a> {
-        PreparedAnswers::read(format, response, extras.borrowed(), true)
-    }
-
-    /// Reads the answers, writing their canonical texts when `canon`.
-    fn read(
-        format: Format,
-        response: &'a Response,
-        extras: ExtrasRef<'a>,
-        canon: bool,
-    ) -> PreparedAnswers<'a> {
-        let mut answers = PreparedAnswers {
-            response,
-            extras,
-            key: format.items_key(),
-            out_h: None,
-            canon: None,
-        };
-        answers.out_h = answers
-            .messages(OUTPUT)
-            .map(|m| read_history_lenient(format, m));
-        if canon {
-            let texts = [REPEAT, AGAIN, REFERENCE, SMALLER, OUTPUT].map(|which| {
-                answers
-                    .messages(which)
-                    .map(|m| CanonHistory::of(answers.key, m))
-            });
-            answers.canon = Some(texts);
-        }
-        answers
-    }
-
-    /// The messages of the answer at `which`, when it is an answer of
-    /// messages.
-    fn messages(&self, which: usize) -> Option<&'a [Value]> {
-        let answer = match which {
-            REPEAT => self.extras.repeat,
-            AGAIN => self.extras.again,
-            REFERENCE => self.extras.reference,
-            SMALLER => self.extras.smaller.map(|(_, r)| r),
-            _ => Some(self.response),
-        };
-        match answer {
-            Some(Response::Messages(m)) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The answer at `which` as the checker compares it (with its
-    /// canonical texts when `canon` and they were written).
-    fn texts(&self, which: usize, canon: bool) -> Option<Texts<'_>> {
-        self.messages(which).map(|values| Texts {
-            values,
-            canon: self
-                .canon
-                .as_ref()
-                .filter(|_| canon)
-                .and_then(|c| c[which].as_ref()),
-            key: self.key,
-        })
-    }
-}
-
-/// [`check`] on an input and answers read beforehand: the same verdicts,
-/// in the same order, as `check(req, response, extras)` gives for the
-/// response and extras `answers` was read from.
-///
-/// # Panics
-///
-/// May panic, or judge nonsense, when `input` was not prepared from
-/// `req.messages` in `req.format`, or `answers` in another format (the
-/// input's length is checked).
-pub fn check_prepared(
-    req: &Request,
-    input: &PreparedInput,
-    answers: &PreparedAnswers,
-) -> Vec<Verdict> {
-    assert_eq!(
-        input.history.len(),
-        req.messages.len(),
-        "a prepared input is judged with its own request"
-    );
-    Judge::new(req, input, answers).verdicts(false)
 }
 
 /// `budget` as the declared contract reads it: under `budget-unit=items`
