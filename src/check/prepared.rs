@@ -30,7 +30,7 @@ impl PreparedInput {
     ///
     /// # Errors
     ///
-    /// As [`check`]: a [`ShapeError`] when the input history cannot be read.
+    /// As [`check`](super::check): a [`ShapeError`] when the input history cannot be read.
     pub fn new(req: &Request) -> Result<PreparedInput, ShapeError> {
         Ok(PreparedInput {
             history: read_history(req.format, req.messages)?,
@@ -123,7 +123,7 @@ impl<'a> PreparedAnswers<'a> {
     }
 }
 
-/// [`check`] on an input and answers read beforehand: the same verdicts,
+/// [`check`](super::check) on an input and answers read beforehand: the same verdicts,
 /// in the same order, as `check(req, response, extras)` gives for the
 /// response and extras `answers` was read from.
 ///
