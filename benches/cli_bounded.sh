@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounded whatever it is given (spec v1 §8.11), for each binary given:
+# Bounded whatever it is given (spec §8.11), for each binary given:
 #
 # - `reduce` on a history whose message has a member nested 10,000 deep
 #   (20 KB) and 100,000 deep (200 KB): wall time, bytes written, exit code

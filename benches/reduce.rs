@@ -6,7 +6,7 @@
 //! should stay flat: every step is linear. `reduce` takes and returns
 //! values; `reduce_indices` is the selection on a history classified
 //! beforehand; `read_history` is the classification alone. Each has a
-//! token-budget twin (`…-tokens`, spec v2 §11): costs 1 to 5 in turn and
+//! token-budget twin (`…-tokens`, spec §11): costs 1 to 5 in turn and
 //! `maxTokens` three times the message budget, so about as many messages
 //! are kept; issue 10 asks it to stay within 1.5× of the unit-cost path.
 //!

@@ -89,7 +89,7 @@ CASES = [
     ("python", "compat/python/langchain_trim.py", "last",
      {"maxTokens": 5, "tokens": [1, 2], "messages": HISTORY}, "error"),
     # Both budgets, and a pinned message alone over the budget under
-    # countPinned (spec v2 11.2), are refused by the adapters' wire layer
+    # countPinned (spec 11.2), are refused by the adapters' wire layer
     # (the kit's corpus cases spec/bad-budget-both and
     # spec/bad-budget-unsatisfiable; the wire layer answered them).
     ("python", "compat/python/langchain_trim.py", "last", request(5, maxMessages=3), "error"),

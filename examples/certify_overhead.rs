@@ -1,4 +1,4 @@
-//! The kit's own cost per certify case (issue 14: at most 100 µs), apart
+//! The kit's own cost per certify case (at most 100 µs), apart
 //! from the reducer's: prints one JSON line per figure.
 //!
 //! ```sh

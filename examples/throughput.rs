@@ -7,12 +7,12 @@
 //! cargo run --release --example throughput                 # every figure
 //! cargo run --release --example throughput -- --sizes 1000,10000 --ops reduce,indices
 //! cargo run --release --example throughput -- --dump 1000  # the history, as JSON
-//! cargo run --release --example throughput -- --tokens     # token budgets (spec v2 §11)
+//! cargo run --release --example throughput -- --tokens     # token budgets (spec §11)
 //! ```
 //!
 //! With `--tokens` every budget is a token budget: costs 1 to 5 in turn,
 //! `maxTokens` three times the message budget (about as many messages
-//! kept), to compare with the unit-cost figures (issue 10: within 1.5×).
+//! kept), to compare with the unit-cost figures (within 1.5×).
 //!
 //! Shapes (all canonical, all valid):
 //! - `normal`: a system message, then turns of user question, assistant

@@ -10,7 +10,7 @@
 //! them (`.reducer-kit-tmp-<pid>-<6 characters>`), and their writer must be
 //! gone.
 //!
-//! **Changes of a whole folder** ([`Changes`], spec v1 §8.11): several
+//! **Changes of a whole folder** ([`Changes`], spec §8.11): several
 //! files written and removed below one folder as one change, so that a
 //! writer killed at any moment leaves the folder as it was or as it is
 //! after the change, never between. The new files are staged in a

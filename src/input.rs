@@ -1,4 +1,4 @@
-//! The one gate every input of the kit passes (spec v1 §8.11), and
+//! The one gate every input of the kit passes (spec §8.11), and
 //! reading histories from files and stdin for the command line.
 //!
 //! **The gate.** A file is read only when it is a regular file (a symbolic
@@ -260,7 +260,7 @@ pub enum InputError {
 }
 
 impl InputError {
-    /// The exit code of the command line's rule (spec v1 §8.11): 1 for a
+    /// The exit code of the command line's rule (spec §8.11): 1 for a
     /// history nested too deep (invalid input), 2 for input that cannot be
     /// read or is not JSON or not a history.
     pub fn exit_code(&self) -> u8 {

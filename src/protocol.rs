@@ -1,4 +1,4 @@
-//! The runner protocol envelope (spec v1 §8, spec v2 §13), both halves:
+//! The runner protocol envelope (spec §8, spec §13), both halves:
 //! the request the runner sends (`{"maxMessages", "messages"}` in protocol
 //! 1; protocol 2 adds `maxTokens`, `tokens`, `countPinned`, `systemTokens`,
 //! `summary` and `summaryTokens`) and the [`Response`] a reducer gives
@@ -20,7 +20,7 @@ use crate::json::json_eq;
 use crate::terms::BudgetFields;
 use serde_json::{json, Value};
 
-/// A version of the runner protocol (spec v1 §8, spec v2 §13). A reducer
+/// A version of the runner protocol (spec §8, spec §13). A reducer
 /// declares which it speaks (`certify --protocol`); version 1 requests are
 /// what they always were, and cases that need version 2 are not sent to a
 /// version 1 reducer.
@@ -67,7 +67,7 @@ pub enum Response {
     Messages(Vec<Value>),
     /// `{"error": "..."}`: the reducer rejected the request.
     Error(String),
-    /// `{"unsupported": "..."}` (protocol 2 only, spec v2 §13.7): the
+    /// `{"unsupported": "..."}` (protocol 2 only, spec §13.7): the
     /// request asks for something the reducer cannot express, such as a
     /// budget its library has no setting for. The runner records the case
     /// as unsupported, not judged; under protocol 1 it is a
@@ -137,7 +137,7 @@ impl Response {
     }
 
     /// Whether two responses are the same: both errors (any text), both
-    /// unsupported (any text), or equal message arrays (semantics §1
+    /// unsupported (any text), or equal message arrays (spec §1
     /// equality).
     pub fn same_as(&self, other: &Response) -> bool {
         match (self, other) {
@@ -253,7 +253,7 @@ pub fn request_json(format: Format, max_messages: &Value, messages: &[Value]) ->
 /// The request for `messages` (the kit's list, in `format`) with the budget
 /// members `budget` (as sent, possibly invalid on purpose; `tokens` covers
 /// the kit's list) and, when summaries are allowed, the summary's cost
-/// `summary` (spec v2 §13.1). Members in this order, each only when there
+/// `summary` (spec §13.1). Members in this order, each only when there
 /// is one: `maxMessages`, `maxTokens`, `tokens`, `countPinned`, `system`,
 /// `systemTokens`, `messages`, `summary`, `summaryTokens`.
 ///
@@ -613,7 +613,7 @@ pub struct IncomingRequest {
 
 /// Puts the system prompt's cost `system_tokens` (a request's
 /// `systemTokens`) first in the costs `tokens` (its `tokens` array), so that
-/// they cover the kit's list, system pseudo-message first (spec v2 §13.1,
+/// they cover the kit's list, system pseudo-message first (spec §13.1,
 /// §14). Does nothing when either is missing or `tokens` is no array.
 pub fn lead_with_system_cost(tokens: Option<&mut Value>, system_tokens: Option<Value>) {
     if let (Some(Value::Array(costs)), Some(first)) = (tokens, system_tokens) {
@@ -665,12 +665,12 @@ pub fn response_json(format: Format, response: &Response) -> Value {
     }
 }
 
-/// A protocol 2 request's `id` (spec v2 §13.7): the number the runner
+/// A protocol 2 request's `id` (spec §13.7): the number the runner
 /// gives each request it sends, which the answer echoes.
 pub type RequestId = u64;
 
 /// `text` (a request's JSON text, an object: it starts with `{`) with the
-/// member `"id": id` first, as protocol 2 sends it (spec v2 §13.7).
+/// member `"id": id` first, as protocol 2 sends it (spec §13.7).
 ///
 /// # Examples
 ///
@@ -690,7 +690,7 @@ pub fn with_id(text: &str, id: RequestId) -> String {
     out
 }
 
-/// How an answer's `id` member compares with the request's (spec v2
+/// How an answer's `id` member compares with the request's (spec
 /// §13.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdEcho {

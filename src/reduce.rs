@@ -1,13 +1,13 @@
-//! The reference reducers: policy `turns` (semantics §3) and policy `suffix`
-//! (semantics §4), over the terms of §2 ([`crate::terms`]), in any wire
+//! The reference reducers: policy `turns` (spec §3) and policy `suffix`
+//! (spec §4), over the terms of §2 ([`crate::terms`]), in any wire
 //! format ([`crate::formats`]), under a message budget or a token budget
-//! (spec v2 §11.4, §11.5: every count is a cost, B what M may cost).
+//! (spec §11.4, §11.5: every count is a cost, B what M may cost).
 //!
 //! [`reduce`] reads a protocol 1 request's `maxMessages`;
 //! [`reduce_request`] reads every budget member of protocol 2
 //! ([`BudgetFields`]); [`reduce_budget`] reduces under a [`Budget`] already
 //! read, also one of limit 0 ([`Budget::less`]): the reference answer a
-//! summary is judged against (spec v2 §12.4).
+//! summary is judged against (spec §12.4).
 //!
 //! [`respond`] and [`reference()`] give the reference's answer as a protocol
 //! [`Response`]: what the checker's clause `matches-reference` is judged
@@ -27,7 +27,7 @@ use serde_json::Value;
 /// Why a request cannot be reduced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReduceError {
-    /// The budget members are not a budget (semantics §3 step 1, spec v2
+    /// The budget members are not a budget (spec §3 step 1, spec
     /// §11.2, an unsatisfiable one included); the error says what was
     /// received.
     #[error(transparent)]
@@ -37,7 +37,7 @@ pub enum ReduceError {
     Shape(#[from] ShapeError),
     /// With a provider profile: the input passes the profile but no output
     /// the policy may give within the budget does, and M holds no turn
-    /// start that fits alone to fall back on (spec v2 §15.4): none at all,
+    /// start that fits alone to fall back on (spec §15.4): none at all,
     /// or (under a token budget) none that costs little enough.
     #[error("no output within the budget passes the {0} profile (no user message that starts a turn fits the budget alone)")]
     NoAcceptedOutput(Provider),
@@ -166,7 +166,7 @@ pub fn reduce_classified_with(
 
 /// What [`reduce_classified_with`] keeps, as a [`Selection`] on `history`
 /// (no message cloned): the same checks, in the same order (the
-/// unsatisfiable budget, spec v2 §11.5, then the provider profile), and
+/// unsatisfiable budget, spec §11.5, then the provider profile), and
 /// [`Selection::materialize`] on the messages `history` was read from is
 /// `reduce_classified_with`'s output.
 ///
@@ -192,7 +192,7 @@ pub struct Selection {
     /// Indices of the kept messages, ascending.
     pub kept: Vec<usize>,
     /// `(message, item indices removed from it)` for every kept message
-    /// that loses some results or approval responses (semantics §3 step
+    /// that loses some results or approval responses (spec §3 step
     /// 6), ascending by message; item indices are positions in the
     /// message's items ([`History::items`]), ascending.
     pub stripped: Vec<(usize, Vec<usize>)>,
@@ -241,10 +241,10 @@ impl Selection {
 }
 
 /// The reference reducer of `policy` on a history already classified
-/// (semantics §3 / §4, then orphan removal, §3 step 6), as indices: no
+/// (spec §3 / §4, then orphan removal, §3 step 6), as indices: no
 /// message is cloned. Linear in the history's items; the selection walks
 /// back from the newest message no further than the budget and one turn.
-/// Under a token budget (spec v2 §11.4, §11.5) every count is a cost and
+/// Under a token budget (spec §11.4, §11.5) every count is a cost and
 /// B is [`Budget::available`] (0 for an unsatisfiable budget, which
 /// [`reduce_budget`] rejects first); unit costs give version 1 exactly.
 ///
@@ -297,7 +297,7 @@ pub fn respond_budget(
     answer(reduce_budget(policy, format, messages, budget))
 }
 
-/// [`reduce`] under a provider profile (spec v2 §15.4; see
+/// [`reduce`] under a provider profile (spec §15.4; see
 /// [`reduce_indices_with`]). Without a provider, exactly [`reduce`].
 ///
 /// # Errors
@@ -346,7 +346,7 @@ pub fn reduce_budget_with(
     reduce_classified_with(policy, format, messages, &history, budget, provider)
 }
 
-/// [`reduce_indices`] under a provider profile (spec v2 §15.4): when
+/// [`reduce_indices`] under a provider profile (spec §15.4): when
 /// `provider` is given and the input passes its profile, the output passes
 /// it too. The policy's own output is kept when the profile accepts it;
 /// otherwise `suffix` moves its start on to each later legal start, and
@@ -483,7 +483,7 @@ pub fn reference(
     move |budget, messages| respond_request(policy, format, budget, messages)
 }
 
-/// The selection of semantics §3 steps 2–5 / §4 (spec v2 §11.4, §11.5
+/// The selection of spec §3 steps 2–5 / §4 (spec §11.4, §11.5
 /// with costs) before orphan removal: ascending message indices, the pinned
 /// system message included.
 pub fn select(policy: Policy, views: &[MessageView], budget: &Budget) -> Vec<usize> {
@@ -535,7 +535,7 @@ enum Start {
 
 /// The smallest `s >= lo` such that the messages of M in `s..` cost at
 /// most `room` together (the pinned message skipped), walking back from
-/// the end and stopping at the first message that does not fit (spec v2
+/// the end and stopping at the first message that does not fit (spec
 /// §11.3: never past it). With unit costs: the start of the newest `room`
 /// messages.
 fn fitting_tail(h: &History, budget: &Budget, lo: usize, room: u64) -> usize {
@@ -556,7 +556,7 @@ fn fitting_tail(h: &History, budget: &Budget, lo: usize, room: u64) -> usize {
     s
 }
 
-/// Semantics §3 steps 2–5 when M costs more than B (spec v2 §11.4): walks
+/// Semantics §3 steps 2–5 when M costs more than B (spec §11.4): walks
 /// back over the turns from the newest while they fit.
 fn select_turns(h: &History, budget: &Budget, room: u64) -> Start {
     let pinned = h.pinned();
@@ -591,11 +591,11 @@ fn select_turns(h: &History, budget: &Budget, room: u64) -> Start {
         None => {
             // Step 4: not even the newest turn fits. The question when it
             // fits, and the longest run of the newest messages that fits
-            // beside it; else that run alone (spec v2 §11.4).
+            // beside it; else that run alone (spec §11.4).
             let (q, has_question) = newest.expect("M costing more than B means a turn");
             let question = budget.cost(q);
             // The tail never begins inside a call group or right after an
-            // attached reasoning item (spec v2 §14.5–§14.6): its start
+            // attached reasoning item (spec §14.5–§14.6): its start
             // moves later.
             let unlinked = |mut s: usize| {
                 while s < h.len() && linked_to_previous(h, s) {
@@ -612,7 +612,7 @@ fn select_turns(h: &History, budget: &Budget, room: u64) -> Start {
     }
 }
 
-/// Semantics §4 (spec v2 §11.5): the start of the longest suffix of M
+/// Semantics §4 (spec §11.5): the start of the longest suffix of M
 /// that fits, moved later while it would begin inside a tool group.
 fn suffix_start(h: &History, budget: &Budget, room: u64) -> usize {
     let pairing = h.pairing();
@@ -632,7 +632,7 @@ fn suffix_start(h: &History, budget: &Budget, room: u64) -> usize {
 }
 
 /// The cuts a profile may fall back on after the policy's own `plain`
-/// selection, in order (spec v2 §15.4): `suffix` from each later legal
+/// selection, in order (spec §15.4): `suffix` from each later legal
 /// start; `turns` without its oldest kept turns one by one, or, when the
 /// selection is a question and a tail (the overflow case), with a shorter
 /// tail down to the question alone; then the newest turn start alone, when
@@ -699,7 +699,7 @@ fn later_selections(
     out
 }
 
-/// A legal `suffix` start (semantics §4, amended by spec v2 §14.5–§14.6):
+/// A legal `suffix` start (spec §4, with the call groups and attached reasoning of §14.5–§14.6):
 /// not a tool message, not approval-only, holding no result or approval
 /// response paired with an earlier message, not continuing a call group and
 /// not right after an attached reasoning item.
@@ -745,7 +745,7 @@ fn orphans_removed(h: &History, chosen: Vec<usize>) -> Selection {
         stripped.push((m, removed.clone()));
         true
     });
-    // An attached reasoning item goes with its item (spec v2 §14.6): from
+    // An attached reasoning item goes with its item (spec §14.6): from
     // the end backwards, so that a chain goes with the item at its end.
     if (0..h.len()).any(|i| h.view(i).is_reasoning()) {
         let mut keep = vec![false; h.len()];

@@ -1,11 +1,11 @@
 //! The history validator: tool-call / result and approval pairing rules
-//! (semantics §5).
+//! (spec §5).
 
 use crate::terms::history::{Sym, NONE};
 use crate::terms::{History, ItemKind, MessageView, Role};
 use std::fmt;
 
-/// A validity rule of semantics §5. The ids are public vocabulary: never
+/// A validity rule of spec §5. The ids are public vocabulary: never
 /// renumbered or reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {
@@ -33,7 +33,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// Every rule, in the order of semantics §5.
+    /// Every rule, in the order of spec §5.
     pub const ALL: [Rule; 8] = [
         Rule::CallInAssistant,
         Rule::ResultInTool,
@@ -98,7 +98,7 @@ pub struct Options {
     pub allow_pending: bool,
 }
 
-/// Checks a history against every rule of semantics §5 and returns the
+/// Checks a history against every rule of spec §5 and returns the
 /// violations in message order (empty when the history is valid).
 ///
 /// After reporting `results-before-continuation`, the unanswered calls are
@@ -204,7 +204,7 @@ pub fn validate_history(h: &History, opts: Options) -> Vec<Violation> {
         .find(|&i| Some(i) != pinned && h.view(i).is_turn_start())
         .unwrap_or(0);
     for (i, v) in h.views().iter().enumerate() {
-        // A call item that continues a call group (spec v2 §14.5) is part
+        // A call item that continues a call group (spec §14.5) is part
         // of the message that made the waiting calls.
         if v.role != Role::Tool
             && !calls.is_empty()

@@ -1,4 +1,4 @@
-//! Bounded whatever it is given (spec v1 §8.11): every reader of the kit
+//! Bounded whatever it is given (spec §8.11): every reader of the kit
 //! refuses the same bad input (not a regular file, over the size limit, a
 //! string no value can hold, nested too deep) with the same exit code and
 //! message, within seconds; what `reduce` writes is linear in what it read; a `corpus

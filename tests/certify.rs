@@ -35,7 +35,7 @@ fn the_reference_reducers_pass_every_level() {
         ("suffix", "canonical", ""),
         ("turns", "gemini", "--persistent"),
     ] {
-        // A format of spec v2 §14 makes the certificate a spec v2 one.
+        // A format of spec §14 makes the certificate a spec v2 one.
         let spec = if format == "gemini" { 2 } else { 1 };
         let mut args = vec!["--policy", policy, "--format", format, "--cases", "150"];
         let mut reducer = vec![kit_path(), "serve", "--policy", policy, "--format", format];
@@ -144,7 +144,7 @@ fn the_naive_reducer_is_convicted_shrunk_saved_and_replayed() {
     let case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(case["id"].as_str().unwrap().starts_with("fail/"));
     // Three clauses shrink to the same minimal case: its one file names
-    // them all (issue 13).
+    // them all.
     assert_eq!(
         case["clauses"],
         serde_json::json!(["no-orphan-result", "valid-output", "matches-reference"])

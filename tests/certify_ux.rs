@@ -1,4 +1,4 @@
-//! `certify` on failing reducers (issue 8): shrinking through the live
+//! `certify` on failing reducers: shrinking through the live
 //! session, bounded by tries and time; counterexamples that show the bug;
 //! rerun lines; usage errors before the run; counts that add up.
 

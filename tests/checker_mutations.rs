@@ -282,8 +282,8 @@ fn orphan_approval_response_kept() {
     );
 }
 
-/// A message emptied by orphan removal is left out (semantics §3 step 6):
-/// kept as a shell with no items, it comes from no input message (spec v1
+/// A message emptied by orphan removal is left out (spec §3 step 6):
+/// kept as a shell with no items, it comes from no input message (spec
 /// §7) and is a fabrication; every other clause holds. Before, such a
 /// shell passed every clause but `matches-reference`.
 #[test]

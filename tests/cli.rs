@@ -344,7 +344,7 @@ fn every_help_states_the_exit_code_rule() {
     }
 }
 
-/// Issue 8 item 9: OpenAI messages read as canonical (or Gemini) are
+/// OpenAI messages read as canonical (or Gemini) are
 /// refused with exit 2 by validate, reduce and check, naming the format
 /// they look like; nothing goes to stdout.
 #[test]
@@ -561,7 +561,7 @@ fn check_convicts_take_last_four() {
     assert!(stdout.contains("not judged  deterministic"));
 }
 
-/// Issue 8's Anthropic check: the input's top-level `system` is the pinned
+/// Anthropic check: the input's top-level `system` is the pinned
 /// system message; an output without it fails `system-pinned`.
 #[test]
 fn check_anthropic_judges_the_top_level_system() {
@@ -696,7 +696,7 @@ fn check_judges_json_lines_pairwise() {
 }
 
 /// In a format with a top-level system prompt, `validate` numbers messages
-/// as `check` does: the prompt is message 0 (spec v2 §13.1), so the first
+/// as `check` does: the prompt is message 0 (spec §13.1), so the first
 /// entry of `messages` is message 1. It numbered from `messages` alone, so
 /// the same orphan result was message 2 in `validate` and 3 in `check`.
 #[test]

@@ -640,7 +640,7 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
     assert!(err.contains("missing"), "{err}");
 }
 
-/// Issue 8 item 8: `regen`, `min` and `seed-fuzz` name their directory, and
+/// `regen`, `min` and `seed-fuzz` name their directory, and
 /// refuse the kit's hand-written `corpus/spec` unless `--force`.
 #[test]
 fn corpus_commands_need_a_directory_and_spare_the_spec() {
@@ -738,7 +738,7 @@ fn case_file_bytes(dir: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Issue 8 item 8: `corpus add` refuses, with exit 2 and a line saying
+/// `corpus add` refuses, with exit 2 and a line saying
 /// what it is, a file that is neither a case file nor the input of a named
 /// fuzz target.
 #[test]

@@ -1,4 +1,4 @@
-//! Declared contracts (spec v2 §16): each declaration narrows a clause on real
+//! Declared contracts (spec §16): each declaration narrows a clause on real
 //! inputs, and never voids it.
 
 use reducer_kit::check::{check, Extras, Outcome, Request};

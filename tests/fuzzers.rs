@@ -237,7 +237,7 @@ fn regressions() {
     // checker_convicts, mutation DropPinned: the input's pinned system
     // message and a later system message are equal ("please"). Dropping the
     // pinned one leaves an output whose first system message equals it, so
-    // by semantics §6 the output kept the pinned message and dropped the
+    // by spec §6 the output kept the pinned message and dropped the
     // later one: system-pinned holds (matches-reference fails). The target
     // wrongly required system-pinned to fail; fixed in the target.
     run_one(
@@ -251,7 +251,7 @@ fn regressions() {
 /// The committed seeds of the targets that read the generator's bytes end
 /// where the generator stops reading (`corpus trim-fuzz corpus/fuzz`
 /// leaves them as they are): libFuzzer's length limit starts at the
-/// longest seed (issue 14, ninth pass).
+/// longest seed.
 #[test]
 fn committed_seeds_carry_no_unread_bytes() {
     let mut longest = 0;

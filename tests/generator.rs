@@ -265,7 +265,7 @@ fn generate_command_is_deterministic_and_writes_reference_cases() {
             &Value::Array(want),
             &Value::Array(case.expected.clone().unwrap())
         ));
-        // generate's default config is certify's (issue 8).
+        // generate's default config is certify's.
         let g = seeded_case(9, n as u64, &Config::everything());
         assert_eq!(case.messages, g.messages);
         assert_eq!(case.max_messages, Some(Value::from(g.budget)));

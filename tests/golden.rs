@@ -9,7 +9,7 @@
 //! - `gen/1/<n>`, n < 2,000, in six columns: the case `n` of seed 1 under
 //!   certify's generator config (`Config::everything()` sanitized for each
 //!   format: what `certify` runs) and under `generate`'s
-//!   (the same config since issue 8), each in canonical,
+//!   (the same config), each in canonical,
 //!   openai and anthropic: the generator's bytes (messages, budget,
 //!   allowPending, shapes; for `generate`, the exact lines
 //!   `generate --seed 1 --format F --policy P` prints), the protocol request
@@ -195,7 +195,7 @@ fn generated_line(n: u64) -> String {
     let mut line = format!("gen/{SEED}/{n}");
     for (which, base) in [
         ("certify", Config::everything()),
-        // `generate`'s default config is certify's (issue 8).
+        // `generate`'s default config is certify's.
         ("generate", Config::everything()),
     ] {
         for format in FORMATS {

@@ -1,4 +1,4 @@
-//! The two shapes issue 14 found quadratic, at full size, with the exact
+//! The two shapes once found quadratic, at full size, with the exact
 //! verdicts (their speed is measured in `benches/`, never timed here): one
 //! agent turn of 100,002 messages over the budget (the overflow-question
 //! rule), and an output none of whose messages maps to an input message;

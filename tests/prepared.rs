@@ -21,7 +21,7 @@ use serde_json::Value;
 
 /// Takes the first result or approval response out of the first output
 /// message that has another item beside it: the message then equals its
-/// input message but for a removed item (semantics §7).
+/// input message but for a removed item (spec §7).
 fn strip_one_result(response: &mut Response) -> bool {
     let Response::Messages(out) = response else {
         return false;

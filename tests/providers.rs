@@ -1,5 +1,5 @@
-//! Spec v2 §14.5–§15: call groups, attached reasoning and provider
-//! profiles, on the small inputs of issue 11 and a few more, with the exact
+//! Spec §14.5–§15: call groups, attached reasoning and provider
+//! profiles, on small inputs, with the exact
 //! outputs and verdicts.
 
 use reducer_kit::check::{check_reducer_with, check_with, Extras, Outcome, Request, Verdict};

@@ -1,4 +1,4 @@
-//! Shrinking reaches the minimum (issue 8): the reused-call-id bug of a
+//! Shrinking reaches the minimum: the reused-call-id bug of a
 //! last-N reducer with an id-set orphan filter, embedded at the end of
 //! generated cases, shrinks to the same four messages from every seed,
 //! every candidate through one in-process session.

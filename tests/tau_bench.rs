@@ -91,7 +91,7 @@ fn exact_selections_on_a_real_conversation() {
 }
 
 /// `corpus/tau-bench/sample.responses.jsonl` is the sample in OpenAI
-/// Responses form (spec v2 §14.1), made by the kit's own converters (OpenAI
+/// Responses form (spec §14.1), made by the kit's own converters (OpenAI
 /// → canonical → Responses), each line `{"task_id", "trial", "messages"}`
 /// (`messages` holding the Responses `input` items, as the runner protocol
 /// carries them);

@@ -1,5 +1,5 @@
-//! Token budgets and summaries (spec v2 §11–§13): the small inputs of
-//! issue 10 and the worked examples of spec/v2.md, each judged with the
+//! Token budgets and summaries (spec §11–§13): small inputs and
+//! the worked examples of spec/spec.md, each judged with the
 //! exact set of failing clauses; the extra requests a token budget plans;
 //! the protocol 2 runs of `certify`, `serve`, `reduce` and `check` end to
 //! end, on the example reducers.
@@ -175,7 +175,7 @@ fn three_turns() -> Vec<Value> {
 }
 
 /// A message of the input with its pending call taken out is no input
-/// message, so under summaries it reads as the summary (spec v2 §12.2: "it
+/// message, so under summaries it reads as the summary (spec §12.2: "it
 /// is no input message"): `[system, that message]` at `maxMessages` 1 is one
 /// summary and nothing of M, the reference's answer for budget 0 with the
 /// summary beside it. Without summaries the same output is a fabrication
@@ -321,7 +321,7 @@ fn the_summary_examples_of_spec_v2_section_12() {
 }
 
 /// spec/tokens-count-pinned and its neighbours: the travel history of
-/// spec v2 §11.4.
+/// spec §11.4.
 fn travel() -> (Vec<Value>, Vec<u64>) {
     let h = vec![
         text("system", "You are a travel assistant."),
@@ -546,7 +546,7 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
         .count();
     assert!(with_tokens > 120, "{with_tokens} token cases");
     // A protocol 1 reducer under protocol 2 does not echo the requests'
-    // ids (spec v2 §13.7): every answer fails protocol-json, and nothing
+    // ids (spec §13.7): every answer fails protocol-json, and nothing
     // else is judged.
     let (code, r) = certify(
         &on_kit_cases(&[
@@ -605,7 +605,7 @@ fn the_token_examples_certify_as_designed() {
     for c in ["no-orphan-result", "valid-output"] {
         assert!(failed.iter().any(|f| f == c), "{failed:?}");
     }
-    // One counterexample per kind of failure (issue 8): one of the
+    // One counterexample per kind of failure: one of the
     // valid-output ones is the orphan result.
     let cxs: Vec<&Value> = r["counterexamples"]
         .as_array()

@@ -1,5 +1,5 @@
 // What every Node compat adapter shares: runner protocol v1 of reducer-kit
-// (spec/v1.md section 8), the draft token fields of protocol v2, and the
+// (spec/spec.md section 8), the draft token fields of protocol v2, and the
 // rule that kept messages go back exactly as they came.
 //
 // An adapter exports nothing; it calls
@@ -131,7 +131,7 @@ function elements(text) {
   }
 }
 
-// --- budgets, as the kit reads them (spec/v1.md section 2) ---------------------
+// --- budgets, as the kit reads them (spec/spec.md section 2) ---------------------
 
 // A JSON number text whose value is a whole number >= min; a huge one is
 // "no limit" (Number.MAX_SAFE_INTEGER). Exact: works on the digits.

@@ -1,5 +1,5 @@
 """Small helpers for adapters whose wire format is the kit's canonical one
-(Microsoft.Extensions.AI `ChatMessage` JSON, spec/v1.md section 1.1):
+(Microsoft.Extensions.AI `ChatMessage` JSON, spec/spec.md section 1.1):
 reading a message's text, calls and results, and writing a message that a
 library made."""
 

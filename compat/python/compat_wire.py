@@ -1,5 +1,5 @@
 """What every Python compat adapter shares: runner protocol v1 of
-reducer-kit (spec/v1.md section 8), the draft token fields of protocol v2,
+reducer-kit (spec/spec.md section 8), the draft token fields of protocol v2,
 and the rule that kept messages go back exactly as they came.
 
 An adapter is a small program that puts a real library's reducer behind the
@@ -39,7 +39,7 @@ without it the whole of stdin is one request (8.2). --probe prints
 says why not on stderr and exits 3. The exit status is 0 after answering,
 2 for a bad command line.
 
-Protocol 2 (`certify --protocol 2`, spec/v2.md sections 11 and 13):
+Protocol 2 (`certify --protocol 2`, spec/spec.md sections 11 and 13):
 instead of "maxMessages" a request may carry "maxTokens": N and "tokens":
 [t0, t1, ...], one cost per message of "messages"; "countPinned": true
 makes the pinned system message's cost count (default false); "summary":
@@ -185,7 +185,7 @@ def ascii_lower(s):
 
 
 def parse_budget(value, name):
-    """A budget as the kit reads one (spec/v1.md section 2): a JSON number
+    """A budget as the kit reads one (spec/spec.md section 2): a JSON number
     whose value is a whole number >= 1; a huge one means no limit. The
     adapters check this before calling the library, as any caller turning
     a wire request into the library's integer knob has to: the clause

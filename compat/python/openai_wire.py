@@ -1,5 +1,5 @@
 """Small helpers for adapters whose wire format is OpenAI Chat Completions
-(spec/v1.md section 1.4): reading a message's text, calls and result."""
+(spec/spec.md section 1.4): reading a message's text, calls and result."""
 
 import json
 

@@ -6,7 +6,7 @@ plus the last maxMessages other messages, then removes the tool results and
 approval responses whose id is not among the ids of the calls and approval
 requests it kept: an orphan filter by id *set*. That is right as long as
 every call id is used once. When an id is used again after its result came
-(spec/v1.md section 2, pairing is positional), a kept result can match a
+(spec/spec.md section 2, pairing is positional), a kept result can match a
 call that comes *after* it, so with budget 3 the reducer keeps
 [tool(x), assistant(call x), tool(x)] and the first tool message is an
 orphan: reducer-kit convicts it of `no-orphan-result` and shrinks the

@@ -1,8 +1,8 @@
 """What the example reducers in this folder share: runner protocol v1
-(spec/v1.md, section 8) and protocol 2 (spec/v2.md, section 13), the wire
-formats (spec/v1.md section 1 and spec/v2.md section 14), and the kit's view
+(spec/spec.md, section 8) and protocol 2 (spec/spec.md, section 13), the wire
+formats (spec/spec.md sections 1 and 14), and the kit's view
 of a message (sections 1 and 2, with the call groups and attached reasoning
-of spec/v2.md 14.5-14.6). Python 3 standard library only.
+of spec/spec.md 14.5-14.6). Python 3 standard library only.
 
 A reducer script defines one function and hands it to `main`:
 
@@ -32,7 +32,7 @@ limit") and returns the kept messages, as `History.take` or
 error. Kept messages are written back as the JSON values that were read
 (member order and number spelling included).
 
-Protocol 2 (spec/v2.md): a script that reads token budgets and summaries
+Protocol 2 (spec/spec.md): a script that reads token budgets and summaries
 calls `main(select, protocol=2)` (and may pass several policies,
 `main({"suffix": f, "turns": g}, protocol=2)`, chosen with --policy). The
 request may then carry "maxTokens": N with "tokens" (one cost per message)
@@ -40,7 +40,7 @@ and "countPinned", or "maxMessages" as before; "summary": true allows one
 summary message, costing "summaryTokens" (1 under maxMessages). `budget` is
 still N; `History.cost(i)` is message i's cost (1 under maxMessages),
 `History.available()` is B, what the messages besides the pinned one may
-cost (spec/v2.md 11.1), `History.summary` and `History.summary_tokens` say
+cost (spec/spec.md 11.1), `History.summary` and `History.summary_tokens` say
 whether a summary is allowed and what it costs, and
 `History.summary_message(text)` makes one in the request's format. Under
 protocol 1 (the default) a request is read exactly as version 1 reads it.
@@ -58,9 +58,9 @@ In the Responses format each input item is one message: a call item
 a tool message with one result, an MCP approval request / response an
 assistant / approval-only user message, any other item (`reasoning`, ...)
 an assistant message with one opaque item. `continues_call_group` and
-`attached_reasoning` give the links of spec/v2.md 14.5-14.6, and
+`attached_reasoning` give the links of spec/spec.md 14.5-14.6, and
 `History.remove_orphans` drops an attached reasoning item whose item goes.
-These examples know no provider profile (spec/v2.md section 15).
+These examples know no provider profile (spec/spec.md section 15).
 """
 
 import decimal
@@ -383,19 +383,19 @@ def carries_tool_traffic(msg, role, fmt):
 
 
 def continues_call_group(views, i):
-    """Message i is a call item right after another (spec/v2.md 14.5): it
+    """Message i is a call item right after another (spec/spec.md 14.5): it
     is never a legal start of a suffix or of an overflow tail."""
     return 0 < i < len(views) and views[i].call_item and views[i - 1].call_item
 
 
 def attached_reasoning(views, i):
-    """Message i is a reasoning item attached to message i + 1 (spec/v2.md
+    """Message i is a reasoning item attached to message i + 1 (spec/spec.md
     14.6): the two are kept and dropped together."""
     return i + 1 < len(views) and views[i].reasoning and views[i + 1].role != "user"
 
 
 def linked_to_previous(views, i):
-    """A cut may not start at message i (spec/v2.md 14.5-14.6)."""
+    """A cut may not start at message i (spec/spec.md 14.5-14.6)."""
     return continues_call_group(views, i) or (i > 0 and attached_reasoning(views, i - 1))
 
 
@@ -446,7 +446,7 @@ def parse_budget(value, name="maxMessages"):
 
 
 def parse_cost(value, name):
-    """A cost (spec/v2.md 11.2): a whole number >= 0, at most 2^64 - 1."""
+    """A cost (spec/spec.md 11.2): a whole number >= 0, at most 2^64 - 1."""
     bad = BadRequest("%s must be an integer >= 0, got %s" % (name, to_text(value)))
     if not isinstance(value, Num):
         raise bad
@@ -477,7 +477,7 @@ class History:
         self.messages = messages
         self._views = None
         self._roles = None
-        # Protocol 2 (spec/v2.md 11.1); a message budget costs 1 a message.
+        # Protocol 2 (spec/spec.md 11.1); a message budget costs 1 a message.
         self.costs = None
         self.limit = None
         self.count_pinned = False
@@ -531,7 +531,7 @@ class History:
     def remove_orphans(self, selection):
         """The messages at `selection` (ascending indices), less every result
         and approval response that has no partner among them; a message
-        left with no items goes (spec/v1.md section 3, step 6)."""
+        left with no items goes (spec/spec.md section 3, step 6)."""
         views = self.views()
         messages = self.messages
         partner = pair(views, selection)
@@ -552,7 +552,7 @@ class History:
                     value = [e for i, e in enumerate(value) if i not in gone]
                 msg.append((name, value))
             kept[m] = msg
-        # An attached reasoning item goes with its item (spec/v2.md 14.6).
+        # An attached reasoning item goes with its item (spec/spec.md 14.6).
         for m in sorted(kept, reverse=True):
             if attached_reasoning(views, m) and m + 1 not in kept:
                 del kept[m]
@@ -562,7 +562,7 @@ class History:
 # --- runner protocols 1 and 2 ---------------------------------------------------
 
 def read_budget_v2(request, history):
-    """The budget of a protocol 2 request (spec/v2.md 11.2), in that order:
+    """The budget of a protocol 2 request (spec/spec.md 11.2), in that order:
     exactly one of maxMessages and maxTokens; maxTokens >= 1; one cost per
     message (systemTokens first in the Anthropic format); countPinned a
     boolean; and with countPinned the pinned message must fit alone."""
@@ -625,7 +625,7 @@ def reduce_request(request, fmt, select, protocol=1):
 
 def answer(raw, fmt, select, protocol=1):
     """The answer to one request text. Under protocol 2 it echoes the
-    request's `id` first (spec/v2.md 13.7), so that the kit never takes a
+    request's `id` first (spec/spec.md 13.7), so that the kit never takes a
     stray line for an answer."""
     echo = ""
     try:

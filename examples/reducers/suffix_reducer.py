@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Example external reducer for policy `suffix` (spec/v1.md, section 4).
+"""Example external reducer for policy `suffix` (spec/spec.md, section 4).
 
 Keeps the pinned system message plus the newest run of messages that fits in
 maxMessages, moving the start of the run later while it would begin with a
@@ -14,7 +14,7 @@ Speaks runner protocol v1 on stdin/stdout, Python 3 standard library only
     python3 suffix_reducer.py [--format canonical|openai|anthropic|responses|gemini|bedrock] [--persistent]
 
 In the Responses format the start also never continues a call group nor
-follows an attached reasoning item (spec/v2.md 14.5-14.6).
+follows an attached reasoning item (spec/spec.md 14.5-14.6).
 """
 
 from reducer_protocol import RESPONSE, RESULT, linked_to_previous, main, pair, pinned_index

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Example external summarizing reducer that is NOT safe: its summary
-boundary splits a tool call from its result (spec/v2.md, section 12).
+boundary splits a tool call from its result (spec/spec.md, section 12).
 
 When the request allows a summary and the history does not fit, it drops
 the oldest messages until the rest fits beside a summary of cost S, and puts

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Example external summarizing reducer (spec/v2.md, section 12), policy
+"""Example external summarizing reducer (spec/spec.md, section 12), policy
 `turns` (default) or `suffix` (--policy), message or token budgets.
 
 When the request allows a summary ("summary": true) and the history does not

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Example external reducer for token budgets that is NOT safe: the classic
 "drop the oldest message until the rest fits, then strip a leading tool
-message" loop (spec/v2.md, section 11).
+message" loop (spec/spec.md, section 11).
 
 It reads runner protocol 2 correctly (maxTokens, tokens, countPinned), drops
 messages from the front of M until what is left costs at most B, and then,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Example external reducer for token budgets (spec/v2.md, section 11),
+"""Example external reducer for token budgets (spec/spec.md, section 11),
 policy `suffix` (default) or `turns` (--policy).
 
 Reads runner protocol 2: a request carries "maxTokens": N with "tokens", one
@@ -11,12 +11,12 @@ countPinned.
           first message that does not fit in B; then move the start later
           while it would begin with a tool message, an approval-only user
           message, or a result / approval response whose partner lies before
-          it (spec/v2.md 11.5).
+          it (spec/spec.md 11.5).
   turns   when all of M fits, keep it; else add whole turns from the newest
           while the total fits and stop at the first that does not; when
           even the newest turn does not fit, keep its question (if it fits)
           and the longest run of its most recent messages that fits in what
-          is left (spec/v2.md 11.4).
+          is left (spec/spec.md 11.4).
 
 Then orphan removal, as in version 1. It conforms exactly, so reducer-kit
 should certify it up to the exact level under `certify --protocol 2`:

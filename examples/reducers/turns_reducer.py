@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Example external reducer for policy `turns` (spec/v1.md, section 3).
+"""Example external reducer for policy `turns` (spec/spec.md, section 3).
 
 Keeps the pinned system message plus the newest whole turns that fit in
 maxMessages; when even the newest turn does not fit, keeps its question and
@@ -47,7 +47,7 @@ def select(history, budget):
         else:
             msgs, has_question = turns[-1]
             # The tail never starts inside a call group or right after an
-            # attached reasoning item (spec/v2.md 14.5-14.6).
+            # attached reasoning item (spec/spec.md 14.5-14.6).
             start = len(msgs) - (budget - 1 if has_question else budget)
             while start < len(msgs) and linked_to_previous(views, msgs[start]):
                 start += 1

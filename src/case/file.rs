@@ -9,7 +9,7 @@
 //! [`case_file_paths`], [`load_files`] (and [`super::load_dir`], its cases).
 //!
 //! Case files are read through the kit's one input gate
-//! ([`crate::input`], spec v1 §8.11): only regular files (a symlink is
+//! ([`crate::input`], spec §8.11): only regular files (a symlink is
 //! followed), at most [`MAX_CASE_FILE`] bytes unless told otherwise, so a
 //! `*.json` that is a FIFO or a symlink to `/dev/zero` is an error naming
 //! the file, never a hang; nesting deeper than
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 /// The largest case file the kit reads unless told otherwise, in bytes
 /// (64 MiB): [`crate::input::DEFAULT_MAX_INPUT`], the one limit of every
-/// input (spec v1 §8.11).
+/// input (spec §8.11).
 pub const MAX_CASE_FILE: u64 = crate::input::DEFAULT_MAX_INPUT;
 
 pub use crate::input::read_regular;
@@ -294,7 +294,7 @@ fn walk_cases(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CaseError> {
 /// Carries out every change committed below `dir` (itself included) that
 /// its writer did not finish ([`crate::atomic::recover`]: a `corpus regen`
 /// or `corpus min` killed after its commit point), so that the folder is
-/// read as it is after the change (spec v1 §8.11). Returns the folders
+/// read as it is after the change (spec §8.11). Returns the folders
 /// changed, with how many files each change named.
 ///
 /// # Errors

@@ -15,7 +15,7 @@
 //! | `countPinned`   | any JSON                | absent  | spec v2: as sent (absent means false) |
 //! | `summary`       | bool                    | `false` | spec v2: the case is meant for a summaries run (`certify --summaries`, §12, §13.2) |
 //! | `summaryTokens` | integer ≥ 0             | 1       | spec v2: what a summary costs under a token budget in a summaries run |
-//! | `messages`      | array                   | —       | the input history, canonical format (semantics §1) |
+//! | `messages`      | array                   | —       | the input history, canonical format (spec §1) |
 //! | `expected`      | array                   | absent  | the reference output; exactly one of `expected`, `expectedError` |
 //! | `expectedError` | `"bad-budget"`          | absent  | the request must be rejected |
 //! | `clauses`       | array of clause ids     | `[]`    | clauses the case exercises (documentation; each must pass on `expected`) |
@@ -45,7 +45,7 @@ pub mod file;
 
 /// The newest version of the contract (`spec/`) this kit implements; it
 /// implements every version up to it (version 2 is version 1 plus
-/// additions, spec/v2.md).
+/// additions, spec/spec.md).
 pub const SPEC_VERSION: u32 = 2;
 
 /// A member that is present, whatever its value (`null` included): what
@@ -100,7 +100,7 @@ pub struct Case {
         skip_serializing_if = "Option::is_none"
     )]
     pub count_pinned: Option<Value>,
-    /// The case is meant for a summaries run (spec v2 §12).
+    /// The case is meant for a summaries run (spec §12).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub summary: bool,
     /// What a summary costs under a token budget in a summaries run
@@ -129,7 +129,7 @@ pub struct Case {
     pub description: String,
 }
 
-/// One violation a case expects from the validator (semantics §5).
+/// One violation a case expects from the validator (spec §5).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedViolation {
@@ -160,7 +160,7 @@ pub enum CaseError {
         /// What is wrong (serde's message, with line and column).
         message: String,
     },
-    /// The file nests deeper than [`crate::input::MAX_DEPTH`] (spec v1
+    /// The file nests deeper than [`crate::input::MAX_DEPTH`] (spec
     /// §8.11): a case the kit cannot represent (the command line exits 1).
     #[error("{path}: {too_deep}")]
     TooDeep {
@@ -182,7 +182,7 @@ pub enum CaseError {
 }
 
 impl CaseError {
-    /// The exit code of the command line's rule (spec v1 §8.11): 1 for a
+    /// The exit code of the command line's rule (spec §8.11): 1 for a
     /// case file nested too deep (invalid input), 2 for one that cannot be
     /// read or is not a case file.
     pub fn exit_code(&self) -> u8 {
@@ -235,7 +235,7 @@ pub enum InvalidCase {
 }
 
 impl Case {
-    /// The first field of spec version 2 the case uses (spec v2 §13.4), as
+    /// The first field of spec version 2 the case uses (spec §13.4), as
     /// the case file spells it.
     fn v2_field(&self) -> Option<&'static str> {
         [
@@ -272,7 +272,7 @@ impl Case {
     }
 
     /// Whether the case needs runner protocol 2: a budget member of
-    /// protocol 2, no `maxMessages`, or `summary` (spec v2 §13.2).
+    /// protocol 2, no `maxMessages`, or `summary` (spec §13.2).
     pub fn needs_protocol_2(&self) -> bool {
         self.budget_fields().needs_protocol_2() || self.summary
     }
@@ -364,7 +364,7 @@ impl Case {
 
 impl Case {
     /// What makes two cases the same case under the spec's equality
-    /// (semantics §1.3: `12.0` = `12`, member order ignored): a SHA-256
+    /// (spec §1.3: `12.0` = `12`, member order ignored): a SHA-256
     /// (hex) of the [`crate::json::canonical_json`] of the policy, budget,
     /// messages and `allowPending`. `corpus add` finds a case already
     /// present by it, whatever its id or spelling.

@@ -1,4 +1,4 @@
-//! Shrinking a failure to a minimal counterexample (semantics §9): the
+//! Shrinking a failure to a minimal counterexample (spec §9): the
 //! best example of each kind of failure of a clause is shrunk greedily
 //! ([`crate::generate::shrink`]) while the clause keeps failing, every
 //! candidate through the same live session of its worker, then shown with the reference's answer and

@@ -1,4 +1,4 @@
-//! Grading a run (semantics §6, §9): per-clause tallies, and a level
+//! Grading a run (spec §6, §9): per-clause tallies, and a level
 //! passes when no case with a valid input fails a clause of it or of a
 //! lower level. Failures on an input that breaks a validator rule are
 //! counted apart (robustness, spec §9.2) and decide no level.
@@ -34,7 +34,7 @@ pub struct Grade {
     pub cases_run: usize,
     /// Cases skipped (of them, `cases_unsupported` by the reducer).
     pub cases_skipped: usize,
-    /// Cases the reducer answered `unsupported` (spec v2 §13.7), counted
+    /// Cases the reducer answered `unsupported` (spec §13.7), counted
     /// in `cases_skipped` too.
     pub cases_unsupported: usize,
 }

@@ -1,6 +1,6 @@
 //! Known failures (`--expect-fail FILE`): `CASE-ID CLAUSE-ID` pairs that
 //! do not fail the run, and how a run's failures compare with them
-//! (semantics §9).
+//! (spec §9).
 
 use super::records::Records;
 use crate::terms::Clause;
@@ -264,7 +264,7 @@ mod tests {
                 .to_string(),
             "x:1: unknown clause id \"nope\""
         );
-        // A huge bad line is echoed in part (issue 13).
+        // A huge bad line is echoed in part.
         let huge = format!("# ok\n{}", "x ".repeat(1_000_000));
         let e = parse_known_failures(&huge, Path::new("big"))
             .unwrap_err()

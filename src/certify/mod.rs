@@ -1,4 +1,4 @@
-//! Certification (semantics §9): run every case against a reducer, judge
+//! Certification (spec §9): run every case against a reducer, judge
 //! every answer, grade the run, shrink each failing clause to a minimal
 //! counterexample, and report.
 //!
@@ -52,7 +52,7 @@ pub fn kit_corpus() -> PathBuf {
 
 /// The generator configuration used for generated cases in `format`
 /// under `protocol`: every shape the format carries
-/// ([`Config::for_format`]); protocol 2 turns the costs knob on (spec v2
+/// ([`Config::for_format`]); protocol 2 turns the costs knob on (spec
 /// §13.2). `generate` uses the same by default, so that one
 /// `gen/<seed>/<n>` names one case everywhere.
 pub fn generator_config(format: Format, protocol: Protocol) -> Config {
@@ -192,7 +192,7 @@ pub struct Sources {
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
-    /// The size limit of each case file read (`--max-input`; spec v1
+    /// The size limit of each case file read (`--max-input`; spec
     /// §8.11), [`crate::case::file::MAX_CASE_FILE`] by default.
     pub max_input: u64,
 }
@@ -214,7 +214,7 @@ pub enum SourceError {
 }
 
 impl SourceError {
-    /// The exit code of the command line's rule (spec v1 §8.11): a case
+    /// The exit code of the command line's rule (spec §8.11): a case
     /// file nested too deep is invalid input (1); everything else here is
     /// unusable input or usage (2).
     pub fn exit_code(&self) -> u8 {

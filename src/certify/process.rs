@@ -225,7 +225,7 @@ impl Reply {
 /// Output a persistent reducer wrote that no request asked for: bytes after
 /// an answer line (spec §8.3), or, when answers are told by their request
 /// id ([`Persistent::answers_by_id`]), lines that are not the answer to
-/// the request in flight (spec v2 §13.7).
+/// the request in flight (spec §13.7).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unrequested {
     /// How many bytes.

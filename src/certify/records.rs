@@ -22,7 +22,7 @@ pub const MAX_DETAIL: usize = 1000;
 pub struct CaseRecord {
     /// The case id.
     pub id: String,
-    /// `maxMessages` as sent (absent for a token budget, spec v2 §13).
+    /// `maxMessages` as sent (absent for a token budget, spec §13).
     pub max_messages: Option<Value>,
     /// `maxTokens` as sent (protocol 2 only).
     pub max_tokens: Option<Value>,
@@ -38,7 +38,7 @@ pub struct CaseRecord {
     pub stderr_tail: String,
     /// Why the case was not run.
     pub skipped: Option<String>,
-    /// Skipped because the reducer answered `unsupported` (spec v2 §13.7).
+    /// Skipped because the reducer answered `unsupported` (spec §13.7).
     pub unsupported: bool,
     /// Whether the input history passes the validator, pending calls
     /// allowed: failures on an input that does not are robustness, not

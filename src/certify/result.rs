@@ -41,7 +41,7 @@ impl RunCase {
     }
 
     /// Why the case cannot run under `protocol` with `summaries`, if it
-    /// cannot (spec v2 §13.2): it needs protocol 2, or summaries.
+    /// cannot (spec §13.2): it needs protocol 2, or summaries.
     pub fn needs(&self, protocol: Protocol, summaries: bool) -> Option<String> {
         if protocol == Protocol::V1 && self.budget.needs_protocol_2() {
             return Some("needs protocol 2 (a token budget)".into());
@@ -122,7 +122,7 @@ pub struct CaseResult {
     /// unsupported).
     pub skipped: Option<String>,
     /// The reducer answered the case's request `unsupported` (protocol 2,
-    /// spec v2 §13.7): skipped, and counted apart.
+    /// spec §13.7): skipped, and counted apart.
     pub unsupported: bool,
     /// Whether the case's input history passes the validator (pending
     /// calls allowed, spec §5): a failure on an input that does not is

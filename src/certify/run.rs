@@ -1,4 +1,4 @@
-//! Running one case against a reducer (spec §8, spec v2 §13): the case is
+//! Running one case against a reducer (spec §8, spec §13): the case is
 //! sent in the reducer's wire format and runner protocol through a
 //! [`Session`], the extra requests some clauses need follow, and the
 //! checker judges the answers against the reference reducer's, giving one
@@ -39,7 +39,7 @@ pub struct Settings {
     pub format: Format,
     /// The policy it claims to implement.
     pub policy: Policy,
-    /// The provider profile it claims to honour (spec v2 §15): the
+    /// The provider profile it claims to honour (spec §15): the
     /// reference honours it and `provider-accepts` is judged.
     pub provider: Option<Provider>,
     /// Time and size limits per request.
@@ -59,9 +59,9 @@ pub struct Settings {
     pub protocol: Protocol,
     /// Whether summaries are allowed (`--summaries`, protocol 2 only):
     /// every request carries `"summary": true` and the summary clauses are
-    /// judged (spec v2 §12).
+    /// judged (spec §12).
     pub summaries: bool,
-    /// What the reducer declares of its contract (`--declare`, spec v2 §16).
+    /// What the reducer declares of its contract (`--declare`, spec §16).
     pub declared: Declared,
 }
 
@@ -253,7 +253,7 @@ impl Settings {
 /// The case's messages in `format`. With per-message costs (`costs`) the
 /// wire form must have one message per message, or the costs could not
 /// travel; a message budget counts the wire format's messages (a
-/// Responses item per call, spec v2 §14).
+/// Responses item per call, spec §14).
 fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Cow<'_, [Value]>, String> {
     if format == Format::Canonical {
         // The canonical wire form is the messages as they are.
@@ -284,7 +284,7 @@ fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
 }
 
 /// `response` as judged: under `json-numbers` (`on`) with its numbers
-/// read as doubles ([`to_nearest_doubles`], spec v2 §16.7).
+/// read as doubles ([`to_nearest_doubles`], spec §16.7).
 fn nearest_doubles_if(on: bool, mut response: Response) -> Response {
     if let (true, Response::Messages(m)) = (on, &mut response) {
         m.iter_mut().for_each(|v| {
@@ -382,7 +382,7 @@ pub(super) fn run_case_pending<'a>(
         }
     };
     // What is judged: the messages as sent, or under json-numbers as a
-    // reader of doubles has them (spec v2 §16.7).
+    // reader of doubles has them (spec §16.7).
     let judged: Cow<'_, [Value]> = if json_numbers {
         let mut m = wire_messages.to_vec();
         let changed = m.iter_mut().fold(false, |c, v| to_nearest_doubles(v) | c);
@@ -399,7 +399,7 @@ pub(super) fn run_case_pending<'a>(
     let in_h = read_history(settings.format, &judged);
     let valid = valid_input(&in_h);
     if let Some(Response::Unsupported(why)) = &first {
-        // A request the reducer cannot express (spec v2 §13.7): skipped and
+        // A request the reducer cannot express (spec §13.7): skipped and
         // counted, unless its budget is no budget (rejects-bad-budget).
         if Budget::read(&case.budget, wire_messages.len()).is_ok() {
             let mut p = skipped(case, format!("unsupported by the reducer: {why}"));
@@ -419,7 +419,7 @@ pub(super) fn run_case_pending<'a>(
     let verdicts;
     if let Some(first) = &first {
         // Under budget-unit=items or =batched-results the reference keeps
-        // what fits in that unit (spec v2 §16.3).
+        // what fits in that unit (spec §16.3).
         let items_budget = match (&in_h, settings.declared.unit) {
             (Ok(h), Some(_)) if !settings.declared.counts_spans() => {
                 Budget::read(&case.budget, judged.len())

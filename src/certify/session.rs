@@ -1,4 +1,4 @@
-//! One reducer to talk to (runner protocol v1, semantics §8): a
+//! One reducer to talk to (runner protocol v1, spec §8): a
 //! [`Session`] exchanges one request for one response, or for the protocol
 //! failure that took its place.
 //!
@@ -43,7 +43,7 @@ pub fn signal_text(signal: i32) -> String {
     process::signal_name(signal).map_or_else(|| format!("signal {signal}"), str::to_string)
 }
 
-/// A protocol failure in place of a response (semantics §8.5): the clause
+/// A protocol failure in place of a response (spec §8.5): the clause
 /// it fails (`protocol-json`, `protocol-timeout`, `protocol-crash` or
 /// `protocol-size`), what happened, and the reducer's stderr tail.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,7 +159,7 @@ fn written(bytes: &[u8]) -> String {
 }
 
 /// Whether the answer line `line` is the answer to the request numbered
-/// `id` (spec v2 §13.7): a JSON object whose `id` is `id`, or that has no
+/// `id` (spec §13.7): a JSON object whose `id` is `id`, or that has no
 /// `id` (an answer that does not echo it, failed by [`interpret`]); or,
 /// not JSON, a line that holds `"id":<id>` (an answer gone wrong, failed
 /// by [`interpret`] too, rather than waited for until the time limit).
@@ -177,7 +177,7 @@ fn answers(line: &[u8], id: RequestId) -> bool {
 }
 
 /// Turns a reply into a response or a protocol failure; `id`: the
-/// request's id, which a protocol 2 answer must echo (spec v2 §13.7).
+/// request's id, which a protocol 2 answer must echo (spec §13.7).
 fn interpret(
     format: Format,
     reply: process::Reply,
@@ -284,7 +284,7 @@ fn interpret(
 }
 
 /// The ids a session gives its requests: protocol 2 numbers them from 1
-/// (spec v2 §13.7), protocol 1 sends none.
+/// (spec §13.7), protocol 1 sends none.
 #[derive(Clone, Copy, Debug)]
 struct Ids(Option<RequestId>);
 
@@ -330,7 +330,7 @@ impl<'a> PerCaseSession<'a> {
     }
 
     /// [`PerCaseSession::new`] speaking `protocol`: under protocol 2 each
-    /// request carries an `id` that its answer must echo (spec v2 §13.7).
+    /// request carries an `id` that its answer must echo (spec §13.7).
     pub fn speaking(
         reducer: &'a Reducer,
         format: Format,
@@ -387,7 +387,7 @@ impl<'a> PersistentSession<'a> {
 
     /// [`PersistentSession::new`] speaking `protocol`: under protocol 2
     /// each request carries an `id`, and a line that does not echo it is
-    /// unrequested output, never the answer (spec v2 §13.7).
+    /// unrequested output, never the answer (spec §13.7).
     pub fn speaking(
         reducer: &'a Reducer,
         format: Format,
@@ -506,11 +506,11 @@ pub struct ReferenceSession {
     pub policy: Policy,
     /// The wire format of requests and responses.
     pub format: Format,
-    /// The provider profile it honours (spec v2 §15.4), if any.
+    /// The provider profile it honours (spec §15.4), if any.
     pub provider: Option<Provider>,
     /// The runner protocol it reads: protocol 1 reads `maxMessages` only
     /// (a token budget is then no budget); protocol 2 reads every budget
-    /// member (spec v2 §11.2, §13.1).
+    /// member (spec §11.2, §13.1).
     pub protocol: Protocol,
 }
 
@@ -551,7 +551,7 @@ impl ReferenceSession {
             ),
         };
         match self.protocol {
-            // A protocol 2 answer echoes its request's id (spec v2 §13.7).
+            // A protocol 2 answer echoes its request's id (spec §13.7).
             Protocol::V2 => response_json_with_id(self.format, &response, id.as_ref()),
             Protocol::V1 => response_json(self.format, &response),
         }

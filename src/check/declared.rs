@@ -1,4 +1,4 @@
-//! The clauses as a declared contract reads them (spec v2 §16): `budget`
+//! The clauses as a declared contract reads them (spec §16): `budget`
 //! read softly (§16.1) or in turns (§16.2), `maximal` and
 //! `identity-when-fits` in turns, and `placeholder-shape` (§16.5). Budgets
 //! in items (§16.3) are token budgets with item costs
@@ -27,7 +27,7 @@ impl Judge<'_> {
         }
     }
 
-    /// `budget` under `soft-budget` (spec v2 §16.1), when the output is over
+    /// `budget` under `soft-budget` (spec §16.1), when the output is over
     /// `room`: it passes when it keeps exactly one message of M, or when
     /// every kept message of M outside the newest run that fits (the
     /// core) is in a call group with a message of the core.
@@ -74,10 +74,10 @@ impl Judge<'_> {
         }
     }
 
-    /// Each input message's call group (spec v2 §16.1): the smallest index of
+    /// Each input message's call group (spec §16.1): the smallest index of
     /// the messages linked to it by pairing over the whole input (a call
     /// and its results, an approval request and its response) or by the
-    /// links of spec v2 §14.5–§14.6.
+    /// links of spec §14.5–§14.6.
     fn call_groups(&self) -> Vec<usize> {
         let n = self.in_h.len();
         let mut parent: Vec<usize> = (0..n).collect();
@@ -107,7 +107,7 @@ impl Judge<'_> {
     }
 
     /// The spans of the input a budget in turns or invocations counts
-    /// (spec v2 §16.2): the turns; or the invocations, a run of turns that
+    /// (spec §16.2): the turns; or the invocations, a run of turns that
     /// are their question alone joining the turn after it, and the leading
     /// segment in none.
     fn budget_spans(&self) -> Vec<(usize, usize)> {
@@ -149,7 +149,7 @@ impl Judge<'_> {
             .map_or("turns", crate::terms::BudgetUnit::name)
     }
 
-    /// `budget` under `budget-unit=turns` or `=invocations` (spec v2
+    /// `budget` under `budget-unit=turns` or `=invocations` (spec
     /// §16.2): the kept messages of M touch at most N of them.
     pub(super) fn budget_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
         let touched = self
@@ -168,7 +168,7 @@ impl Judge<'_> {
         }
     }
 
-    /// `maximal` under `budget-unit=turns` or `=invocations` (spec v2
+    /// `maximal` under `budget-unit=turns` or `=invocations` (spec
     /// §16.2): when the output keeps fewer than N, no older one was left
     /// out.
     pub(super) fn maximal_in_turns(&self, out: &OutputState, b: &Budget) -> Outcome {
@@ -204,7 +204,7 @@ impl Judge<'_> {
         spans <= b.limit()
     }
 
-    /// `placeholder-shape` (spec v2 §16.5): the placeholder holds only text
+    /// `placeholder-shape` (spec §16.5): the placeholder holds only text
     /// items, at least one, is not a tool message, and stands where
     /// messages of M were dropped.
     pub(super) fn placeholder_shape(&self, out: &OutputState) -> Outcome {

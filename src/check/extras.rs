@@ -1,5 +1,5 @@
 //! The other answers some clauses are judged against ([`Extras`]) and the
-//! extra requests that get them ([`extra_requests`], spec §8.4, spec v2
+//! extra requests that get them ([`extra_requests`], spec §8.4, spec
 //! §13.3): the same request again (`deterministic`), the output again
 //! (`idempotent`), a smaller budget (`budget-monotone`), and the reference
 //! reducer's answer (`matches-reference`).
@@ -24,7 +24,7 @@ pub struct Extras {
     /// (`idempotent`).
     pub again: Option<Response>,
     /// The smaller budget's limit (maxMessages − 1, or the token budget of
-    /// spec v2 §11.6) and the response to the input with it
+    /// spec §11.6) and the response to the input with it
     /// (`budget-monotone`).
     pub smaller: Option<(u64, Response)>,
     /// The reference reducer's answer to the request, for the same policy
@@ -33,7 +33,7 @@ pub struct Extras {
     pub reference: Option<Response>,
     /// With summaries allowed: the reference reducer's answer for the
     /// budget less the summary's cost ([`Budget::less`]), what an answer
-    /// with a summary is compared with, without its summary (spec v2
+    /// with a summary is compared with, without its summary (spec
     /// §12.4); the reference reducer's `respond_budget` gives it.
     pub reference_less_summary: Option<Response>,
 }
@@ -77,7 +77,7 @@ pub struct ExtrasRef<'a> {
     pub smaller: Option<(u64, &'a Response)>,
     /// As [`Extras::reference`] (`matches-reference`).
     pub reference: Option<&'a Response>,
-    /// As [`Extras::reference_less_summary`] (spec v2 §12.4).
+    /// As [`Extras::reference_less_summary`] (spec §12.4).
     pub reference_less_summary: Option<&'a Response>,
 }
 
@@ -121,7 +121,7 @@ impl ExtraRequest<'_> {
 }
 
 /// The extra requests that the clauses `deterministic`, `idempotent` and
-/// `budget-monotone` need, given the first response (spec v1 §8.4, spec v2
+/// `budget-monotone` need, given the first response (spec §8.4, spec
 /// §13.3). `Again` and `Smaller` are only asked for a valid budget answered
 /// with messages. `Again` under a token budget gives each output message
 /// its cost through the matching of §7 (a summary costs S), and is not

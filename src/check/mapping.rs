@@ -1,4 +1,4 @@
-//! Matching output messages to input messages (semantics §7): the
+//! Matching output messages to input messages (spec §7): the
 //! mapping every clause is judged under.
 //!
 //! The latest embedding is found from the end backwards, each output
@@ -67,7 +67,7 @@ impl Texts<'_> {
         self.values.len()
     }
 
-    /// Whether message `k` equals message `j` of `other` (semantics §1.3).
+    /// Whether message `k` equals message `j` of `other` (spec §1.3).
     #[inline]
     pub(super) fn same(&self, k: usize, other: &Texts, j: usize) -> bool {
         match (self.canon, other.canon) {
@@ -218,7 +218,7 @@ impl Mapping {
 /// Whether message `k` of `oc` equals message `j` of `ic` (classified as
 /// `h`), or equals it but for removed results / approval responses, at
 /// least one of its elements left (an emptied message is left out,
-/// semantics §3 step 6; spec v1 §7); returns the removed item indices of
+/// spec §3 step 6; spec §7); returns the removed item indices of
 /// message `j` (empty when equal).
 pub(super) fn embeds(
     oc: &Texts,
@@ -258,7 +258,7 @@ pub(super) fn embeds(
         }
     }
     // Some items taken out, not all: a message that loses all its items is
-    // left out (semantics §3 step 6), so an emptied message comes from no
+    // left out (spec §3 step 6), so an emptied message comes from no
     // input message (§7).
     (next == oa.len() && next > 0 && !removed.is_empty()).then_some(removed)
 }
@@ -390,7 +390,7 @@ impl<'a> EmbedIndex<'a> {
         // Inserted in the order of the table's buckets (a stable counting
         // sort on the top bits of the bucket index; equal keys stay in
         // input order), so that a large index is written a region at a
-        // time instead of at random (issue 14: at 1M messages the random
+        // time instead of at random (at 1M messages the random
         // inserts were most of a lookup that matches nothing).
         let buckets = (keyed.len().max(8) * 8 / 7).next_power_of_two();
         let bits = buckets.trailing_zeros();
@@ -506,7 +506,7 @@ impl<'a> EmbedIndex<'a> {
 
 /// Maps the output (canonical texts `oc`, classified leniently as `out_h`)
 /// onto the input (`ic`, classified as `in_h`) by the latest embedding
-/// (semantics §7), comparing the answers of `beside` with the output in
+/// (spec §7), comparing the answers of `beside` with the output in
 /// the same pass.
 pub(super) fn map_output(
     ic: Texts<'_>,

@@ -54,7 +54,7 @@ impl Judge<'_> {
         }
     }
 
-    /// With a summary (spec v2 §12.4): the answer without it against the
+    /// With a summary (spec §12.4): the answer without it against the
     /// reference for the budget less the summary's cost.
     pub(super) fn matches_reference(&self) -> Outcome {
         if let Some((out, k)) = self
@@ -130,7 +130,7 @@ impl Judge<'_> {
     }
 
     /// Policy `turns` under a token budget is not monotone where the
-    /// newest turn's question stops fitting (spec v2 §11.6, **Decided**):
+    /// newest turn's question stops fitting (spec §11.6, **Decided**):
     /// in the overflow case at N the question is kept with the newest
     /// messages that fit beside it, at the smaller limit the question alone
     /// is over B and step 4 keeps the longest run of newest messages
@@ -164,7 +164,7 @@ impl Judge<'_> {
     }
 
     /// With a summary in the answer, a smaller limit that leaves no room for
-    /// a summary (B' < S) is not compared (spec v2 §12.4, **Decided**): the
+    /// a summary (B' < S) is not compared (spec §12.4, **Decided**): the
     /// answer there has no summary and may keep what the summary stood
     /// for.
     fn summary_left_out(&self, out: &OutputState, smaller: u64) -> Option<String> {
@@ -181,14 +181,14 @@ impl Judge<'_> {
 
     /// The smaller answer's kept messages are a subsequence of this
     /// answer's; with summaries allowed, each answer's summary is left out
-    /// (spec v2 §12.4).
+    /// (spec §12.4).
     pub(super) fn budget_monotone(&self, out: &OutputState) -> Outcome {
         let Some((smaller, response)) = self.extras.smaller else {
             return not_judged("needs the response for a smaller budget");
         };
         if self.provider.is_some() && self.smaller_is_profile_fallback(response) {
             return not_judged(
-                "the output for the smaller budget is the provider profile's fallback (spec v2 §15.4)",
+                "the output for the smaller budget is the provider profile's fallback (spec §15.4)",
             );
         }
         let Response::Messages(small) = response else {

@@ -1,8 +1,8 @@
 //! The checker: judges one (request, response) against every clause of
-//! semantics §6 for the request's policy.
+//! spec §6 for the request's policy.
 //!
 //! Each clause is judged from its own definition, with the shared terms of
-//! semantics §2 (pinned message, turns, positional pairing,
+//! spec §2 (pinned message, turns, positional pairing,
 //! [`crate::terms`]) and the validator, never a reduction: the checker does
 //! not import the reference reducer, so that a bug there cannot hide the
 //! same bug here (a test holds this). `matches-reference` compares the
@@ -14,16 +14,16 @@
 //! | `mod.rs` | the request, the verdicts, [`check`] and the judge that dispatches each clause |
 //! | `extras.rs` | the other answers some clauses need ([`Extras`]) and the requests that get them ([`extra_requests`]) |
 //! | `prepared.rs` | judging on histories read once, as canonical texts ([`check_prepared`]) |
-//! | `declared.rs` | the clauses as a declared contract reads them (spec v2 §16) |
-//! | `mapping.rs` | output messages mapped to input messages (semantics §7) |
+//! | `declared.rs` | the clauses as a declared contract reads them (spec §16) |
+//! | `mapping.rs` | output messages mapped to input messages (spec §7) |
 //! | `safety.rs` | the safety level (§6.3) |
 //! | `turns.rs` | the policy level of `turns` (§6.4) |
 //! | `suffix.rs` | the policy level of `suffix` (§6.5) |
-//! | `provider.rs` | `reasoning-attached` and `provider-accepts` (spec v2 §14.6, §15.5), cuts under a profile |
+//! | `provider.rs` | `reasoning-attached` and `provider-accepts` (spec §14.6, §15.5), cuts under a profile |
 //! | `metamorphic.rs` | clauses judged against other responses: `identity-when-fits`, `deterministic`, `idempotent`, `budget-monotone`, `matches-reference` (§6.3–§6.6) |
 //!
 //! **Matching output to input.** Output messages are first mapped to the
-//! input messages they came from (semantics §6): the output's first system
+//! input messages they came from (spec §6): the output's first system
 //! message maps to the pinned one when it is equal to it; the others map by
 //! the *latest* embedding, from the end backwards, each to the latest input
 //! message before the previous match that it equals, or equals but for
@@ -70,17 +70,17 @@ pub struct Request<'a> {
     /// The budget members as sent (possibly invalid on purpose):
     /// `maxMessages` alone in protocol 1; protocol 2 may send `maxTokens`
     /// with `tokens` (covering `messages`) and `countPinned` instead (spec
-    /// v2 §11).
+    /// §11).
     pub budget: &'a BudgetFields,
     /// The input history (the kit's list: an Anthropic top-level `system`
     /// is its first message).
     pub messages: &'a [Value],
     /// Whether the request allows a summary, and what one costs (S;
-    /// `summaryTokens`, 1 under a message budget): spec v2 §12. `None`:
+    /// `summaryTokens`, 1 under a message budget): spec §12. `None`:
     /// no summary is allowed, and a message that is no input message is a
     /// fabrication.
     pub summary: Option<u64>,
-    /// What the reducer declares of its contract (spec v2 §16): how the
+    /// What the reducer declares of its contract (spec §16): how the
     /// budget reads, whether a placeholder may stand where it cut.
     /// `Declared::default()`: the kit's contract.
     pub declared: Declared,
@@ -131,7 +131,7 @@ pub fn check(
     check_with(req, response, extras, None)
 }
 
-/// [`check`] under a provider profile (spec v2 §15.5): judges the clauses
+/// [`check`] under a provider profile (spec §15.5): judges the clauses
 /// of [`Clause::for_run`] — `reasoning-attached` in formats with reasoning
 /// items, `provider-accepts` when `provider` is given — and, with a
 /// provider whose rules the input passes, lets the profile excuse what it
@@ -211,7 +211,7 @@ pub(crate) fn check_classified(
 /// or `budget-unit=batched-results` a message budget of N is a token
 /// budget of N with each message's cost in that unit
 /// ([`crate::terms::BudgetUnit::costs`]), the pinned message not counted
-/// (spec v2 §16.3); otherwise `budget` itself.
+/// (spec §16.3); otherwise `budget` itself.
 pub fn in_declared_unit(budget: Budget, declared: &Declared, history: &History) -> Budget {
     match declared.unit.and_then(|u| u.costs(history)) {
         Some(costs) if !budget.is_tokens() => {
@@ -229,7 +229,7 @@ fn not_judged(text: impl Into<String>) -> Outcome {
     Outcome::NotJudged(text.into())
 }
 
-/// A budget that can be honoured, and B, what M may cost (spec v2 §11.1).
+/// A budget that can be honoured, and B, what M may cost (spec §11.1).
 struct Room {
     budget: Budget,
     /// B.
@@ -253,7 +253,7 @@ struct Judge<'a> {
     lazy: Lazy,
     out: Option<OutputState<'a>>,
     /// The provider profile, when one was given and the input passes it
-    /// (spec v2 §15.5).
+    /// (spec §15.5).
     provider: Option<Provider>,
     /// The provider profile as given.
     provider_given: Option<Provider>,
@@ -281,10 +281,10 @@ struct OutputState<'a> {
     /// Pairing over the whole output.
     pairing: Pairing,
     mapping: Mapping,
-    /// The summary (spec v2 §12.1): with summaries allowed, the first output
+    /// The summary (spec §12.1): with summaries allowed, the first output
     /// message that maps to no input message.
     summary: Option<usize>,
-    /// The placeholder (spec v2 §16.5): with `placeholder` declared (and no
+    /// The placeholder (spec §16.5): with `placeholder` declared (and no
     /// summary allowed), the first output message that maps to no input
     /// message.
     placeholder: Option<usize>,
@@ -332,7 +332,7 @@ impl<'a> OutputState<'a> {
         })
     }
 
-    /// The output's counted cost (spec v2 §11.6, `budget`): each output
+    /// The output's counted cost (spec §11.6, `budget`): each output
     /// message mapped to a message of M at its input's cost, the pinned
     /// message at its counted cost, the summary at `s`; a message mapped to
     /// nothing counts 0 (under a message budget every message but the
@@ -488,7 +488,7 @@ impl<'a> Judge<'a> {
     fn judge(&self, clause: Clause) -> Outcome {
         let declared = &self.req.declared;
         // Clauses that read the budget's size when the declared contract
-        // has none, or counts turns (spec v2 §16.2, §16.4).
+        // has none, or counts turns (spec §16.2, §16.4).
         if declared.no_budget
             && matches!(
                 clause,
@@ -515,7 +515,7 @@ impl<'a> Judge<'a> {
         }
         if declared.soft_budget && clause == Clause::MatchesReference {
             return not_judged(
-                "the reducer declares soft-budget: the reference keeps the budget hard (spec v2 §16.1)",
+                "the reducer declares soft-budget: the reference keeps the budget hard (spec §16.1)",
             );
         }
         // Clauses that are judged whatever the budget and response.
@@ -540,7 +540,7 @@ impl<'a> Judge<'a> {
                     };
                     if self.provider.is_some() && !self.has_turn_start() {
                         return not_judged(
-                            "with the provider profile, an error is allowed when the history has no user message (spec v2 §15.4)",
+                            "with the provider profile, an error is allowed when the history has no user message (spec §15.4)",
                         );
                     }
                     fail(format!("a valid request was rejected: {e:?}"))
@@ -566,7 +566,7 @@ impl<'a> Judge<'a> {
             }
         }
         // Policy clauses judge the kept messages of M with B less the
-        // summary's cost (spec v2 §12.4); identity-when-fits, idempotent and
+        // summary's cost (spec §12.4); identity-when-fits, idempotent and
         // budget-monotone look at the whole answer.
         let room = match out.summary {
             Some(_)

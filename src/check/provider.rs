@@ -72,7 +72,7 @@ impl Judge<'_> {
 
     /// Whether M has a turn start that fits the budget alone (with a
     /// profile, the reference falls back on the newest such one alone,
-    /// spec v2 §15.4).
+    /// spec §15.4).
     pub(super) fn has_turn_start(&self) -> bool {
         self.rest().iter().any(|&j| self.fitting_turn_start(j))
     }
@@ -94,7 +94,7 @@ impl Judge<'_> {
         provider_violations(p, &w).is_empty()
     }
 
-    /// Whether the output is a provider profile's fallback (spec v2
+    /// Whether the output is a provider profile's fallback (spec
     /// §15.4): with a profile, M's newest turn start that fits alone
     /// (besides the pinned message), not the last message of M.
     pub(super) fn is_profile_fallback(&self, out: &OutputState) -> bool {
@@ -117,7 +117,7 @@ impl Judge<'_> {
     }
 
     /// With a profile, whether the answer for the smaller budget is what the
-    /// profile falls back on (spec v2 §15.4): an error when M has no turn
+    /// profile falls back on (spec §15.4): an error when M has no turn
     /// start, or M's newest turn start alone (besides system messages) when
     /// it is not the last message of M. `budget-monotone` does not judge
     /// those: the fallback is not a cut of the policy.

@@ -1,8 +1,8 @@
-//! Safety-level clauses (semantics §6.3), the same for every policy:
+//! Safety-level clauses (spec §6.3), the same for every policy:
 //! `budget`, `system-pinned`, `no-fabrication`, `no-orphan-result`,
 //! `no-orphan-approval`, `calls-keep-results`, `valid-output` and
-//! `rejects-bad-budget`, read with costs (spec v2 §11.6), and in summaries
-//! runs `summary-shape` and `summary-replaces-prefix` (spec v2 §12.2,
+//! `rejects-bad-budget`, read with costs (spec §11.6), and in summaries
+//! runs `summary-shape` and `summary-replaces-prefix` (spec §12.2,
 //! §12.3). `deterministic` is judged with the other comparisons of
 //! responses, in [`super::metamorphic`].
 
@@ -76,7 +76,7 @@ impl Judge<'_> {
     }
 
     /// The output's messages that count against a message budget: all
-    /// but the pinned one and the placeholder (spec v2 §16.5).
+    /// but the pinned one and the placeholder (spec §16.5).
     pub(super) fn kept_non_pinned(&self, out: &OutputState) -> usize {
         out.messages.len()
             - usize::from(out.mapping.out_pinned.is_some())
@@ -84,10 +84,10 @@ impl Judge<'_> {
     }
 
     /// Message budgets (as in version 1): every output message but the
-    /// pinned one counts 1. Token budgets: the counted cost (spec v2 §11.6);
-    /// budgets in items are token budgets (spec v2 §16.3). Over the budget,
+    /// pinned one counts 1. Token budgets: the counted cost (spec §11.6);
+    /// budgets in items are token budgets (spec §16.3). Over the budget,
     /// `soft-budget` excuses what keeps a call group whole or one message
-    /// (spec v2 §16.1).
+    /// (spec §16.1).
     pub(super) fn budget_clause(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
         let over = self.over_budget(out, b);
         match over {
@@ -162,7 +162,7 @@ impl Judge<'_> {
     }
 
     /// Every output message maps to an input message, except the summary
-    /// (spec v2 §12.1) and the placeholder (spec v2 §16.5). The failure says
+    /// (spec §12.1) and the placeholder (spec §16.5). The failure says
     /// what the reducer did with the message ([`Judge::fabrication`]).
     pub(super) fn no_fabrication(&self, out: &OutputState, b: &Budget) -> Outcome {
         match out.fabricated() {
@@ -187,7 +187,7 @@ impl Judge<'_> {
     /// the deepest first difference, then the nearest to the next kept
     /// one), with
     /// the path and both values, and for a number rewritten as a double
-    /// the hint of `--declare json-numbers` (spec v2 §16.7); or, when no input
+    /// the hint of `--declare json-numbers` (spec §16.7); or, when no input
     /// message is near, the message itself.
     fn fabrication(&self, out: &OutputState, k: usize) -> String {
         let mine = &out.messages[k];
@@ -297,7 +297,7 @@ impl Judge<'_> {
         )
     }
 
-    /// `summary-shape` (spec v2 §12.2).
+    /// `summary-shape` (spec §12.2).
     pub(super) fn summary_shape(&self, out: &OutputState) -> Outcome {
         let Some(k) = out.summary else {
             return not_judged("the output has no summary");
@@ -321,8 +321,8 @@ impl Judge<'_> {
     }
 
     /// The shape a message of the reducer's own must have, `what` at
-    /// output message `k` (the summary, spec v2 §12.2; the placeholder,
-    /// spec v2 §16.5): readable, text items only and at least one, not a
+    /// output message `k` (the summary, spec §12.2; the placeholder,
+    /// spec §16.5): readable, text items only and at least one, not a
     /// tool message; the failure when it is not.
     pub(super) fn note_shape(&self, out: &OutputState, k: usize, what: &str) -> Option<Outcome> {
         if out.h.view(k).is_unreadable() {
@@ -356,7 +356,7 @@ impl Judge<'_> {
         None
     }
 
-    /// `summary-replaces-prefix` (spec v2 §12.3): the kept messages of M
+    /// `summary-replaces-prefix` (spec §12.3): the kept messages of M
     /// follow every dropped one (drops that orphan removal explains are
     /// allowed gaps).
     pub(super) fn summary_replaces_prefix(&self, out: &OutputState) -> Outcome {
@@ -452,7 +452,7 @@ impl Judge<'_> {
     /// items, all results / approval responses, none of whose partners is
     /// kept in the output.
     pub(super) fn explainable_drop(&self, out: &OutputState, j: usize) -> bool {
-        // An attached reasoning item goes with its item (spec v2 §14.6).
+        // An attached reasoning item goes with its item (spec §14.6).
         if crate::terms::links::attached_reasoning(self.in_h, j) && !out.mapping.kept[j + 1] {
             return true;
         }

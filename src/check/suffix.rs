@@ -1,5 +1,5 @@
-//! Policy-level clauses of policy `suffix` (semantics §6.5, with costs spec
-//! v2 §11.6):
+//! Policy-level clauses of policy `suffix` (spec §6.5, with costs spec
+//! §11.6):
 //! `contiguous-suffix` and `maximal-suffix`.
 
 use super::{fail, Judge, Outcome, OutputState};
@@ -10,7 +10,7 @@ impl Judge<'_> {
     pub(super) fn contiguous_suffix(&self, out: &OutputState) -> Outcome {
         if self.is_profile_fallback(out) {
             return super::not_judged(
-                "the output is the provider profile's fallback, the newest user message alone (spec v2 §15.4)",
+                "the output is the provider profile's fallback, the newest user message alone (spec §15.4)",
             );
         }
         let Some(s) = self.rest().iter().position(|&j| out.mapping.kept[j]) else {
@@ -29,10 +29,10 @@ impl Judge<'_> {
         }
     }
 
-    /// A legal suffix start (semantics §4): not a tool message, not
+    /// A legal suffix start (spec §4): not a tool message, not
     /// approval-only, carrying no result / approval response whose partner
     /// lies before it, not continuing a call group, not right after an
-    /// attached reasoning item (spec v2 §14.5–§14.6).
+    /// attached reasoning item (spec §14.5–§14.6).
     pub(super) fn legal_start(&self, j: usize) -> bool {
         let v = self.in_h.view(j);
         v.role != Role::Tool
@@ -48,7 +48,7 @@ impl Judge<'_> {
     }
 
     /// No position from s0, the smallest whose run costs at most B (spec
-    /// v2 §11.5), up to the actual start is a legal start.
+    /// §11.5), up to the actual start is a legal start.
     pub(super) fn maximal_suffix(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
         let rest = self.rest();
         let n = rest.len();

@@ -1,5 +1,5 @@
-//! Policy-level clauses of policy `turns` (semantics §6.4, with costs spec
-//! v2 §11.6): `whole-turns`, `newest-first`, `maximal` and
+//! Policy-level clauses of policy `turns` (spec §6.4, with costs spec
+//! §11.6): `whole-turns`, `newest-first`, `maximal` and
 //! `overflow-question`, judged on the turns of the input
 //! ([`crate::terms::History::turn_spans`]), each in one pass. `room` is B,
 //! what M may cost (less the summary's cost when the output has one); with
@@ -53,7 +53,7 @@ impl Judge<'_> {
         }
         if self.is_profile_fallback(out) {
             return not_judged(
-                "the output is the provider profile's fallback, the newest user message alone (spec v2 §15.4)",
+                "the output is the provider profile's fallback, the newest user message alone (spec §15.4)",
             );
         }
         for turn in self.turns() {
@@ -78,7 +78,7 @@ impl Judge<'_> {
     pub(super) fn newest_first(&self, out: &OutputState) -> Outcome {
         if self.is_profile_fallback(out) {
             return not_judged(
-                "the output is the provider profile's fallback, the newest user message that fits alone (spec v2 §15.4)",
+                "the output is the provider profile's fallback, the newest user message that fits alone (spec §15.4)",
             );
         }
         let all = self.turns();
@@ -139,7 +139,7 @@ impl Judge<'_> {
         let Some(newest) = self.overflow(b, room) else {
             return not_judged("the newest turn fits the budget");
         };
-        // The expected messages (spec v2 §11.4): the question when the turn
+        // The expected messages (spec §11.4): the question when the turn
         // has one and it fits, and the longest run of the turn's newest
         // messages that fits beside it, which begins at `tail_start`.
         let question_cost = b.cost(newest.start);
@@ -167,7 +167,7 @@ impl Judge<'_> {
             tail += 1;
         }
         // The tail never begins inside a call group or right after an
-        // attached reasoning item (spec v2 §14.5–§14.6).
+        // attached reasoning item (spec §14.5–§14.6).
         while tail_start < newest.end
             && (Some(tail_start) == self.pinned || linked_to_previous(self.in_h, tail_start))
         {

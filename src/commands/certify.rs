@@ -1,5 +1,5 @@
 //! `reducer-kit certify`: run the corpus and generated cases against an
-//! external reducer, shrink failures, and grade it (semantics §6, §8, §9);
+//! external reducer, shrink failures, and grade it (spec §6, §8, §9);
 //! the work is [`reducer_kit::certify`]'s.
 //!
 //! SIGINT and SIGTERM stop the run (spec §8.7): every reducer in flight is
@@ -39,11 +39,11 @@ pub struct Args {
     /// The wire format the reducer speaks.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
-    /// The provider profile the reducer claims to honour (spec v2 §15):
+    /// The provider profile the reducer claims to honour (spec §15):
     /// judges `provider-accepts`, and the reference honours it.
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,
-    /// The runner protocol the reducer speaks: 1, or 2 (token budgets; spec v2 §13).
+    /// The runner protocol the reducer speaks: 1, or 2 (token budgets; spec §13).
     /// Under 1, cases that need 2 are skipped.
     #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
     pub protocol: ProtocolArg,
@@ -115,7 +115,7 @@ pub struct Args {
     #[arg(long, value_name = "KNOBS")]
     pub without: Option<String>,
     /// Declare how the reducer's contract differs from the kit's, as its
-    /// documentation says (spec v2 §16), comma-separated, repeatable:
+    /// documentation says (spec §16), comma-separated, repeatable:
     /// soft-budget (may exceed the budget only to keep a call group whole,
     /// or to keep one message), budget-unit=turns, budget-unit=invocations,
     /// budget-unit=items, budget-unit=batched-results (the budget counts
@@ -126,7 +126,7 @@ pub struct Args {
     /// system-first-only (honours a pinned system message only at index 0:
     /// cases with one later are skipped), json-numbers (numbers beyond
     /// 2^53 or f64 may come back as the nearest double). Each narrows a
-    /// clause, never voids it (spec v2 §16); the certificate lists them.
+    /// clause, never voids it (spec §16); the certificate lists them.
     #[arg(long, value_name = "NAMES")]
     pub declare: Vec<String>,
     /// Most candidate runs when shrinking one failure.
@@ -302,7 +302,7 @@ fn folder_of(p: &Path) -> &Path {
     }
 }
 
-/// Checks the output paths before the first case runs (issue 8): a report
+/// Checks the output paths before the first case runs: a report
 /// file must not be a folder and its folder must exist and be writable;
 /// the `--save-failures` folder must not be a file, and it (or the nearest
 /// folder above it that exists, where it will be made) must be writable.
@@ -359,10 +359,10 @@ use super::usage;
 /// [`super::EXIT_CODES`] for `certify`: the same rule, and the codes of a
 /// run stopped by a signal.
 pub const EXIT_CODES: &str = "\
-Verdicts (spec v1 section 9.2): a failure on a history that passes the
+Verdicts (spec section 9.2): a failure on a history that passes the
 validator is a defect and decides the levels; a failure on an input that
 breaks a validator rule is reported apart (robustness) and decides
-nothing. --declare narrows the contract a reducer is judged under (spec v2
+nothing. --declare narrows the contract a reducer is judged under (spec
 section 16); under --protocol 2 answers echo the request's id, and
 {\"unsupported\": \"why\"} skips a request the reducer cannot express.
 
@@ -409,7 +409,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it",
         ));
     }
-    // What system-first-only declares (spec v2 §16.6): the shape is not
+    // What system-first-only declares (spec §16.6): the shape is not
     // generated, and cases that show it are skipped.
     let mut skipped_shapes = without.clone();
     if declared.system_first_only && !skipped_shapes.contains(&Knob::PinnedNotFirst) {

@@ -1,6 +1,6 @@
 //! `reducer-kit check`: judge one output against every clause.
 //!
-//! Input and output pass the input gate (spec v1 §8.11: regular files or
+//! Input and output pass the input gate (spec §8.11: regular files or
 //! stdin, `--max-input`, the depth limit) and are read as `reduce` reads
 //! its input: each file's text once, its messages as slices of it
 //! ([`parse_raw_entries`]), each message's value built from its slice; the
@@ -30,7 +30,7 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     pub budget: BudgetArgs,
-    /// The output may hold one summary message (spec v2 §12): judge the summary clauses.
+    /// The output may hold one summary message (spec §12): judge the summary clauses.
     #[arg(long)]
     pub summaries: bool,
     /// What a summary costs under a token budget (overrides the input envelope's summaryTokens) [default: 1].
@@ -42,7 +42,7 @@ pub struct Args {
     /// The wire format of input and output.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
-    /// Judge under a provider profile (spec v2 §15): `provider-accepts`.
+    /// Judge under a provider profile (spec §15): `provider-accepts`.
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,
     #[command(flatten)]
@@ -127,7 +127,7 @@ fn refuse_output_format(format: Format, place: &str, messages: &[Value]) -> Resu
         .map_err(|e| usage(format!("{place}: {e}")))
 }
 
-/// The kit's message list of an input entry (spec v1 §1.5), as certify
+/// The kit's message list of an input entry (spec §1.5), as certify
 /// sends it ([`reducer_kit::protocol::request_from_json`]): in a format with
 /// a top-level system prompt, the envelope's member (`system`,
 /// `systemInstruction`) leads the messages as the system pseudo-message,
@@ -152,7 +152,7 @@ fn kit_entry(format: Format, mut entry: Entry) -> Entry {
 /// `respond_request_with` answers: the budget read, the input classified,
 /// the policy's selection under the provider profile), made as a
 /// [`Selection`](reducer_kit::reduce::Selection) and compared with
-/// `response` message by message (spec v1 §1.3 equality): `None` when
+/// `response` message by message (spec §1.3 equality): `None` when
 /// `response` is that answer, so that the caller borrows it; otherwise
 /// the answer, built.
 fn reference_answer(

@@ -216,7 +216,7 @@ fn resolved(path: &Path) -> Option<PathBuf> {
 /// is inside it, or (for `regen` and `min`, which work on every folder
 /// below `dir`: `recursive`) holds it. Those expectations are the
 /// authority the reference is checked against, so `regen`, `min` and
-/// `seed-fuzz` change them only with `--force` (issue 8).
+/// `seed-fuzz` change them only with `--force`.
 fn refuse_spec(command: &str, given: &Path, recursive: bool, force: bool) -> Result<(), ExitCode> {
     if force {
         return Ok(());
@@ -330,7 +330,7 @@ fn regen(args: RegenArgs) -> ExitCode {
     };
     // Every rewritten file is staged, then all are put in place as one
     // change: a kill at any moment leaves the corpus as it was or as it is
-    // after (spec v1 §8.11).
+    // after (spec §8.11).
     let mut changes: Option<Changes> = None;
     let (mut updated, mut touched, mut unusable) = (0, 0, 0);
     for f in &files {
@@ -636,7 +636,7 @@ fn min(args: MinArgs) -> ExitCode {
     }
     let mut deleted = 0;
     if !args.dry_run && !plan.delete.is_empty() {
-        // All the files go as one change (spec v1 §8.11).
+        // All the files go as one change (spec §8.11).
         let mut changes = match Changes::new(&dir) {
             Ok(c) => c,
             Err(e) => return usage(format!("{}: {e}", show_path(&dir))),

@@ -55,7 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = match &args.config {
         Some(path) => {
             // Through the input gate: a regular file of at most the
-            // default limit (spec v1 §8.11), never a wait on a FIFO.
+            // default limit (spec §8.11), never a wait on a FIFO.
             let text =
                 reducer_kit::input::read_regular(path, reducer_kit::input::DEFAULT_MAX_INPUT)
                     .and_then(reducer_kit::input::utf8)

@@ -166,7 +166,7 @@ pub struct Histories {
     pub file: String,
 }
 
-/// `--max-input BYTES`: the size limit of the input gate (spec v1 §8.11),
+/// `--max-input BYTES`: the size limit of the input gate (spec §8.11),
 /// on every command that reads a history or a case file.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct InputLimit {
@@ -191,7 +191,7 @@ pub enum ProtocolArg {
     /// Protocol 1: maxMessages.
     #[value(name = "1")]
     V1,
-    /// Protocol 2: also token budgets and summaries (spec v2 §13).
+    /// Protocol 2: also token budgets and summaries (spec §13).
     #[value(name = "2")]
     V2,
 }
@@ -224,7 +224,7 @@ impl From<PolicyArg> for Policy {
     }
 }
 
-/// `--provider`: the provider profiles of spec v2 §15 as the command line
+/// `--provider`: the provider profiles of spec §15 as the command line
 /// names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProviderArg {
@@ -274,7 +274,7 @@ pub enum CostsArg {
 }
 
 /// The budget options `reduce` and `check` share: a message budget
-/// (`--max`) or a token budget (spec v2 §11, §13.5).
+/// (`--max`) or a token budget (spec §11, §13.5).
 #[derive(clap::Args, Debug)]
 pub struct BudgetArgs {
     /// The budget: most messages kept besides the pinned system message, a
@@ -305,7 +305,7 @@ pub struct BudgetArgs {
 }
 
 /// `--max N`, `--max-tokens N`: a limit read by the one budget parser,
-/// [`Budget::parse`] (spec v1 §2, "what is a budget"): a JSON number denoting
+/// [`Budget::parse`] (spec §2, "what is a budget"): a JSON number denoting
 /// a whole number >= 1 however written (`3`, `3.0`, `3e0`; beyond 64 bits is
 /// no limit). Kept as the JSON number written, which the budget members
 /// send and `reduce` echoes in an output envelope.
@@ -403,7 +403,7 @@ impl BudgetSource for RawEntry<'_> {
 impl BudgetArgs {
     /// The envelope members the command line overrides, for an output
     /// envelope that says what budget was used: `--max N` sets `maxMessages`
-    /// and drops `maxTokens` (the two cannot travel together, spec v2
+    /// and drops `maxTokens` (the two cannot travel together, spec
     /// §11.2); `--max-tokens N` sets `maxTokens` and drops `maxMessages`.
     /// `None` is a member to drop. Empty without either option.
     pub fn envelope_overrides(&self) -> Vec<(&'static str, Option<Value>)> {
@@ -596,7 +596,7 @@ where
 /// an entry whose envelope has the top-level system prompt of `format`
 /// ([`Format::system_member`]), as [`reducer_kit::protocol::join_system`]
 /// makes it: message 0 of the kit's list, as `check`, `certify` and the
-/// spec (v2 §13.1) number it; `reduce` and `validate` read it so.
+/// spec (§13.1) number it; `reduce` and `validate` read it so.
 pub fn system_pseudo(format: Format, e: &RawEntry) -> Option<Box<RawValue>> {
     let key = format.system_member()?;
     let (_, raw) = e.envelope.as_ref()?.iter().find(|(k, _)| k == key)?;

@@ -1,5 +1,5 @@
 //! `reducer-kit reduce`: the reference reducer on the command line, under
-//! a message budget or a token budget (spec v2 §13.5: `--max-tokens`,
+//! a message budget or a token budget (spec §13.5: `--max-tokens`,
 //! `--tokens FILE`, `--costs text-length`, `--count-pinned`, or the
 //! envelope's `maxTokens`, `tokens`, `countPinned`).
 //!
@@ -33,7 +33,7 @@ pub struct Args {
     /// The policy.
     #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
     pub policy: PolicyArg,
-    /// Honour a provider profile (spec v2 §15.4).
+    /// Honour a provider profile (spec §15.4).
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,
     #[command(flatten)]
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // In a format with a top-level system prompt (Anthropic and Bedrock
     // `system`, Gemini `systemInstruction`) that member is the pinned
     // system message, the first of the kit's list, as check, serve and
-    // certify read it (spec v1 §1.5, v2 §14): it is kept and, with
+    // certify read it (spec §1.5, §14): it is kept and, with
     // countPinned, counted. Its cost is the envelope's `systemTokens`
     // before its `tokens`, the first cost of a --tokens file, or its text
     // length. The member itself is written back as it came.

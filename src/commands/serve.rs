@@ -1,5 +1,5 @@
 //! `reducer-kit serve`: a reference reducer speaking runner protocol v1
-//! (semantics §8) or, with `--protocol 2`, protocol 2 (spec v2 §13), for
+//! (spec §8) or, with `--protocol 2`, protocol 2 (spec §13), for
 //! certifying the kit against itself and as a model for implementers.
 
 use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
@@ -20,12 +20,12 @@ pub struct Args {
     /// The wire format of the messages.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
-    /// Honour a provider profile (spec v2 §15.4): never answer an output
+    /// Honour a provider profile (spec §15.4): never answer an output
     /// the provider would reject when the input passes its rules.
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,
     /// The runner protocol to read: 1 (maxMessages) or 2 (also maxTokens,
-    /// tokens, countPinned; spec v2 §13). The reference never summarizes.
+    /// tokens, countPinned; spec §13). The reference never summarizes.
     #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
     pub protocol: ProtocolArg,
 }

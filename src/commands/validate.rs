@@ -1,4 +1,4 @@
-//! `reducer-kit validate`: the validator rules of semantics §5.
+//! `reducer-kit validate`: the validator rules of spec §5.
 
 use super::{Histories, ProviderArg};
 use reducer_kit::formats::{read_history_raw, view_message, Format};
@@ -14,7 +14,7 @@ pub struct Args {
     /// Calls and approval requests of the newest turn may be unanswered.
     #[arg(long)]
     pub allow_pending: bool,
-    /// Also check a provider's acceptance rules (spec v2 §15.3): would it
+    /// Also check a provider's acceptance rules (spec §15.3): would it
     /// accept the history?
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,

@@ -80,7 +80,7 @@ pub enum ImportError {
     #[error(transparent)]
     Expect(#[from] ExpectError),
     /// A case file, or a `parse_no_panic` input, nested deeper than
-    /// [`crate::input::MAX_DEPTH`] (spec v1 §8.11): input the kit cannot
+    /// [`crate::input::MAX_DEPTH`] (spec §8.11): input the kit cannot
     /// represent (exit 1, not unreadable).
     #[error("{0}")]
     TooDeep(crate::input::TooDeep),

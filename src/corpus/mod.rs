@@ -6,7 +6,7 @@
 //! are only ever written atomically (a temporary file in the same folder,
 //! renamed into place): [`crate::atomic::replace`] and
 //! [`crate::atomic::create_new`]; `regen` and `min` change the directory as
-//! a whole ([`crate::atomic::Changes`], spec v1 §8.11).
+//! a whole ([`crate::atomic::Changes`], spec §8.11).
 //!
 //! | file | job |
 //! |------|-----|
@@ -137,7 +137,7 @@ impl fmt::Display for Difference {
 
 /// How `stored` differs from `regenerated` (its [`regenerate`]d form), in the
 /// order spec, expected, violations; empty when it does not. Expectations are
-/// compared as JSON values (semantics §1 equality).
+/// compared as JSON values (spec §1 equality).
 pub fn differences(stored: &Case, regenerated: &Case) -> Vec<Difference> {
     let mut out = Vec::new();
     if stored.spec != regenerated.spec {

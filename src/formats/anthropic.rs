@@ -1,4 +1,4 @@
-//! Canonical ⇄ Anthropic Messages conversion (semantics §1).
+//! Canonical ⇄ Anthropic Messages conversion (spec §1).
 //!
 //! Inside the kit a history is always a list of messages. For Anthropic that
 //! list is the request's `messages`, preceded, when the request has a

@@ -1,4 +1,4 @@
-//! Canonical ⇄ Amazon Bedrock Converse conversion (spec v2 §14.3).
+//! Canonical ⇄ Amazon Bedrock Converse conversion (spec §14.3).
 //!
 //! With `--format bedrock` the messages are the `messages` of a Converse
 //! request: `{"role": "user" | "assistant", "content": [blocks]}`, each

@@ -1,4 +1,4 @@
-//! The canonical format (semantics §1.1): Microsoft.Extensions.AI
+//! The canonical format (spec §1.1): Microsoft.Extensions.AI
 //! `ChatMessage` JSON, the format of case files and of the generator. A
 //! message is `{"role", "contents": [items]}`; each item is tagged by
 //! `$type`:

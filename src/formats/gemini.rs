@@ -1,4 +1,4 @@
-//! Canonical ⇄ Gemini `contents` conversion (spec v2 §14.2).
+//! Canonical ⇄ Gemini `contents` conversion (spec §14.2).
 //!
 //! With `--format gemini` the messages are the `contents` of a Gemini
 //! `generateContent` request: `{"role": "user" | "model", "parts": [...]}`,

@@ -4,7 +4,7 @@
 //! `{"toolUse": {...}}`), results travel in `user` messages, and the system
 //! prompt is a top-level member of the request. [`Keyed`] describes one
 //! such format; [`super::gemini`] and [`super::bedrock`] are its two
-//! instances, and this file converts and reads either (spec v2 §14.2,
+//! instances, and this file converts and reads either (spec §14.2,
 //! §14.3).
 //!
 //! | canonical | keyed part (Gemini / Bedrock) |
@@ -165,7 +165,7 @@ impl Keyed {
 
     /// The id of a call or result object: its id member, or (Gemini) from
     /// its name, `<name>#<k>` for the k-th id-less one of that kind and
-    /// name in the message (spec v2 §14.2).
+    /// name in the message (spec §14.2).
     #[allow(clippy::too_many_arguments)]
     fn id_of(
         &self,

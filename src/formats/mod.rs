@@ -1,4 +1,4 @@
-//! Wire formats (semantics §1, spec v2 §14): every piece of knowledge about
+//! Wire formats (spec §1, spec §14): every piece of knowledge about
 //! how a message is spelled in canonical, OpenAI Chat Completions,
 //! Anthropic Messages, OpenAI Responses, Gemini or Bedrock Converse JSON
 //! lives in this folder.
@@ -54,7 +54,7 @@ pub type ConvertError = ShapeError;
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Microsoft.Extensions.AI `ChatMessage` JSON: `role`, `contents` of
-    /// `$type`-tagged items (semantics §1); see [`canonical`].
+    /// `$type`-tagged items (spec §1); see [`canonical`].
     Canonical,
     /// OpenAI Chat Completions messages (`content`, `tool_calls`,
     /// `tool_call_id`); see [`openai`].
@@ -67,22 +67,22 @@ pub enum Format {
     Anthropic,
     /// OpenAI Responses input items (`message`, `function_call`,
     /// `function_call_output`, `reasoning`, MCP approval items, ...), one
-    /// item per message; see [`responses`] (spec v2 §14.1).
+    /// item per message; see [`responses`] (spec §14.1).
     Responses,
     /// Gemini `contents` (`role` `user` / `model`, `parts` with `text`,
     /// `functionCall`, `functionResponse`; the request's top-level
     /// `systemInstruction` as a leading pseudo-message); see [`gemini`]
-    /// (spec v2 §14.2).
+    /// (spec §14.2).
     Gemini,
     /// Amazon Bedrock Converse `messages` (`content` blocks `text`,
     /// `toolUse`, `toolResult`; the request's top-level `system` as a
-    /// leading pseudo-message); see [`bedrock`] (spec v2 §14.3).
+    /// leading pseudo-message); see [`bedrock`] (spec §14.3).
     Bedrock,
 }
 
 impl Format {
     /// Every format, canonical first, then the formats of spec v1, then
-    /// those of spec v2 §14.
+    /// those of spec §14.
     pub const ALL: [Format; 6] = [
         Format::Canonical,
         Format::OpenAi,
@@ -93,8 +93,8 @@ impl Format {
     ];
 
     /// The version of the spec that defines the format: 1 for canonical,
-    /// OpenAI and Anthropic (spec v1 §7), 2 for Responses, Gemini and
-    /// Bedrock (spec v2 §14).
+    /// OpenAI and Anthropic (spec §7), 2 for Responses, Gemini and
+    /// Bedrock (spec §14).
     pub fn spec(self) -> u32 {
         match self {
             Format::Canonical | Format::OpenAi | Format::Anthropic => 1,
@@ -129,7 +129,7 @@ impl Format {
     }
 
     /// Whether the format has reasoning items attached to the next item
-    /// (spec v2 §14.6): only [`Format::Responses`]. The clause
+    /// (spec §14.6): only [`Format::Responses`]. The clause
     /// `reasoning-attached` is judged in those formats only.
     pub fn has_reasoning(self) -> bool {
         self == Format::Responses
@@ -367,7 +367,7 @@ pub fn read_history_lenient(format: Format, messages: &[Value]) -> History {
 }
 
 /// Message `msg` without the elements `elems` (ascending indices into its
-/// items array; semantics §3 step 6): every other member unchanged.
+/// items array; spec §3 step 6): every other member unchanged.
 pub fn strip_elems(format: Format, msg: &Value, elems: &[usize]) -> Value {
     let mut out = msg.clone();
     if let Some(Value::Array(arr)) = out.get_mut(format.items_key()) {
@@ -387,7 +387,7 @@ pub fn strip_elems(format: Format, msg: &Value, elems: &[usize]) -> Value {
 
 /// Removes the items at `removed` (indices into `view.items`, each a result
 /// or approval response) from `msg`. Returns `None` when no item would be
-/// left: such a message is dropped (semantics §3 step 6). All other members
+/// left: such a message is dropped (spec §3 step 6). All other members
 /// of the message are kept unchanged. A removed item that is not an element
 /// of the items array (an OpenAI `tool` message's result, which is the
 /// message itself) drops the whole message, whatever else it carries.

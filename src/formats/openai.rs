@@ -1,4 +1,4 @@
-//! Canonical ⇄ OpenAI Chat Completions conversion (semantics §1).
+//! Canonical ⇄ OpenAI Chat Completions conversion (spec §1).
 //!
 //! | canonical                                   | OpenAI                                                      |
 //! |---------------------------------------------|-------------------------------------------------------------|

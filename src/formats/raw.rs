@@ -197,7 +197,7 @@ fn read_fast(format: Format, raw: &RawValue, b: &mut HistoryBuilder) -> Option<R
                 role
             })
         }
-        // The formats of spec v2 §14 are read through their values.
+        // The formats of spec §14 are read through their values.
         Format::Responses | Format::Gemini | Format::Bedrock => None,
     })();
     if out.is_none() {

@@ -1,4 +1,4 @@
-//! Canonical ⇄ OpenAI Responses conversion (spec v2 §14.1).
+//! Canonical ⇄ OpenAI Responses conversion (spec §14.1).
 //!
 //! With `--format responses` a history is the Responses API's `input`: a
 //! list of *items*, each one message of the kit's list (one budget unit).
@@ -85,7 +85,7 @@ pub const OPAQUE_ITEMS: [&str; 9] = [
     "compaction",
 ];
 
-/// The item type of the reasoning item (spec v2 §14.6).
+/// The item type of the reasoning item (spec §14.6).
 pub const REASONING: &str = "reasoning";
 
 /// The canonical item tags a Responses part must not take: the canonical
@@ -161,13 +161,13 @@ fn item_type(obj: &Map<String, Value>, index: usize) -> Result<Option<&str>, Sha
     }
 }
 
-/// Whether item `obj` is a `reasoning` item (spec v2 §14.6).
+/// Whether item `obj` is a `reasoning` item (spec §14.6).
 pub fn is_reasoning(obj: &Map<String, Value>) -> bool {
     obj.get("type").and_then(Value::as_str) == Some(REASONING)
 }
 
 /// Whether item `obj` is a client-answered call item ([`CALLS`]): a
-/// member of a call group (spec v2 §14.5).
+/// member of a call group (spec §14.5).
 pub fn is_call_item(obj: &Map<String, Value>) -> bool {
     obj.get("type")
         .and_then(Value::as_str)

@@ -1,5 +1,5 @@
 //! Which wire format a history's messages look like, to catch a history
-//! read in the wrong `--format` (issue 8, item 9): OpenAI messages read as
+//! read in the wrong `--format`: OpenAI messages read as
 //! canonical have no `contents`, so every reader would take them for
 //! messages without items and call the history valid.
 //!

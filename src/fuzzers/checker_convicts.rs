@@ -1,7 +1,7 @@
 //! The checker convicts wrong outputs.
 //!
 //! On a generated case (costs knob on: about half have a token budget,
-//! spec v2 §11), a drawn policy and maybe summaries allowed (spec v2 §12),
+//! spec §11), a drawn policy and maybe summaries allowed (spec §12),
 //! the reference output gets one random [`Mutation`]. When the mutated
 //! response differs from the reference, [`check`](crate::check::check)
 //! must give at least one failing verdict; mutations that break a safety
@@ -432,7 +432,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     // With summaries allowed, an altered message may be a fine summary (an
     // answer of one summary and nothing of M, say): a changed text, or a
     // message whose call was taken out while its text stays (no input
-    // message, so the summary, spec v2 §12.2; tests/tokens.rs
+    // message, so the summary, spec §12.2; tests/tokens.rs
     // `a_message_less_its_pending_call_reads_as_a_summary`). Every other
     // mutation is wrong whatever the summaries.
     let maybe_right = s.summary.is_some()
@@ -444,7 +444,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let rest = || (0..s.case.messages.len()).filter(|&i| Some(i) != pinned);
     // After dropping the pinned message, a later system message equal to it
     // may be the output's first system message: then the output reads as
-    // keeping the pinned one and dropping the later one (semantics §6,
+    // keeping the pinned one and dropping the later one (spec §6,
     // matching by equality), and system-pinned holds.
     let pinned_gone = || {
         let Response::Messages(out) = &s.response else {
@@ -458,7 +458,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let over = |out: &[Value]| -> bool {
         // The output's cost, each message at the cost of the input message
         // it is in the latest embedding of the output in the input
-        // (semantics §6: taken from the end, each output message matched to
+        // (spec §6: taken from the end, each output message matched to
         // the latest equal input message before the previous match; equal
         // messages of different costs make "the latest equal message" alone
         // wrong). The pinned message is counted through `room`.

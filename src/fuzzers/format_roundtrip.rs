@@ -2,11 +2,11 @@
 //! histories, for every wire format ([`Format::ALL`] but canonical).
 //!
 //! The first byte picks the wire format: below 192, OpenAI when even and
-//! Anthropic when odd (as before the formats of spec v2 §14 existed, so old
+//! Anthropic when odd (as before the formats of spec §14 existed, so old
 //! inputs decode as they did); from 192 on, Responses, Gemini and Bedrock
 //! in turn. The history comes from [`config`] for that format (swarm on,
 //! pending tails). Then: the conversion to the wire format succeeds;
-//! converting back gives a history equal to the input (semantics §1
+//! converting back gives a history equal to the input (spec §1
 //! equality); converting that again gives the same wire messages; the wire
 //! views have the same roles and items (kinds and ids, in order) as the
 //! canonical ones, so the validator says the same; and for both policies,

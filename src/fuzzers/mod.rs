@@ -16,7 +16,7 @@
 //! | [`validator_agrees`]  | on generated histories with random damage, the validator and a naive oracle agree on validity |
 //! | [`reduce_invariants`] | the reference reducers' outputs pass every clause of the checker, plus budget, validity, idempotence and identity-when-fits directly |
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |
-//! | [`terms_agree`]       | on generated histories with random damage, `pinned_index`, `turns` and `pair` agree with a naive restatement of semantics §2 |
+//! | [`terms_agree`]       | on generated histories with random damage, `pinned_index`, `turns` and `pair` agree with a naive restatement of spec §2 |
 //!
 //! [`TABLE`] is the one list of targets; `fuzz/Cargo.toml` and
 //! `fuzz/fuzz_targets/` must name exactly these (`tests/fuzzers.rs`
@@ -151,7 +151,7 @@ pub fn run_target(name: &str, bytes: &[u8]) {
 /// (`int_in_range`, `u8`, `bool`: nothing from the end) and stops when the
 /// history is built, so the bytes after the last draw are never read. A
 /// seed that carries them makes libFuzzer start with long inputs and keep
-/// longer ones (fuzz/README.md, "Issue 14, ninth pass").
+/// longer ones.
 ///
 /// The prefix is the bytes the target's decode consumed ([`Target::consumed`]),
 /// kept only when the target makes the same thing of it: the same
@@ -259,7 +259,7 @@ pub(crate) fn describe_decoded<T: std::fmt::Debug>(
 }
 
 /// A generated case under [`Config::everything`] with the costs knob on
-/// (about half the cases get a token budget, spec v2 §13.4; its shapes are
+/// (about half the cases get a token budget, spec §13.4; its shapes are
 /// not detected: no target reads them), a policy, and whether summaries
 /// are allowed (and S, the case's `summaryTokens` under a token budget,
 /// else 1), drawn in that order.
@@ -271,7 +271,7 @@ pub(crate) fn case_policy_summary(
 
 /// [`case_policy_summary`] with the case's messages read in the canonical
 /// format, as the generator read them ([`history_read`]): the same draws,
-/// and a target that judges the case reads it no more (issue 14).
+/// and a target that judges the case reads it no more.
 pub(crate) fn case_policy_summary_read(
     u: &mut Unstructured,
 ) -> arbitrary::Result<(GeneratedCase, History, Policy, Option<u64>)> {

@@ -2,7 +2,7 @@
 //!
 //! On a generated case (under [`Config::everything`](crate::generate::Config::everything)
 //! with the costs knob on: about half the cases have a token budget, spec
-//! v2 §11), a drawn policy and maybe summaries allowed (spec v2 §12), the
+//! §11), a drawn policy and maybe summaries allowed (spec §12), the
 //! reference output, with the extra responses `deterministic`,
 //! `idempotent` and `budget-monotone` need (also from the reference,
 //! planned by [`crate::check::extra_requests`]), gets no failing verdict
@@ -27,14 +27,14 @@
 //! reduced again: the whole output, the direct idempotence check) is the
 //! first answer itself, borrowed ([`ExtrasRef`]), and only an answer that
 //! differs is copied out. The checker judges the same answers it would be
-//! given as copies (issue 14: executions per second).
+//! given as copies (executions per second).
 //!
 //! **One of each per execution.** The OpenAI judgement and the invalid
 //! budget are picked per input (`fuzzers::input_pick`): the OpenAI format
 //! on every other input, and one invalid budget of the 5 (11 under a token
 //! budget) in turn, rather than all of them on every execution; they hardly
 //! depend on the history, and judging all of them made up most of an
-//! execution (issue 14: executions per second). `cargo test` runs every
+//! execution (executions per second). `cargo test` runs every
 //! seed this way too; [`check_reference`] with [`Variants::All`] runs them
 //! all.
 
@@ -145,7 +145,7 @@ pub fn check_reference(
 /// [`check_reference`] on the case's messages as read in the canonical
 /// format (`history`: what the generator read, handed on): every answer
 /// below is selected on this reading (what `respond_request` does after
-/// reading), and the input is read no more (issue 14).
+/// reading), and the input is read no more.
 fn check_read(
     case: &GeneratedCase,
     history: History,

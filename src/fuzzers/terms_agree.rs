@@ -1,4 +1,4 @@
-//! The terms of semantics §2 agree with a naive restatement.
+//! The terms of spec §2 agree with a naive restatement.
 //!
 //! The reference reducers, the validator, the checker and the generator all
 //! stand on [`pinned_index`], [`turns()`] and [`pair`]

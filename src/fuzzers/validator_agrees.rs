@@ -4,7 +4,7 @@
 //! damages: a message dropped, moved or duplicated, a call / result /
 //! request / response id changed (to another id of the history or a new
 //! one), a role changed. Then `validate(..).is_empty()` must equal
-//! [`naive_valid`], a second, deliberately plain reading of semantics §5
+//! [`naive_valid`], a second, deliberately plain reading of spec §5
 //! that works on the raw JSON with sets, the way the seed document's
 //! `ValidPairs` does, extended to approvals, roles and pending tails.
 

@@ -127,7 +127,7 @@ pub struct Config {
     /// restriction of this config (knobs off, lower maxima; see
     /// [`Config::arbitrary_within`]). Default on.
     pub swarm: bool,
-    /// Reasoning items (OpenAI Responses, spec v2 §14.1): before some
+    /// Reasoning items (OpenAI Responses, spec §14.1): before some
     /// assistant messages (a reply, a message of calls, an approval
     /// request), an `assistant` message holding one `reasoning` item, which
     /// the Responses format attaches to the item after it. Default off, as
@@ -146,7 +146,7 @@ pub struct Config {
     /// its message counts (a Responses item per call). Default canonical;
     /// set by [`Config::sanitize_for`].
     pub format: Format,
-    /// Token budgets (protocol 2, spec v2 §13.4): about half of the cases
+    /// Token budgets (protocol 2, spec §13.4): about half of the cases
     /// get per-message costs and a `maxTokens` ([`super::Costs`]), drawn
     /// after everything else so that the messages and the message budget
     /// do not change. Default off; on for `certify --protocol 2`. Not drawn

@@ -1,4 +1,4 @@
-//! Costs for generated cases (spec v2 §13.2, §13.4): a token budget drawn
+//! Costs for generated cases (spec §13.2, §13.4): a token budget drawn
 //! after everything else, from bytes of its own, so that a case's messages
 //! and message budget are the same whether or not costs are drawn.
 //!
@@ -107,7 +107,7 @@ pub(super) fn draw(
         idx.fold(0u64, |s, i| s.saturating_add(t[i]))
     };
     let total = cost(&tokens, &mut rest.iter().copied());
-    // The newest turn (semantics §2: from the last turn start, the pinned
+    // The newest turn (spec §2: from the last turn start, the pinned
     // message skipped) and its question.
     let all = history.turn_spans();
     let newest = all.last().map_or(0, |t| {

@@ -2,7 +2,7 @@
 //! (`approvals`, `developer-role`, …), what turning it off does to a
 //! config, and whether a case (any case, generated or not) still shows
 //! what it switches, as detected from the case itself ([`shapes`] and the
-//! message view). `certify --without` is built on it (issue 12): an
+//! message view). `certify --without` is built on it: an
 //! adapter that cannot represent a shape names the knob.
 
 use super::{shapes, Config, Shape};

@@ -1,7 +1,7 @@
-//! The generator of valid tool-bearing histories (issue 3), modelled on
+//! The generator of valid tool-bearing histories, modelled on
 //! wasm-smith.
 //!
-//! [`history`] builds a canonical history (semantics §1) from an
+//! [`history`] builds a canonical history (spec §1) from an
 //! [`arbitrary::Unstructured`] in a fixed order of private steps: the leading
 //! segment, the turns (a user question, then steps: assistant replies, tool
 //! steps with 1–8 parallel calls and their results, approval flows, later
@@ -20,7 +20,7 @@
 //! the same cases on every machine (ChaCha8 bytes fed to `Unstructured`).
 //!
 //! With [`Config::costs`] on (protocol 2 runs), about half of the cases
-//! also get a token budget ([`Costs`], spec v2 §13.4), drawn after
+//! also get a token budget ([`Costs`], spec §13.4), drawn after
 //! everything else: from the rest of the bytes in [`history`], from a
 //! second buffer of the same ChaCha8 stream in [`seeded_case`], so that a
 //! seeded case's messages and message budget are the same with the knob on
@@ -63,7 +63,7 @@ use std::collections::BTreeSet;
 /// One generated case: a valid canonical history and a budget.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedCase {
-    /// The history, canonical format (semantics §1).
+    /// The history, canonical format (spec §1).
     pub messages: Vec<Value>,
     /// `maxMessages`, ≥ 1, drawn around the edges (1, a turn boundary,
     /// exactly fits, one short, larger than the history).
@@ -202,7 +202,7 @@ pub fn history_without_shapes(
 
 /// [`history_without_shapes`] and the case's messages read in the
 /// canonical format ([`read_history`]): the reading the budget draw made,
-/// handed on so that a fuzz target reads its history once (issue 14).
+/// handed on so that a fuzz target reads its history once.
 ///
 /// # Errors
 ///

@@ -95,7 +95,7 @@ shapes! {
     /// Two calls with the same id (the second after the first's result).
     CallIdReused = "call-id-reused";
     /// An OpenAI Responses reasoning item: an `assistant` message whose
-    /// one item has `$type` `reasoning` and nothing else (spec v2 §14.1).
+    /// one item has `$type` `reasoning` and nothing else (spec §14.1).
     ReasoningItem = "reasoning-item";
     /// A reasoning item right before a message of calls (in the Responses
     /// format it is attached to the first call of the group).
@@ -129,7 +129,7 @@ shapes! {
     /// The budget is larger than the number of messages other than the
     /// pinned one.
     BudgetLarger = "budget-larger";
-    /// A token budget (spec v2 §11) whose every cost is 1.
+    /// A token budget (spec §11) whose every cost is 1.
     CostUnit = "cost-unit";
     /// A token budget whose every cost is the same k ≥ 2 (two messages or
     /// more).
@@ -373,7 +373,7 @@ pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
     out
 }
 
-/// The shapes a token budget shows on a canonical history (spec v2 §13.4):
+/// The shapes a token budget shows on a canonical history (spec §13.4):
 /// the cost distributions and the budget's thresholds. A history the kit
 /// cannot read, or a message budget, shows none.
 ///

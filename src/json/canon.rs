@@ -1,5 +1,5 @@
 //! The canonical text of a history's messages, in one buffer: equality of
-//! messages by their bytes (semantics §1.3).
+//! messages by their bytes (spec §1.3).
 //!
 //! Every message is written once in the canonical text of
 //! [`canonical_json`](super::canonical_json) (members sorted by name,
@@ -14,7 +14,7 @@
 //! For a message that is an object whose items member (the format's
 //! [`items_key`](crate::formats::Format::items_key), given by the caller)
 //! is an array, the spans of that array and of each of its elements are
-//! kept too: "equal but for some removed elements" (semantics §7) is judged
+//! kept too: "equal but for some removed elements" (spec §7) is judged
 //! on bytes as well (the text before the array, the elements, the text
 //! after it; members are sorted, so the array sits at the same place in
 //! both messages when the other members are equal).
@@ -161,7 +161,7 @@ impl CanonHistory {
         self.spans[k].hash
     }
 
-    /// Whether message `k` equals message `j` of `other` (semantics §1.3):
+    /// Whether message `k` equals message `j` of `other` (spec §1.3):
     /// the same canonical text.
     #[inline]
     pub fn same(&self, k: usize, other: &CanonHistory, j: usize) -> bool {

@@ -1,4 +1,4 @@
-//! JSON value equality and difference paths (semantics §1, "equal"), and
+//! JSON value equality and difference paths (spec §1, "equal"), and
 //! the kit's pretty layout.
 //!
 //! Two JSON values are *equal* when objects have the same members in any
@@ -14,7 +14,7 @@
 //! | `decimal.rs` | exact decimal values of number texts, whatever their exponent |
 //! | `pretty.rs` | pretty JSON bounded in size ([`BoundedPretty`]), `reduce`'s [`Relayer`] |
 //!
-//! **Pretty JSON is bounded** (spec v1 §8.11): every pretty JSON the kit
+//! **Pretty JSON is bounded** (spec §8.11): every pretty JSON the kit
 //! writes (`reduce`'s output, case files, the JSON report) lays out the top
 //! [`PRETTY_DEPTH`] levels as `serde_json`'s pretty printer does, one value
 //! per line with two-space indents, and writes anything deeper compactly
@@ -36,7 +36,7 @@ pub use pretty::{
     PRETTY_DEPTH,
 };
 
-/// Whether `a` and `b` are equal JSON values in the sense of semantics §1.
+/// Whether `a` and `b` are equal JSON values in the sense of spec §1.
 ///
 /// # Examples
 ///
@@ -95,7 +95,7 @@ pub fn number_eq(a: &Number, b: &Number) -> bool {
 /// exactly as the nearest double, and a number beyond the doubles' range
 /// as `null` (what `JSON.stringify` writes for the infinity a JavaScript
 /// reader makes of it): how `--declare json-numbers` reads the input and
-/// the answers before judging them (spec v2 §16.7). Returns whether anything
+/// the answers before judging them (spec §16.7). Returns whether anything
 /// changed.
 ///
 /// # Examples
@@ -205,7 +205,7 @@ fn decimal_hash(negative: bool, digits: &str, exponent: &BigInt) -> u64 {
     mix(mix(str_hash(digits), exp), u64::from(negative))
 }
 
-/// The canonical text of a JSON number: equal numbers (semantics §1.3) and
+/// The canonical text of a JSON number: equal numbers (spec §1.3) and
 /// only they have the same text. `0` for zero, else an optional `-`, the
 /// significant digits without leading or trailing zeros, `e` and the power
 /// of ten of the last digit: `12.0`, `12` and `1.2e1` are all `12e0`.
@@ -225,7 +225,7 @@ pub fn canonical_number(n: &Number) -> String {
 }
 
 /// The canonical text of a JSON value: two values have the same canonical
-/// text exactly when they are equal ([`json_eq`], semantics §1.3). Object
+/// text exactly when they are equal ([`json_eq`], spec §1.3). Object
 /// members sorted by name, numbers as [`canonical_number`] writes them
 /// (as strings would be ambiguous, they are written bare), strings and
 /// names as JSON strings, no spaces.
@@ -347,7 +347,7 @@ pub fn first_difference_in(a: &[Value], b: &[Value]) -> Option<String> {
 fn diff_at(a: &Value, b: &Value, steps: &mut Vec<String>) -> bool {
     // Equal values (the usual case: most messages of an answer are those
     // of the other) are told by `json_eq`, which compares members in the
-    // same order pairwise instead of looking each key up (issue 14).
+    // same order pairwise instead of looking each key up.
     if json_eq(a, b) {
         return false;
     }

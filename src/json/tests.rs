@@ -22,7 +22,7 @@ fn numbers_compare_by_value() {
 }
 
 /// Exponents too large for any machine integer are compared exactly
-/// (issue 13: `1e99999999999999999999` was read as `1`).
+/// (`1e99999999999999999999` is not `1`).
 #[test]
 fn huge_exponents_compare_exactly() {
     assert!(!json_eq(&v("1"), &v("1e99999999999999999999")));
@@ -81,7 +81,7 @@ fn big_integer_arithmetic() {
     assert_eq!(b("1234567890123456789").to_i64(), None);
 }
 
-/// Pairs of JSON texts of equal values (semantics §1.3), also what the
+/// Pairs of JSON texts of equal values (spec §1.3), also what the
 /// canonical texts are held to (`canon`'s tests).
 pub(crate) const EQUAL: [(&str, &str); 10] = [
     ("1", "1.0"),

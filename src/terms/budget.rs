@@ -1,12 +1,12 @@
-//! The budget (spec v1 §2, "Budget" and "Decided — what is a budget"; spec
-//! v2 §11, weighted budgets): how much of M an output may hold. This is the
+//! The budget (spec §2, "Budget" and "Decided — what is a budget"; spec
+//! §11, weighted budgets): how much of M an output may hold. This is the
 //! one place a request's budget members are read.
 //!
 //! A budget is a limit N and a cost per message. Protocol 1 knows only
 //! `maxMessages`: every message of M costs 1 and the pinned system message
 //! never counts. Protocol 2 adds `maxTokens` with `tokens`, one cost per
 //! message, and `countPinned`, whether the pinned system message's cost
-//! counts against N (spec v2 §11.1). Both are one [`Budget`]: a message
+//! counts against N (spec §11.1). Both are one [`Budget`]: a message
 //! budget is the token budget whose every cost is 1 and whose
 //! `countPinned` is false, so every caller keeps one type and only the code
 //! that counts asks [`Budget::cost`].
@@ -25,9 +25,9 @@ use std::sync::Arc;
 /// Message budgets (`maxMessages`) cost 1 per message and never count the
 /// pinned system message; token budgets (`maxTokens`) cost each message its
 /// entry of `tokens` and count the pinned message when `countPinned`
-/// (spec v2 §11.3). Indices are positions in the kit's message list: the
+/// (spec §11.3). Indices are positions in the kit's message list: the
 /// request's `messages`, with a format's top-level system prompt as message
-/// 0 (spec v1 §1.5).
+/// 0 (spec §1.5).
 ///
 /// # Examples
 ///
@@ -54,7 +54,7 @@ pub struct Budget {
     count_pinned: bool,
 }
 
-/// The budget members of a request as it sent them (spec v1 §8.1, spec v2
+/// The budget members of a request as it sent them (spec §8.1, spec
 /// §13.1), each possibly invalid on purpose, for [`Budget::read`]. `None`
 /// is an absent member.
 ///
@@ -85,13 +85,13 @@ pub struct BudgetFields {
 }
 
 /// Budget members that do not make a budget (clause `rejects-bad-budget`,
-/// spec v1 §2 and spec v2 §11.2). Messages are lowercase and quote what was
+/// spec §2 and spec §11.2). Messages are lowercase and quote what was
 /// received as JSON text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BudgetError {
     /// `maxMessages` is not a JSON number denoting a whole number ≥ 1 (spec
-    /// v1 §2; this text is protocol 1's and never changes).
+    /// §2; this text is protocol 1's and never changes).
     #[error("maxMessages must be an integer >= 1, got {got}")]
     MaxMessages {
         /// The value as received, as JSON text (`0`, `"3"`, `null`).
@@ -133,7 +133,7 @@ pub enum BudgetError {
         got: String,
     },
     /// `countPinned` is true and the pinned system message alone costs more
-    /// than `maxTokens` (spec v2 §11.2: a budget no output can honour).
+    /// than `maxTokens` (spec §11.2: a budget no output can honour).
     #[error("the pinned system message (message {index}) costs {cost}, more than maxTokens {limit}, and countPinned is true")]
     Unsatisfiable {
         /// The pinned message's index in the kit's list.
@@ -145,7 +145,7 @@ pub enum BudgetError {
     },
 }
 
-/// The cost `--costs text-length` gives a message (spec v2 §13.5): the
+/// The cost `--costs text-length` gives a message (spec §13.5): the
 /// number of characters of its compact JSON, divided by 4 and rounded up,
 /// at least 1. A stand-in for a tokenizer on real conversations, and one of
 /// the generator's cost distributions.
@@ -164,7 +164,7 @@ pub fn text_length_cost(message: &Value) -> u64 {
         .max(1)
 }
 
-/// A JSON number read as a whole number ≥ 0 (spec v1 §2: `3.0` is 3, `1e1`
+/// A JSON number read as a whole number ≥ 0 (spec §2: `3.0` is 3, `1e1`
 /// is 10).
 enum Whole {
     /// The value, when it fits in 64 bits.
@@ -259,7 +259,7 @@ impl Budget {
 
     /// Reads the budget members of a request of `messages` messages (the
     /// kit's list: a top-level system prompt counts) under protocol 2 (spec
-    /// v2 §11.2), in this order: exactly one of `maxMessages` and
+    /// §11.2), in this order: exactly one of `maxMessages` and
     /// `maxTokens`; with `maxMessages`, [`Budget::parse`] (the other
     /// members are not read); with `maxTokens`, a whole number ≥ 1, then
     /// `tokens`, an array of one whole number ≥ 0 per message, then
@@ -381,7 +381,7 @@ impl Budget {
 
     /// The smallest position `s` such that the messages at `indices[s..]`
     /// cost at most `room` together: walking back from the last, adding
-    /// costs, the first message that does not fit stops the walk (spec v2
+    /// costs, the first message that does not fit stops the walk (spec
     /// §11.3, §11.5: never past it, whatever older messages cost). With
     /// unit costs, `indices.len() - room` (or 0).
     ///
@@ -417,7 +417,7 @@ impl Budget {
         }
     }
 
-    /// B, what the messages of M may cost together (spec v2 §11.3): the
+    /// B, what the messages of M may cost together (spec §11.3): the
     /// limit less the pinned message's cost when it counts.
     ///
     /// # Errors
@@ -445,7 +445,7 @@ impl Budget {
     }
 
     /// The same budget with the limit lowered by `by`, down to 0: the
-    /// budget a summary of cost `by` leaves (spec v2 §12.4). A limit of 0
+    /// budget a summary of cost `by` leaves (spec §12.4). A limit of 0
     /// is no budget a request can carry; it exists only for judging a
     /// summary, whose kept messages are compared with the reference answer
     /// at this budget (keeping nothing of M when it is 0).
@@ -459,7 +459,7 @@ impl Budget {
     /// The message budget one message smaller (the extra request of clause
     /// `budget-monotone` under a message budget), or `None` for a budget of
     /// 1 or a token budget (whose smaller budget depends on the answer,
-    /// spec v2 §11.6).
+    /// spec §11.6).
     pub fn one_smaller(&self) -> Option<Budget> {
         if self.is_tokens() {
             return None;
@@ -475,7 +475,7 @@ impl Budget {
 
     /// The budget as the request members the kit sends: `maxMessages` for a
     /// message budget; `maxTokens`, `tokens` and `countPinned` for a token
-    /// budget (spec v2 §13.1).
+    /// budget (spec §13.1).
     pub fn to_fields(&self) -> BudgetFields {
         match &self.costs {
             None => BudgetFields::messages(Value::from(self.limit)),

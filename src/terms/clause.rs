@@ -1,5 +1,5 @@
-//! Reduction clauses: the ids `check` and `certify` judge (semantics §6) and
-//! the protocol failures of the runner (semantics §7).
+//! Reduction clauses: the ids `check` and `certify` judge (spec §6) and
+//! the protocol failures of the runner (spec §8).
 //!
 //! Ids are public vocabulary: they are never renumbered or reused.
 
@@ -34,7 +34,7 @@ impl Level {
 
 macro_rules! clauses {
     ($( $(#[$doc:meta])* $variant:ident = $id:literal, $level:ident, $def:literal; )*) => {
-        /// A clause of semantics §6 or a protocol clause of §7.
+        /// A clause of spec §6 or a protocol clause of §7.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Clause {
             $( $(#[$doc])* $variant, )*
@@ -102,24 +102,24 @@ clauses! {
     /// `deterministic`: the same request twice gets the same response.
     Deterministic = "deterministic", Safety,
         "the same request twice gets the same response";
-    /// `reasoning-attached` (spec v2 §14.6): a reasoning item and the item it
+    /// `reasoning-attached` (spec §14.6): a reasoning item and the item it
     /// is attached to are kept together or dropped together. Judged only in
     /// formats with reasoning items (Responses).
     ReasoningAttached = "reasoning-attached", Safety,
         "a reasoning item is kept exactly when the item it is attached to (the next input message) is kept";
-    /// `provider-accepts` (spec v2 §15.5): with a provider profile, the
+    /// `provider-accepts` (spec §15.5): with a provider profile, the
     /// output passes every rule of the profile when the input does.
     ProviderAccepts = "provider-accepts", Safety,
         "with a provider profile, the output passes the profile's rules whenever the input does";
-    /// `summary-shape` (spec v2 §12.2, summaries runs): the summary is text
+    /// `summary-shape` (spec §12.2, summaries runs): the summary is text
     /// only, not a tool message, and only the pinned message precedes it.
     SummaryShape = "summary-shape", Safety,
         "the summary (the first output message that is no input message) holds only text items, at least one, is not a tool message, is no copy of an input message, and nothing but the pinned system message comes before it";
-    /// `summary-replaces-prefix` (spec v2 §12.3, summaries runs): the
+    /// `summary-replaces-prefix` (spec §12.3, summaries runs): the
     /// summary stands for a prefix of the history.
     SummaryReplacesPrefix = "summary-replaces-prefix", Safety,
         "with a summary, every kept message of M is newer than every dropped one: the summary stands for a prefix of the history";
-    /// `placeholder-shape` (spec v2 §16.5, with `--declare placeholder`): the
+    /// `placeholder-shape` (spec §16.5, with `--declare placeholder`): the
     /// note a reducer inserts where it cut is text only and stands at a cut.
     PlaceholderShape = "placeholder-shape", Safety,
         "the placeholder (the first output message that is no input message) holds only text items, at least one, is not a tool message, and stands where messages of M were dropped";
@@ -171,7 +171,7 @@ impl Clause {
 
     /// The clauses judged for `policy` in a run that allows summaries
     /// (`summaries`: adds `summary-shape` and `summary-replaces-prefix`,
-    /// spec v2 §12) or not, in report order.
+    /// spec §12) or not, in report order.
     pub fn for_run(policy: super::Policy, summaries: bool) -> Vec<Clause> {
         Clause::ALL
             .iter()
@@ -196,7 +196,7 @@ impl Clause {
         }
     }
 
-    /// The clause's definition as spec version 2 reads it (spec v2 §11.6,
+    /// The clause's definition as spec version 2 reads it (spec §11.6,
     /// §12): with costs and summaries. The same as [`Clause::definition`]
     /// for the clauses version 2 reads as version 1 does; what protocol 2
     /// runs print.
@@ -215,7 +215,7 @@ impl Clause {
         }
     }
 
-    /// The clauses judged in a run (spec v2 §14.6, §15.5, spec v2 §16.5):
+    /// The clauses judged in a run (spec §14.6, §15.5, spec §16.5):
     /// those of [`Clause::for_run`], plus `reasoning-attached` when the
     /// wire format has reasoning items, `provider-accepts` with a provider
     /// profile and `placeholder-shape` when the reducer declares

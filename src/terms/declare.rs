@@ -1,4 +1,4 @@
-//! Declared contracts (spec v2 §16): the documented ways a reducer's contract
+//! Declared contracts (spec §16): the documented ways a reducer's contract
 //! differs from the kit's, from a fixed vocabulary, as `certify --declare`
 //! and `check --declare` take them. A declaration narrows a judgement and
 //! never voids it: each one says which clause judges what it allows
@@ -19,7 +19,7 @@
 use super::{History, ItemKind};
 use std::fmt;
 
-/// What a declared budget counts (spec v2 §16.2, §16.3).
+/// What a declared budget counts (spec §16.2, §16.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BudgetUnit {
     /// Turns of the input (the leading segment is a turn): `budget-unit=turns`.
@@ -61,7 +61,7 @@ impl BudgetUnit {
     }
 }
 
-/// The declarations of one reducer (spec v2 §16): what `--declare` gave. The
+/// The declarations of one reducer (spec §16): what `--declare` gave. The
 /// default declares nothing, the kit's own contract.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Declared {
@@ -216,7 +216,7 @@ impl Declared {
     }
 
     /// Whether the budget counts spans of the input (turns, invocations)
-    /// rather than a cost per message (spec v2 §16.2).
+    /// rather than a cost per message (spec §16.2).
     pub fn counts_spans(&self) -> bool {
         matches!(self.unit, Some(BudgetUnit::Turns | BudgetUnit::Invocations))
     }
@@ -256,7 +256,7 @@ pub fn item_costs(history: &History) -> Vec<u64> {
 }
 
 /// What each message of `history` costs under
-/// `budget-unit=batched-results` (spec v2 §16.3): 1, but 0 for a tool message
+/// `budget-unit=batched-results` (spec §16.3): 1, but 0 for a tool message
 /// right after another tool message, so that a run of tool messages (the
 /// results of one step, which such a framework stores as one message)
 /// costs 1.

@@ -1,4 +1,4 @@
-//! The compact view of a whole history (semantics §1–§2), built once and
+//! The compact view of a whole history (spec §1–§2), built once and
 //! read by index: every message classified into a [`View`] (role, flags,
 //! a range of items), every content item flattened into one `Vec` of
 //! [`ItemRef`] (kind, interned id, element index, message), and the ids
@@ -71,13 +71,13 @@ impl Flags {
     /// [`HistoryBuilder::push_unreadable`]); it has no items.
     pub const UNREADABLE: Flags = Flags(1 << 3);
     /// A call item of a format whose parallel calls are separate messages
-    /// (Responses): consecutive ones form one call group (spec v2 §14.5).
+    /// (Responses): consecutive ones form one call group (spec §14.5).
     pub const CALL_ITEM: Flags = Flags(1 << 4);
     /// A Responses `reasoning` item, attached to the item after it (spec
-    /// v2 §14.6).
+    /// §14.6).
     pub const REASONING: Flags = Flags(1 << 5);
 
-    /// The flags of a message's links (spec v2 §14.5–§14.6): `call_item`
+    /// The flags of a message's links (spec §14.5–§14.6): `call_item`
     /// and `reasoning` as bits.
     pub fn links(call_item: bool, reasoning: bool) -> Flags {
         let mut f = Flags::default();
@@ -112,7 +112,7 @@ pub struct View {
 }
 
 impl View {
-    /// A user message that is not approval-only (semantics §2).
+    /// A user message that is not approval-only (spec §2).
     pub fn is_turn_start(&self) -> bool {
         self.flags.contains(Flags::TURN_START)
     }
@@ -133,12 +133,12 @@ impl View {
     }
 
     /// Whether the message is a call item that can join a call group
-    /// (spec v2 §14.5).
+    /// (spec §14.5).
     pub fn is_call_item(&self) -> bool {
         self.flags.contains(Flags::CALL_ITEM)
     }
 
-    /// Whether the message is a reasoning item (spec v2 §14.6).
+    /// Whether the message is a reasoning item (spec §14.6).
     pub fn is_reasoning(&self) -> bool {
         self.flags.contains(Flags::REASONING)
     }
@@ -279,7 +279,7 @@ impl History {
     }
 
     /// The index of the pinned system message: the first `system` /
-    /// `developer` message (semantics §2).
+    /// `developer` message (spec §2).
     pub fn pinned(&self) -> Option<usize> {
         self.pinned
     }
@@ -329,7 +329,7 @@ impl History {
         }
     }
 
-    /// The turns of M (semantics §2) as spans of message indices, oldest
+    /// The turns of M (spec §2) as spans of message indices, oldest
     /// first: each span begins at a turn start, or is the leading segment
     /// (the first span, when M does not begin with a turn start). A span may
     /// contain the pinned message, which belongs to no turn.
@@ -360,7 +360,7 @@ impl History {
         end - start - usize::from(pinned_inside)
     }
 
-    /// Positional pairing over the whole history (semantics §3 step 6,
+    /// Positional pairing over the whole history (spec §3 step 6,
     /// §5): see [`History::pairing_of`].
     pub fn pairing(&self) -> Pairing {
         self.pairing_of(0..self.len())

@@ -1,5 +1,5 @@
 //! Links between neighbouring messages that some wire formats need (spec
-//! v2 §14.5–§14.6, amendments of the v1 terms): call groups and attached
+//! §14.5–§14.6, which read the terms of §2 in those formats): call groups and attached
 //! reasoning. Both are read from flags of the [`MessageView`] that only the
 //! Responses format sets, so canonical, OpenAI Chat, Anthropic, Gemini and
 //! Bedrock histories are judged exactly as in spec v1.
@@ -56,7 +56,7 @@ impl Linked for History {
     }
 }
 
-/// Whether message `i` continues a call group (spec v2 §14.5, rule
+/// Whether message `i` continues a call group (spec §14.5, rule
 /// `call-group`): it is a call item and so is the message right before it.
 /// Such a message does not break `results-before-continuation`, is never a
 /// legal `suffix` start and never the first message of a `turns` overflow
@@ -66,7 +66,7 @@ pub fn continues_call_group<L: Linked + ?Sized>(h: &L, i: usize) -> bool {
 }
 
 /// Whether message `i` is a reasoning item attached to message `i + 1`
-/// (spec v2 §14.6, rule `reasoning-attachment`): it is a reasoning item,
+/// (spec §14.6, rule `reasoning-attachment`): it is a reasoning item,
 /// a message follows it, and that message is not a `user` message (a
 /// reasoning item precedes the model's own output; one directly before a
 /// user message, or last, is attached to nothing).
@@ -81,14 +81,14 @@ pub fn after_attached_reasoning<L: Linked + ?Sized>(h: &L, i: usize) -> bool {
 }
 
 /// Whether a `suffix` run or a `turns` overflow tail may not begin at
-/// message `i` because of a link (spec v2 §14.5–§14.6): `i` continues a call
+/// message `i` because of a link (spec §14.5–§14.6): `i` continues a call
 /// group, or follows an attached reasoning item.
 pub fn linked_to_previous<L: Linked + ?Sized>(h: &L, i: usize) -> bool {
     continues_call_group(h, i) || after_attached_reasoning(h, i)
 }
 
 /// Drops, from a kept set, every attached reasoning item whose item is not
-/// kept (spec v2 §14.6): `kept[i]` becomes false for such an `i`, from the
+/// kept (spec §14.6): `kept[i]` becomes false for such an `i`, from the
 /// end backwards, so that a chain of reasoning items goes with the item at
 /// its end.
 pub fn drop_detached_reasoning<L: Linked + ?Sized>(views: &L, kept: &mut [bool]) {
@@ -100,7 +100,7 @@ pub fn drop_detached_reasoning<L: Linked + ?Sized>(views: &L, kept: &mut [bool])
 }
 
 /// The views of what `selection` (ascending message indices) becomes after
-/// orphan removal (semantics §3 step 6) and the reasoning rule (spec v2
+/// orphan removal (spec §3 step 6) and the reasoning rule (spec
 /// §14.6), with the input index of each: a message loses its orphan results
 /// and approval responses, and is dropped when none of its items would be
 /// left or when one of them is not an element of its items array (an

@@ -1,11 +1,11 @@
-//! The kit's view of a message (semantics §1–§2): its role and the content
+//! The kit's view of a message (spec §1–§2): its role and the content
 //! items reduction cares about (calls, results, approval requests and
 //! responses), whatever wire format it came in. The views are read by
 //! [`crate::formats::view_message`]; everything after that (turns,
 //! pairing, the reducers, the validator, the checker) works on views.
 
 /// A message's role as the kit interprets it (ASCII case-insensitive, as
-/// `ChatRole` compares). `developer` is a system role (semantics §1).
+/// `ChatRole` compares). `developer` is a system role (spec §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// `system` or `developer`.
@@ -58,7 +58,7 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// Results and approval responses are the only items orphan removal may
-    /// take out of a message (semantics §3 step 6).
+    /// take out of a message (spec §3 step 6).
     pub fn is_removable(self) -> bool {
         matches!(self, ItemKind::Result | ItemKind::ApprovalResponse)
     }
@@ -90,17 +90,17 @@ pub struct MessageView {
     pub items: Vec<Item>,
     /// The message is a call item of a format whose parallel calls are
     /// separate messages (a Responses `function_call` and the other call
-    /// types): consecutive ones form one call group (spec v2 §14.5). False
+    /// types): consecutive ones form one call group (spec §14.5). False
     /// in canonical, OpenAI Chat, Anthropic, Gemini and Bedrock.
     pub call_item: bool,
     /// The message is a Responses `reasoning` item, attached to the item
-    /// after it (spec v2 §14.6). False in every other format.
+    /// after it (spec §14.6). False in every other format.
     pub reasoning: bool,
 }
 
 impl MessageView {
     /// A user message with at least one item, every one an approval response
-    /// (semantics §2, "approval-only message").
+    /// (spec §2, "approval-only message").
     pub fn is_approval_only(&self) -> bool {
         self.role == Role::User
             && !self.items.is_empty()
@@ -110,7 +110,7 @@ impl MessageView {
                 .all(|i| i.kind == ItemKind::ApprovalResponse)
     }
 
-    /// A user message that is not approval-only (semantics §2, "turn start").
+    /// A user message that is not approval-only (spec §2, "turn start").
     pub fn is_turn_start(&self) -> bool {
         self.role == Role::User && !self.is_approval_only()
     }

@@ -1,18 +1,18 @@
-//! The terms of the contract (`spec/v1.md` §1–§2 and §6), which every other
+//! The terms of the contract (`spec/spec.md` §1–§2 and §6), which every other
 //! room speaks in: clauses and levels, policies, the budget, the kit's view
 //! of a message, and turn segmentation and pairing.
 //!
 //! | file | owns |
 //! |------|------|
 //! | [`clause`] | clause ids, their levels and definitions (§6, §8) |
-//! | [`declare`] | declared contracts: how a reducer's contract differs from the kit's (spec v2 §16) |
+//! | [`declare`] | declared contracts: how a reducer's contract differs from the kit's (spec §16) |
 //! | [`policy`] | the policies `turns` and `suffix` (§3, §4) |
-//! | [`budget`] | the one reader of a request's budget: `maxMessages` (§2), `maxTokens` with per-message costs (spec v2 §11) |
+//! | [`budget`] | the one reader of a request's budget: `maxMessages` (§2), `maxTokens` with per-message costs (spec §11) |
 //! | [`message`] | roles, item kinds, the message view (§1, §2) |
 //! | [`history`] | the compact view of a whole history: flags, flattened items, interned ids, turns and pairing by index (§2) |
 //! | [`turns`](mod@turns) | the pinned message, turns, positional pairing (§2) |
-//! | [`links`] | call groups and attached reasoning (spec v2 §14.5–§14.6), the window a cut leaves |
-//! | [`provider`] | provider profiles and their rules (spec v2 §15) |
+//! | [`links`] | call groups and attached reasoning (spec §14.5–§14.6), the window a cut leaves |
+//! | [`provider`] | provider profiles and their rules (spec §15) |
 //!
 //! Terms import nothing else of the kit but [`crate::json`]; wire formats
 //! are read into views by [`crate::formats`].

@@ -1,4 +1,4 @@
-//! The reduction policies (semantics §3 and §4): which messages a reducer
+//! The reduction policies (spec §3 and §4): which messages a reducer
 //! keeps. The reference reducers are in [`crate::reduce`]; the clauses each
 //! policy is judged by are [`Clause::for_policy`](super::Clause::for_policy).
 

@@ -1,4 +1,4 @@
-//! Provider profiles (spec v2 §15): what each provider's API rejects, as
+//! Provider profiles (spec §15): what each provider's API rejects, as
 //! rules with ids, judged on message views in any wire format. A profile is
 //! a list of [`ProviderRule`]s; [`provider_violations`] says which a history
 //! breaks. `validate --provider P` prints them, the safety clause
@@ -8,13 +8,13 @@
 //! The rules look at the *conversation*: every message whose role is not a
 //! system role. The pinned system message travels apart in Anthropic,
 //! Gemini and Bedrock (top-level `system` / `systemInstruction`) and
-//! constrains nothing in OpenAI's APIs (spec v2 §15.1, **Decided**).
+//! constrains nothing in OpenAI's APIs (spec §15.1, **Decided**).
 
 use super::links::{attached_reasoning, continues_call_group};
 use super::message::{ItemKind, MessageView, Role};
 use std::fmt;
 
-/// A provider whose acceptance rules the kit knows (spec v2 §15.2).
+/// A provider whose acceptance rules the kit knows (spec §15.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Provider {
     /// OpenAI Chat Completions (`openai-chat`).
@@ -30,7 +30,7 @@ pub enum Provider {
 }
 
 impl Provider {
-    /// Every provider, in the order of spec v2 §15.2.
+    /// Every provider, in the order of spec §15.2.
     pub const ALL: [Provider; 5] = [
         Provider::OpenAiChat,
         Provider::OpenAiResponses,
@@ -92,7 +92,7 @@ impl std::str::FromStr for Provider {
     }
 }
 
-/// An acceptance rule of a provider (spec v2 §15.3). The ids are public
+/// An acceptance rule of a provider (spec §15.3). The ids are public
 /// vocabulary: never renamed or reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProviderRule {
@@ -117,7 +117,7 @@ pub enum ProviderRule {
     /// results as it made calls.
     ResponseCountMatchesCalls,
     /// `reasoning-followed`: every reasoning item is followed by the item it
-    /// belongs to (it is attached, spec v2 §14.6).
+    /// belongs to (it is attached, spec §14.6).
     ReasoningFollowed,
 }
 

@@ -1,4 +1,4 @@
-//! Turn segmentation and pairing (semantics §2): the pinned system
+//! Turn segmentation and pairing (spec §2): the pinned system
 //! message, the turns of M, and positional pairing of results with calls
 //! and approval responses with requests. The reference reducers, the
 //! validator, the checker and the generator all stand on these three
@@ -8,14 +8,14 @@
 use super::message::{ItemKind, MessageView, Role};
 
 /// The index of the pinned system message: the first message whose role is
-/// `system` or `developer` (semantics §2).
+/// `system` or `developer` (spec §2).
 pub fn pinned_index(views: &[MessageView]) -> Option<usize> {
     views.iter().position(|v| v.role == Role::System)
 }
 
 /// A turn: a run of message indices `start..end` (indices into the whole
 /// history, skipping the pinned message) that begins at a turn start, or the
-/// leading segment before the first turn start (semantics §2).
+/// leading segment before the first turn start (spec §2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Turn {
     /// The message indices of the turn, in order (never the pinned one).
@@ -26,7 +26,7 @@ pub struct Turn {
 }
 
 /// Splits the messages other than the pinned one into turns, oldest first
-/// (semantics §2). The leading segment, when present, is the first turn with
+/// (spec §2). The leading segment, when present, is the first turn with
 /// `has_question == false`.
 pub fn turns(views: &[MessageView]) -> Vec<Turn> {
     let pinned = pinned_index(views);
@@ -46,7 +46,7 @@ pub fn turns(views: &[MessageView]) -> Vec<Turn> {
     out
 }
 
-/// Positional pairing (semantics §3 step 6 and §5) over the messages at
+/// Positional pairing (spec §3 step 6 and §5) over the messages at
 /// `selection` (ascending indices): a result answers the latest call with its
 /// id, in an earlier selected message, that is still unanswered; an approval
 /// response likewise answers a request. Ids may be reused once answered.

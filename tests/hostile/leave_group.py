@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tries to join the kit's process group (issue 13: it used to, and the kit
+"""Tries to join the kit's process group (it used to, and the kit
 then waited for it without a limit), reports how that went on stderr,
 leaves a child in a process group of its own holding the pipes, and hangs
 (per-case) or hangs on its first request (with --persistent)."""

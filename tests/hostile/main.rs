@@ -1,4 +1,4 @@
-//! Hostile reducers against `reducer-kit certify` end to end (issue 13):
+//! Hostile reducers against `reducer-kit certify` end to end:
 //! each test names the exact protocol clause, the exit code, a wall-time
 //! bound as a ratio to `--timeout` (generous: the machine is shared), and
 //! checks that no process of the run is left alive, by the
@@ -858,7 +858,7 @@ fn failing_clauses(run: &Run) -> Vec<(String, u64)> {
 }
 
 /// Under protocol 2 a line that does not echo the request's id is never
-/// read as an answer (spec v2 §13.7): a reducer that writes a copy of each
+/// read as an answer (spec §13.7): a reducer that writes a copy of each
 /// answer, or a debug line, 0, 1, 5 or 100 ms after it fails protocol-json
 /// and no other clause, whatever the timing.
 #[test]
@@ -912,7 +912,7 @@ fn stray_lines_fail_protocol_json_only_under_request_ids() {
 /// A reducer whose JSON library reads numbers as doubles (JSON.parse)
 /// gives a big integer back as the nearest double and 1e400 as null:
 /// without a declaration that is no-fabrication alone, and the failure
-/// says so; with `--declare json-numbers` the case passes (spec v2 §16.7).
+/// says so; with `--declare json-numbers` the case passes (spec §16.7).
 #[test]
 fn numbers_read_as_doubles_are_a_declared_difference() {
     let s = script("proxy.py");

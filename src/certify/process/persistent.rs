@@ -1,7 +1,7 @@
 //! Persistent mode (spec §8.3): one long-lived reducer process speaking
 //! JSON Lines, restarted after a failure or a clean exit, with the
 //! start-up allowance of spec §8.5 and, under protocol 2, answers told by
-//! their request id (spec v2 §13.7).
+//! their request id (spec §13.7).
 
 use super::interrupt;
 use std::fmt;
@@ -97,7 +97,7 @@ impl Persistent {
         })
     }
 
-    /// Tells answers by their request id from here on (protocol 2, spec v2
+    /// Tells answers by their request id from here on (protocol 2, spec
     /// §13.7): [`Persistent::request_answered_by`] reads lines until one
     /// is the answer; every other complete line is unrequested output,
     /// reported by [`Persistent::settle`] without killing the process, so

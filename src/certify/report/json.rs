@@ -1,5 +1,5 @@
 //! The JSON report (`--report-json FILE`): every case, every failure, the
-//! counterexamples and the grade, as one JSON document (`spec/v1.md` §9.1
+//! counterexamples and the grade, as one JSON document (`spec/spec.md` §9.1
 //! describes it too). See [`to_json`] for its shape.
 
 use super::{certificate, Run};
@@ -20,18 +20,18 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | member | type | meaning |
 /// |--------|------|---------|
 /// | `kit` | `{"name", "version"}` | `"reducer-kit"` and its version |
-/// | `spec` | integer | the spec version judged against, as the certificate line names it ([`super::spec_version`]): 2 with `--protocol 2`, a format of spec v2 §14, `--provider` or `--summaries`, else 1 |
+/// | `spec` | integer | the spec version judged against, as the certificate line names it ([`super::spec_version`]): 2 with `--protocol 2`, a format of spec §14, `--provider` or `--summaries`, else 1 |
 /// | `policy` | `"turns"` \| `"suffix"` | the policy the reducer claims |
 /// | `format` | `"canonical"` \| `"openai"` \| `"anthropic"` \| `"responses"` \| `"gemini"` \| `"bedrock"` | the wire format |
-/// | `provider` | string, only with `--provider` | the provider profile (spec v2 §15.5) |
+/// | `provider` | string, only with `--provider` | the provider profile (spec §15.5) |
 /// | `mode` | `"per-case"` \| `"persistent"` | how the reducer was run |
-/// | `summaries` | `true` | only in a run with `--summaries` (spec v2 §12) |
+/// | `summaries` | `true` | only in a run with `--summaries` (spec §12) |
 /// | `command` | array of strings | the reducer command, one element per argument |
-/// | `declared` | array of strings | the declarations of `--declare` (spec v2 §16), in the order of [`crate::terms::declare::NAMES`] (empty without it) |
+/// | `declared` | array of strings | the declarations of `--declare` (spec §16), in the order of [`crate::terms::declare::NAMES`] (empty without it) |
 /// | `seed` | integer or `null` | the seed of the generated cases; `null` when the run did not run the generated stream (`--replay`, `--case`, `--cases 0`) |
 /// | `casesRun` | integer | cases run (not skipped) |
 /// | `casesSkipped` | integer | cases the wire format cannot carry, that need protocol 2 or `--summaries`, or that the reducer answered `unsupported` |
-/// | `casesUnsupported` | integer | of those, the cases the reducer answered `unsupported` (spec v2 §13.7) |
+/// | `casesUnsupported` | integer | of those, the cases the reducer answered `unsupported` (spec §13.7) |
 /// | `casesPlanned` | object | `corpus`, `generated`: cases planned from each source; `corpusDuplicates`, `generatedDuplicates`: cases dropped as repeats of an earlier one; `without`: cases skipped for a knob of `--without` |
 /// | `without` | array of strings | the knobs of `--without` (empty without it) |
 /// | `restarts` | integer | persistent mode: how many times a reducer process was started again (after a failure, unrequested output or a clean exit; spec §8.3); 0 in per-case mode |
@@ -270,7 +270,7 @@ fn head(run: &Run) -> Value {
     put("spec", json!(super::spec_version(run.settings)));
     put("policy", json!(run.settings.policy.name()));
     put("format", json!(run.settings.format.name()));
-    // spec v2 §15.5: the provider profile, only when the run has one.
+    // spec §15.5: the provider profile, only when the run has one.
     if let Some(p) = run.settings.provider {
         put("provider", json!(p.name()));
     }

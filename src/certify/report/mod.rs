@@ -64,7 +64,7 @@ pub struct Interruption {
 
 /// The spec version a run judges against, as the certificate line and the
 /// JSON report's `spec` name it: the newest the run relies on, the runner
-/// protocol's (1 or 2), 2 for a format of spec v2 §14, a provider profile
+/// protocol's (1 or 2), 2 for a format of spec §14, a provider profile
 /// (§15) or summaries (§12), else 1.
 pub fn spec_version(settings: &Settings) -> u32 {
     [
@@ -82,8 +82,8 @@ pub fn spec_version(settings: &Settings) -> u32 {
 }
 
 /// The certificate line: kit version, spec version ([`spec_version`]), policy, format (and
-/// `with summaries`), the declarations (spec v2 §16), levels passed, cases
-/// run, skipped (of them unsupported by the reducer, spec v2 §13.7) and
+/// `with summaries`), the declarations (spec §16), levels passed, cases
+/// run, skipped (of them unsupported by the reducer, spec §13.7) and
 /// seed, and the knobs of `--without` when any.
 pub fn certificate(run: &Run) -> String {
     let passed: Vec<&str> = run

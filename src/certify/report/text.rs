@@ -550,7 +550,7 @@ fn compact(format: crate::formats::Format, r: &Response) -> String {
     }
 }
 
-/// ` --provider P` when the run has a provider profile (spec v2 §15), else
+/// ` --provider P` when the run has a provider profile (spec §15), else
 /// nothing.
 fn provider_flag(settings: &crate::certify::run::Settings) -> String {
     settings

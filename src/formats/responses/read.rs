@@ -1,5 +1,5 @@
 //! Responses → canonical ([`from_responses`]): consecutive call items
-//! merged into one assistant message, the parallel shape (spec v2 §14.1).
+//! merged into one assistant message, the parallel shape (spec §14.1).
 
 use serde_json::{json, Map, Value};
 

@@ -1,5 +1,5 @@
 //! Canonical → Responses ([`to_responses`]): one item per message, a call
-//! item per call (spec v2 §14.1).
+//! item per call (spec §14.1).
 
 use serde_json::{Map, Value};
 
