@@ -146,6 +146,7 @@ fn every_reader_refuses_bad_input_alike() {
         let c = case.to_str().unwrap();
         let corpus = corpus.to_str().unwrap();
         let serve = [kit(), "serve"];
+        let replay_p = format!("--replay {p}");
         let commands: Vec<(Vec<&str>, &str)> = vec![
             (vec!["validate", "--max-input", limit, p], p),
             (vec!["reduce", "--max", "3", "--max-input", limit, p], p),
@@ -177,13 +178,14 @@ fn every_reader_refuses_bad_input_alike() {
                 ],
                 p,
             ),
+            // certify names the option that named the file, too.
             (
                 [
                     &["certify", "--max-input", limit, "--replay", p, "--"][..],
                     &serve,
                 ]
                 .concat(),
-                p,
+                &replay_p,
             ),
             (vec!["corpus", "check", "--max-input", limit, corpus], c),
         ];
@@ -273,7 +275,7 @@ fn json_lines_and_case_arrays_name_the_entry() {
         (out.status.code(), text(&out.stderr)),
         (
             Some(1),
-            format!("reducer-kit: error: {c}: case 1: message 0: nested deeper than 100 levels\n")
+            format!("reducer-kit: error: --replay {c}: case 1: message 0: nested deeper than 100 levels\n")
         )
     );
     // Exactly the limit is read.

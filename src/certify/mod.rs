@@ -201,9 +201,15 @@ pub struct Sources {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SourceError {
-    /// A case file or directory that cannot be used.
-    #[error(transparent)]
-    Case(#[from] CaseError),
+    /// A case file or directory that cannot be used, and the option that
+    /// named it (`--replay` or `--corpus`; the kit's own corpus when none).
+    #[error("{option}{error}")]
+    Case {
+        /// `--replay `, `--corpus `, or empty for the kit's own corpus.
+        option: &'static str,
+        /// What is wrong with it.
+        error: CaseError,
+    },
     /// `--case` names no case of the corpus and no generated case.
     #[error("no case with id {0:?}")]
     NoSuchCase(String),
@@ -219,7 +225,7 @@ impl SourceError {
     /// unusable input or usage (2).
     pub fn exit_code(&self) -> u8 {
         match self {
-            SourceError::Case(e) => e.exit_code(),
+            SourceError::Case { error, .. } => error.exit_code(),
             _ => 2,
         }
     }
@@ -378,7 +384,12 @@ impl Sources {
         let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {
-                for c in load_file_with(f, self.max_input)? {
+                let cases =
+                    load_file_with(f, self.max_input).map_err(|error| SourceError::Case {
+                        option: "--replay ",
+                        error,
+                    })?;
+                for c in cases {
                     plan.read_ids.insert(c.id.clone());
                     plan.push_listed(from_case(&c), &mut seen, without);
                 }
@@ -390,7 +401,14 @@ impl Sources {
                 self.corpus.clone()
             };
             for dir in &dirs {
-                for (_, c) in load_dir_with(dir, self.max_input)? {
+                let option = if self.corpus.is_empty() {
+                    ""
+                } else {
+                    "--corpus "
+                };
+                let cases = load_dir_with(dir, self.max_input)
+                    .map_err(|error| SourceError::Case { option, error })?;
+                for (_, c) in cases {
                     plan.read_ids.insert(c.id.clone());
                     if self.only.is_empty() || self.only.contains(&c.id) {
                         plan.push_listed(from_case(&c), &mut seen, without);

@@ -389,7 +389,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let known_list = match &args.expect_fail {
         None => None,
         Some(p) => match reducer_kit::case::file::read_case_text_with(p, args.limit.max_input) {
-            Err(e) => return Ok(usage(e)),
+            Err(e) => return Ok(usage(format!("--expect-fail {e}"))),
             Ok(text) => match read_known_failures(&text, p) {
                 Ok(list) => Some((p, list)),
                 Err(e) => return Ok(usage(e)),
