@@ -5,6 +5,7 @@
 //! | file | owns |
 //! |------|------|
 //! | `mod.rs` | the cases of a run: corpus, generated, replayed, filtered, sharded ([`Sources`], [`Shard`]) |
+//! | [`job`] | a whole certification: [`job::Options`] resolved once into a [`job::Job`], which runs, shrinks and grades |
 //! | [`session`] | [`session::Session`]: one reducer, per-case or persistent, or the in-process reference |
 //! | [`process`] | running an external reducer process safely |
 //! | [`interrupt`] | SIGINT / SIGTERM: stopping every reducer in flight |
@@ -21,6 +22,7 @@ pub mod collect;
 pub mod counterexample;
 pub mod grade;
 pub mod interrupt;
+pub mod job;
 pub mod known_failures;
 pub mod process;
 pub mod records;

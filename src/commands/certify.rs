@@ -8,28 +8,24 @@
 //! code is 130 (SIGINT) or 143 (SIGTERM).
 
 use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
-use reducer_kit::certify::counterexample::{
-    counterexamples, save_all, shown, Counterexample, ShrinkLimits, ShrinkProgress,
-};
-use reducer_kit::certify::grade::grade_clauses;
+use reducer_kit::certify::counterexample::{save_all, shown, Counterexample, ShrinkProgress};
 use reducer_kit::certify::interrupt;
-use reducer_kit::certify::known_failures::{compare_known_failures, read_known_failures};
-use reducer_kit::certify::process::{Limits, Reducer, RUN_ENV};
+use reducer_kit::certify::job::{Options, Watch};
+use reducer_kit::certify::known_failures::read_known_failures;
+use reducer_kit::certify::process::RUN_ENV;
 use reducer_kit::certify::report::text::{self, TextOptions};
-use reducer_kit::certify::report::{json, junit, Interruption, Run};
-use reducer_kit::certify::run::{run_cases, CaseList, FailureGroup, Settings};
-use reducer_kit::certify::session::RunError;
-use reducer_kit::certify::{Shard, Sources};
+use reducer_kit::certify::report::{json, junit};
+use reducer_kit::certify::run::{CaseList, FailureGroup};
+use reducer_kit::certify::Shard;
 use reducer_kit::formats::Format;
-use reducer_kit::generate::knob::{parse_knobs, Knob};
 use reducer_kit::protocol::Protocol;
 use reducer_kit::terminal::show_path;
-use reducer_kit::terms::{Declared, Policy};
+use reducer_kit::terms::Policy;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -377,15 +373,80 @@ Exit codes:
      output path that cannot be written
   130, 143  stopped by SIGINT, SIGTERM (the summary of what finished)";
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (policy, format) = (Policy::from(args.policy), Format::from(args.format));
-    let protocol = Protocol::from(args.protocol);
-    if args.summaries && protocol != Protocol::V2 {
-        return Ok(usage("--summaries needs --protocol 2"));
+/// The options of `args` as the library takes them ([`Options`]): the
+/// command line resolved once.
+fn options(args: &Args) -> Options {
+    Options {
+        command: args.command.clone(),
+        policy: Policy::from(args.policy),
+        format: Format::from(args.format),
+        provider: args.provider.map(Into::into),
+        protocol: Protocol::from(args.protocol),
+        summaries: args.summaries,
+        declare: args.declare.join(","),
+        without: args.without.clone().unwrap_or_default(),
+        timeout: Duration::from_millis(args.timeout),
+        startup_timeout: Duration::from_millis(args.startup_timeout),
+        max_output: args.max_output,
+        persistent: args.persistent,
+        jobs: args.jobs,
+        corpus: args.corpus.clone(),
+        replay: args.replay.clone(),
+        generated: args.generated,
+        seed: args.seed,
+        only: args.cases.clone(),
+        shard: args.shard,
+        max_input: args.limit.max_input,
+        shrink_tries: args.shrink_tries,
+        shrink_time: Duration::from_secs(args.shrink_time),
     }
+}
+
+/// What `certify` shows while it runs, on a terminal: a bar of the cases
+/// (more than 20), then a line per failure being shrunk; and the line that
+/// sums the shrinking up, on stderr.
+struct Progress {
+    cases: Option<indicatif::ProgressBar>,
+    shrinking: std::sync::Mutex<Option<ShrinkBars>>,
+}
+
+impl Watch for Progress {
+    fn cases_done(&self, done: usize) {
+        if let Some(b) = &self.cases {
+            b.set_position(done as u64);
+        }
+    }
+
+    fn shrinking(&self, failures: &[FailureGroup]) {
+        if let Some(b) = &self.cases {
+            b.finish_and_clear();
+        }
+        *self.shrinking.lock().expect("no watcher panics") =
+            Some(ShrinkBars::new(std::io::stderr().is_terminal(), failures));
+    }
+
+    fn shrunk(&self, index: usize, progress: &ShrinkProgress) {
+        if let Some(bars) = &*self.shrinking.lock().expect("no watcher panics") {
+            bars.update(index, progress);
+        }
+    }
+
+    fn shrinking_done(&self, counterexamples: &[Counterexample], took: Duration) {
+        if let Some(bars) = self.shrinking.lock().expect("no watcher panics").take() {
+            bars.finish();
+        }
+        eprintln!("{}", shrink_summary(counterexamples, took));
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Err(e) = check_outputs(&args) {
         return Ok(usage(e));
     }
+    let job = match options(&args).resolve() {
+        Ok(j) => j,
+        Err(e) => return Ok(usage(e)),
+    };
     let known_list = match &args.expect_fail {
         None => None,
         Some(p) => match reducer_kit::case::file::read_case_text_with(p, args.limit.max_input) {
@@ -396,39 +457,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         },
     };
-    let without = match parse_knobs(args.without.as_deref().unwrap_or("")) {
-        Ok(k) => k,
-        Err(e) => return Ok(usage(format!("--without: {e}"))),
-    };
-    let declared = match Declared::parse(&args.declare.join(",")) {
-        Ok(d) => d,
-        Err(e) => return Ok(usage(format!("--declare: {e}"))),
-    };
-    if declared.placeholder && args.summaries {
-        return Ok(usage(
-            "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it",
-        ));
-    }
-    // What system-first-only declares (spec §16.6): the shape is not
-    // generated, and cases that show it are skipped.
-    let mut skipped_shapes = without.clone();
-    if declared.system_first_only && !skipped_shapes.contains(&Knob::PinnedNotFirst) {
-        skipped_shapes.push(Knob::PinnedNotFirst);
-        skipped_shapes.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
-    }
-    let sources = Sources {
-        replay: args.replay.clone(),
-        corpus: args.corpus.clone(),
-        generated: args.generated,
-        seed: args.seed,
-        only: args.cases.clone(),
-        shard: args.shard,
-        format,
-        without: skipped_shapes,
-        protocol,
-        max_input: args.limit.max_input,
-    };
-    let cases = match sources.plan() {
+    let cases = match job.plan() {
         Ok(c) => c,
         Err(e) => {
             super::print_error(&e);
@@ -438,7 +467,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let known = match known_list {
         None => Vec::new(),
         Some((path, mut list)) => {
-            list.check_cases(path, |id| sources.names_case(&cases, id));
+            list.check_cases(path, |id| job.sources.names_case(&cases, id));
             if args.strict_expectations && !list.problems.is_empty() {
                 for p in &list.problems {
                     super::print_error(p);
@@ -454,38 +483,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Err(e) = interrupt::install() {
         return Ok(usage(format!("cannot handle SIGINT and SIGTERM: {e}")));
     }
-    let settings = Settings {
-        reducer: Reducer::new(args.command.clone()),
-        format,
-        policy,
-        provider: args.provider.map(Into::into),
-        limits: Limits {
-            timeout: Duration::from_millis(args.timeout),
-            startup_timeout: Duration::from_millis(args.startup_timeout),
-            max_output: args.max_output,
-            ..Limits::default()
-        },
-        persistent: args.persistent,
-        extra_requests: true,
-        protocol,
-        summaries: args.summaries,
-        declared,
-        jobs: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1),
-    };
+    let settings = &job.settings;
     eprintln!(
-        "certify: {} cases, policy {policy}, format {format}{}, {} mode, {} jobs, reducer: {} ({RUN_ENV}={})",
+        "certify: {} cases, policy {}, format {}{}, {} mode, {} jobs, reducer: {} ({RUN_ENV}={})",
         cases.count(),
-        match (protocol, args.summaries) {
+        settings.policy,
+        settings.format,
+        match (settings.protocol, settings.summaries) {
             (Protocol::V1, _) => String::new(),
             (Protocol::V2, false) => ", protocol 2".to_string(),
             (Protocol::V2, true) => ", protocol 2 with summaries".to_string(),
         } + &settings
             .provider
             .map_or(String::new(), |p| format!(", provider {p}")),
-        if args.persistent {
+        if settings.persistent {
             "persistent"
         } else {
             "per-case"
@@ -494,83 +505,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         reducer_kit::terminal::command_line(&args.command),
         settings.reducer.run_id
     );
-    let bar = (std::io::stderr().is_terminal() && cases.count() > 20).then(|| {
-        let b = indicatif::ProgressBar::new(cases.count() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
-    let progress = |done: usize| {
-        if let Some(b) = &bar {
-            b.set_position(done as u64);
-        }
+    let progress = Progress {
+        cases: (std::io::stderr().is_terminal() && cases.count() > 20).then(|| {
+            let b = indicatif::ProgressBar::new(cases.count() as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        }),
+        shrinking: std::sync::Mutex::new(None),
     };
-    let collected = match run_cases(&settings, &cases, &progress) {
-        Ok(r) => r,
+    let mut certified = match job.run(&cases, &known, &progress) {
+        Ok(c) => c,
         Err(e) => return Ok(usage(e)),
     };
-    if let Some(b) = &bar {
+    if let Some(b) = &progress.cases {
         b.finish_and_clear();
     }
-    let mut interrupted = collected.interrupted;
-    let mut cxs = Vec::new();
-    if interrupted.is_none() && !collected.failures.is_empty() {
-        let started = Instant::now();
-        let limits = ShrinkLimits {
-            // A reducer that answers nothing is not shrunk against (spec
-            // §8.5): its counterexamples are the cases as they failed.
-            tries: if collected.gave_up.is_some() {
-                0
-            } else {
-                args.shrink_tries
-            },
-            deadline: Some(started + Duration::from_secs(args.shrink_time)),
-        };
-        let shrinking = ShrinkBars::new(std::io::stderr().is_terminal(), &collected.failures);
-        let progress = |i: usize, p: &ShrinkProgress| shrinking.update(i, p);
-        match counterexamples(&settings, &collected.failures, &limits, &progress) {
-            Ok(c) => cxs = c,
-            Err(RunError::Interrupted(s)) => interrupted = Some(s),
-            Err(e) => return Ok(usage(e)),
-        }
-        shrinking.finish();
-        if interrupted.is_none() {
-            eprintln!("{}", shrink_summary(&cxs, started.elapsed()));
-        }
-    }
-    // A signal that came after the last reducer request still stops the
-    // run before any file is written.
-    interrupted = interrupted.or_else(interrupt::requested);
-    if interrupted.is_none() {
+    if certified.interrupted.is_none() {
         if let Some(dir) = &args.save_failures {
-            if let Err(e) = save_all(&mut cxs, dir, policy) {
+            if let Err(e) = save_all(&mut certified.counterexamples, dir, settings.policy) {
                 return Ok(usage(format!("{}: {}", show_path(dir), io_reason(&e))));
             }
         }
     }
-    let results = &collected.records;
-    let g = grade_clauses(settings.clauses(), results);
-    let check = compare_known_failures(results, &known);
-    let run = Run {
-        settings: &settings,
-        seed: sources.report_seed(),
-        results,
-        grade: &g,
-        counterexamples: &cxs,
-        known_failures: &check,
-        restarts: collected.restarts,
-        interrupted: interrupted.map(|signal| Interruption {
-            signal,
-            planned: collected.planned,
-        }),
-        plan: cases.counts,
-        without: &without,
-        gave_up: collected.gave_up.as_ref(),
-    };
+    let run = certified.report(&job, &cases);
     let options = TextOptions {
         corpus: args.corpus.clone(),
         replay: args.replay.clone(),
@@ -583,7 +545,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let _ = std::io::stdout()
         .lock()
         .write_all(text::render(&run, &options).as_bytes());
-    if let Some(signal) = interrupted {
+    if let Some(signal) = certified.interrupted {
         // No report file: a partial one could pass for a whole run.
         return Ok(ExitCode::from(interrupt::exit_code(signal)));
     }
@@ -597,10 +559,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }
-    let failed = check.unexpected > 0
-        || collected.gave_up.is_some()
-        || (args.strict_expectations && !check.now_passing.is_empty());
-    Ok(if failed {
+    Ok(if certified.failed(args.strict_expectations) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

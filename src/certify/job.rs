@@ -1,0 +1,394 @@
+//! A certification as one value: [`Options`] (what a run is asked to do,
+//! as plain values: the command line fills them from its flags, a binding
+//! from its arguments) resolved once into a [`Job`] (how the reducer runs,
+//! where the cases come from, how failures are shrunk), which runs the
+//! whole battery ([`Job::run`]: the cases, the shrinking, the grade) and
+//! gives a [`Certified`] that the reports render ([`Certified::report`]).
+//!
+//! Every rule that ties options together lives here, not in the command
+//! line: `--summaries` needs protocol 2 (spec §13.2), `--declare` is read
+//! and checked (spec §16), `system-first-only` skips the
+//! `pinned-not-first` shape (spec §16.6), a reducer that answered nothing
+//! is not shrunk against (spec §8.5).
+
+use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
+use super::grade::{grade_clauses, Grade};
+use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
+use super::process::{Limits, Reducer};
+use super::report::{Interruption, Run};
+use super::run::{run_cases, Collected, FailureGroup, Settings};
+use super::session::RunError;
+use super::{CasePlan, Shard, SourceError, Sources};
+use crate::formats::Format;
+use crate::generate::knob::{parse_knobs, Knob};
+use crate::input::DEFAULT_MAX_INPUT;
+use crate::protocol::Protocol;
+use crate::terms::{Declared, Policy, Provider};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What a certification run is asked to do, field for field `certify`'s
+/// options (`reducer-kit certify --help`); [`Options::default`] is the
+/// command line's defaults with no reducer command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// The reducer command and its arguments (run directly, never through
+    /// a shell).
+    pub command: Vec<OsString>,
+    /// The policy the reducer claims (`--policy`).
+    pub policy: Policy,
+    /// Its wire format (`--format`).
+    pub format: Format,
+    /// The provider profile it claims to honour (`--provider`).
+    pub provider: Option<Provider>,
+    /// The runner protocol it speaks (`--protocol`).
+    pub protocol: Protocol,
+    /// Summaries allowed (`--summaries`, protocol 2 only).
+    pub summaries: bool,
+    /// The declarations, comma-separated (`--declare`, spec §16).
+    pub declare: String,
+    /// The generator knobs to skip, comma-separated (`--without`).
+    pub without: String,
+    /// Time limit per request (`--timeout`).
+    pub timeout: Duration,
+    /// Start-up allowance of a new persistent process (`--startup-timeout`).
+    pub startup_timeout: Duration,
+    /// Largest accepted answer in bytes (`--max-output`).
+    pub max_output: usize,
+    /// One long-lived process per worker (`--persistent`).
+    pub persistent: bool,
+    /// Workers (`--jobs`); `None`: the number of cores.
+    pub jobs: Option<usize>,
+    /// Case folders (`--corpus`); none: the kit's own corpus.
+    pub corpus: Vec<PathBuf>,
+    /// Case files to run instead (`--replay`).
+    pub replay: Vec<PathBuf>,
+    /// Generated cases besides the corpus (`--cases`).
+    pub generated: u64,
+    /// Their seed (`--seed`).
+    pub seed: u64,
+    /// Only these case ids (`--case`).
+    pub only: Vec<String>,
+    /// One shard of the cases (`--shard`).
+    pub shard: Option<Shard>,
+    /// Largest case file read, in bytes (`--max-input`).
+    pub max_input: u64,
+    /// Candidate runs per failure when shrinking (`--shrink-tries`).
+    pub shrink_tries: usize,
+    /// Time for all the shrinking of the run (`--shrink-time`).
+    pub shrink_time: Duration,
+}
+
+impl Default for Options {
+    /// `certify`'s defaults: policy `turns`, canonical, protocol 1, 10 s
+    /// per request, 60 s of start-up, 16 MiB answers, per-case mode, the
+    /// kit's corpus and 2,000 generated cases of seed 1, 200 shrinking
+    /// tries in 30 s.
+    fn default() -> Options {
+        let limits = Limits::default();
+        Options {
+            command: Vec::new(),
+            policy: Policy::Turns,
+            format: Format::Canonical,
+            provider: None,
+            protocol: Protocol::V1,
+            summaries: false,
+            declare: String::new(),
+            without: String::new(),
+            timeout: limits.timeout,
+            startup_timeout: limits.startup_timeout,
+            max_output: limits.max_output,
+            persistent: false,
+            jobs: None,
+            corpus: Vec::new(),
+            replay: Vec::new(),
+            generated: 2000,
+            seed: 1,
+            only: Vec::new(),
+            shard: None,
+            max_input: DEFAULT_MAX_INPUT,
+            shrink_tries: 200,
+            shrink_time: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Options that do not go together, or that the kit cannot read. Its text
+/// names the option (`--declare: unknown declaration "x"; ...`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OptionsError(pub String);
+
+/// A certification resolved from its [`Options`] once.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// How the reducer is run and judged.
+    pub settings: Settings,
+    /// Where the cases come from (with the shapes `system-first-only`
+    /// skips among the knobs turned off).
+    pub sources: Sources,
+    /// The knobs of `--without`, as given (what the certificate names).
+    pub without: Vec<Knob>,
+    /// Candidate runs per failure when shrinking.
+    pub shrink_tries: usize,
+    /// Time for all the shrinking.
+    pub shrink_time: Duration,
+}
+
+impl Options {
+    /// The [`Job`] these options ask for: the declarations and knobs read,
+    /// the reducer given a run id, every rule between options checked.
+    ///
+    /// # Errors
+    ///
+    /// [`OptionsError`] for `--summaries` without protocol 2, an unknown
+    /// or conflicting declaration, an unknown knob, or `placeholder` in a
+    /// summaries run.
+    pub fn resolve(&self) -> Result<Job, OptionsError> {
+        if self.summaries && self.protocol != Protocol::V2 {
+            return Err(OptionsError("--summaries needs --protocol 2".into()));
+        }
+        let without =
+            parse_knobs(&self.without).map_err(|e| OptionsError(format!("--without: {e}")))?;
+        let declared =
+            Declared::parse(&self.declare).map_err(|e| OptionsError(format!("--declare: {e}")))?;
+        if declared.placeholder && self.summaries {
+            return Err(OptionsError(
+                "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it".into(),
+            ));
+        }
+        // What system-first-only declares (spec §16.6): the shape is not
+        // generated, and cases that show it are skipped.
+        let mut skipped = without.clone();
+        if declared.system_first_only && !skipped.contains(&Knob::PinnedNotFirst) {
+            skipped.push(Knob::PinnedNotFirst);
+            skipped.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
+        }
+        let sources = Sources {
+            replay: self.replay.clone(),
+            corpus: self.corpus.clone(),
+            generated: self.generated,
+            seed: self.seed,
+            only: self.only.clone(),
+            shard: self.shard,
+            format: self.format,
+            without: skipped,
+            protocol: self.protocol,
+            max_input: self.max_input,
+        };
+        let settings = Settings {
+            reducer: Reducer::new(self.command.clone()),
+            format: self.format,
+            policy: self.policy,
+            provider: self.provider,
+            limits: Limits {
+                timeout: self.timeout,
+                startup_timeout: self.startup_timeout,
+                max_output: self.max_output,
+                ..Limits::default()
+            },
+            persistent: self.persistent,
+            extra_requests: true,
+            protocol: self.protocol,
+            summaries: self.summaries,
+            declared,
+            jobs: self
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .max(1),
+        };
+        Ok(Job {
+            settings,
+            sources,
+            without,
+            shrink_tries: self.shrink_tries,
+            shrink_time: self.shrink_time,
+        })
+    }
+}
+
+/// What a caller watches while a [`Job`] runs: cases done, then the
+/// shrinking of each failure. Every method does nothing by default.
+pub trait Watch: Sync {
+    /// `done` cases of the run have finished.
+    fn cases_done(&self, done: usize) {
+        let _ = done;
+    }
+    /// Shrinking begins, of the failures of `failures` that are shown
+    /// ([`super::counterexample::shown`]).
+    fn shrinking(&self, failures: &[FailureGroup]) {
+        let _ = failures;
+    }
+    /// Failure `index` of the list [`Watch::shrinking`] got is where
+    /// `progress` says.
+    fn shrunk(&self, index: usize, progress: &ShrinkProgress) {
+        let _ = (index, progress);
+    }
+    /// Shrinking is over (after `took`), with these counterexamples.
+    fn shrinking_done(&self, counterexamples: &[Counterexample], took: Duration) {
+        let _ = (counterexamples, took);
+    }
+}
+
+/// A [`Watch`] that watches nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unwatched;
+
+impl Watch for Unwatched {}
+
+/// What a [`Job`] gave: the records and failures of the run, the
+/// counterexamples, the grade and the known failures compared.
+#[derive(Debug)]
+pub struct Certified {
+    /// The run's records, failures, restarts and how it ended.
+    pub collected: Collected,
+    /// The minimal counterexamples (none when the run was interrupted).
+    pub counterexamples: Vec<Counterexample>,
+    /// The per-clause tallies and the levels.
+    pub grade: Grade,
+    /// The run's failures against the known ones.
+    pub known: KnownFailureCheck,
+    /// The signal that stopped the run, if one did (spec §8.7).
+    pub interrupted: Option<i32>,
+}
+
+impl Certified {
+    /// Whether the run fails: a failure on a valid input that is not
+    /// known, a run stopped because the reducer answered nothing, or (with
+    /// `strict`) a known failure that passes now.
+    pub fn failed(&self, strict: bool) -> bool {
+        self.known.unexpected > 0
+            || self.collected.gave_up.is_some()
+            || (strict && !self.known.now_passing.is_empty())
+    }
+
+    /// The run as the reports render it ([`super::report`]).
+    pub fn report<'a>(&'a self, job: &'a Job, plan: &CasePlan) -> Run<'a> {
+        Run {
+            settings: &job.settings,
+            seed: job.sources.report_seed(),
+            results: &self.collected.records,
+            grade: &self.grade,
+            counterexamples: &self.counterexamples,
+            known_failures: &self.known,
+            restarts: self.collected.restarts,
+            interrupted: self.interrupted.map(|signal| Interruption {
+                signal,
+                planned: self.collected.planned,
+            }),
+            plan: plan.counts,
+            without: &job.without,
+            gave_up: self.collected.gave_up.as_ref(),
+        }
+    }
+}
+
+impl Job {
+    /// The cases of the run ([`Sources::plan`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Sources::plan`].
+    pub fn plan(&self) -> Result<CasePlan, SourceError> {
+        self.sources.plan()
+    }
+
+    /// Runs the cases of `plan` ([`run_cases`]), shrinks each kind of
+    /// failure to a minimal counterexample ([`counterexamples`]; not for a
+    /// reducer that answered nothing, spec §8.5), grades the run and
+    /// compares its failures with `known`, telling `watch` as it goes.
+    /// The run's processes are gone when it returns.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::Start`] when the reducer cannot be started. A signal
+    /// (spec §8.7) is no error: [`Certified::interrupted`] says so.
+    pub fn run(
+        &self,
+        plan: &CasePlan,
+        known: &[KnownFailure],
+        watch: &dyn Watch,
+    ) -> Result<Certified, RunError> {
+        let settings = &self.settings;
+        let collected = run_cases(settings, plan, &|done| watch.cases_done(done))?;
+        let mut interrupted = collected.interrupted;
+        let mut cxs = Vec::new();
+        if interrupted.is_none() && !collected.failures.is_empty() {
+            let started = Instant::now();
+            let limits = ShrinkLimits {
+                tries: if collected.gave_up.is_some() {
+                    0
+                } else {
+                    self.shrink_tries
+                },
+                deadline: Some(started + self.shrink_time),
+            };
+            watch.shrinking(&collected.failures);
+            match counterexamples(settings, &collected.failures, &limits, &|i, p| {
+                watch.shrunk(i, p)
+            }) {
+                Ok(c) => cxs = c,
+                Err(RunError::Interrupted(s)) => interrupted = Some(s),
+                Err(e) => return Err(e),
+            }
+            if interrupted.is_none() {
+                watch.shrinking_done(&cxs, started.elapsed());
+            }
+        }
+        // A signal that came after the last reducer request still stops
+        // the run.
+        let interrupted = interrupted.or_else(super::interrupt::requested);
+        let grade = grade_clauses(settings.clauses(), &collected.records);
+        let known = compare_known_failures(&collected.records, known);
+        Ok(Certified {
+            collected,
+            counterexamples: cxs,
+            grade,
+            known,
+            interrupted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_resolve_once_with_their_rules() {
+        let job = Options {
+            declare: "system-first-only, soft-budget".into(),
+            without: "approvals".into(),
+            ..Options::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(job.without, [Knob::Approvals]);
+        assert_eq!(job.sources.without, [Knob::PinnedNotFirst, Knob::Approvals]);
+        assert!(job.settings.declared.soft_budget && job.settings.declared.system_first_only);
+        assert_eq!(job.settings.limits.timeout, Duration::from_secs(10));
+        let refused = |o: Options| o.resolve().unwrap_err().to_string();
+        assert_eq!(
+            refused(Options {
+                summaries: true,
+                ..Options::default()
+            }),
+            "--summaries needs --protocol 2"
+        );
+        assert_eq!(
+            refused(Options {
+                without: "approval".into(),
+                ..Options::default()
+            }),
+            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results"
+        );
+        assert!(refused(Options {
+            declare: "placeholder".into(),
+            protocol: Protocol::V2,
+            summaries: true,
+            ..Options::default()
+        })
+        .starts_with("--declare placeholder: "));
+    }
+}
