@@ -8,8 +8,8 @@
 //!   the message view, turns and pairing.
 //! - [`formats`]: the wire formats; [`protocol`]: the runner protocol
 //!   envelope.
-//! - [`reduce`]: the reference reducers; [`validate`]: the validator;
-//!   [`check`]: the checker (which never reduces).
+//! - [`reduce`](mod@reduce): the reference reducers; [`validate`](mod@validate): the validator;
+//!   [`check`](mod@check): the checker (which never reduces).
 //! - [`case`]: the case format and the reference expectation of a case;
 //!   [`generate`]: the generator and shrinking.
 //! - [`certify`]: running, grading and reporting a reducer; [`corpus`]:
@@ -17,7 +17,25 @@
 //! - [`json`], [`atomic`], [`input`], [`terminal`]: small utilities
 //!   (the last makes text from outside the kit safe to print).
 
-#![warn(missing_docs)]
+//!
+//! **The public surface.** What the command line and the bindings call is
+//! re-exported here, at the crate root, so that neither reaches into a
+//! room for it:
+//!
+//! | call | what it does |
+//! |------|--------------|
+//! | [`validate()`] / [`validate_history`] | the validator's violations of a history (spec §5) |
+//! | [`check()`] / [`check_with`] | every clause's verdict on one answer to one [`Request`] (spec §6) |
+//! | [`respond_request_with`] / [`reduce()`] | the reference reducer's answer (spec §3, §4) |
+//! | [`generated_case`] | generated case `n` of a seed's stream, as `certify` runs it |
+//! | [`CertifyOptions`] → [`Job`] → [`Certified`] | a whole certification: options resolved once, run, shrunk, graded, reported |
+//! | [`read_history`], [`to_wire`], [`from_wire`] | a history read in a [`Format`], converted to and from the canonical one |
+//!
+//! with the vocabulary they take: [`Format`], [`Policy`], [`Provider`],
+//! [`Protocol`], [`Declared`], [`Clause`], [`Level`], [`BudgetFields`],
+//! [`Response`], [`Verdict`], [`Outcome`].
+
+#![deny(missing_docs)]
 
 pub mod atomic;
 pub mod case;
@@ -34,3 +52,12 @@ pub mod reduce;
 pub mod terminal;
 pub mod terms;
 pub mod validate;
+
+pub use certify::generated_case;
+pub use certify::job::{Certified, Job, Options as CertifyOptions, Watch};
+pub use check::{check, check_with, Extras, Outcome, Request, Verdict};
+pub use formats::{from_wire, read_history, to_wire, Format};
+pub use protocol::{Protocol, Response};
+pub use reduce::{reduce, respond_request_with};
+pub use terms::{BudgetFields, Clause, Declared, Level, Policy, Provider};
+pub use validate::{validate, validate_history};

@@ -1,5 +1,5 @@
 //! The reduction policies (spec §3 and §4): which messages a reducer
-//! keeps. The reference reducers are in [`crate::reduce`]; the clauses each
+//! keeps. The reference reducers are in [`crate::reduce`](mod@crate::reduce); the clauses each
 //! policy is judged by are [`Clause::for_policy`](super::Clause::for_policy).
 
 use std::fmt;
