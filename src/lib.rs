@@ -1,7 +1,7 @@
 //! reducer-kit: reference reducers, validator, checker, generator and runner
 //! for chat-history reducers. See `spec/` for the contract.
 //!
-//! One room per concept (the README's "Layout" table says what each may
+//! One room per concept (CONTRIBUTING.md's "Layout" table says what each may
 //! import; `tests/layout.rs` holds it):
 //!
 //! - [`terms`]: the contract's vocabulary: clauses, policies, the budget,

@@ -55,7 +55,7 @@ const MADE_BY_RUNS: &[&str] = &[
 /// Files being written elsewhere, and what stands for them until they
 /// land: `spec/spec.md` is `spec/v1.md` and `spec/v2.md` merged, section
 /// numbers unchanged. Remove the entry once the file exists.
-const PENDING: &[(&str, &[&str])] = &[("spec/spec.md", &["spec/v1.md", "spec/v2.md"])];
+const PENDING: &[(&str, &[&str])] = &[];
 
 /// The docs this test reads, relative to the repository.
 fn docs() -> Vec<PathBuf> {
@@ -92,14 +92,9 @@ fn read(rel: &Path) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{}: {e}", rel.display()))
 }
 
-/// The spec's text: `spec/spec.md`, or what stands for it while pending.
+/// The spec's text.
 fn spec_text() -> String {
-    let merged = root().join("spec/spec.md");
-    if merged.exists() {
-        return std::fs::read_to_string(merged).unwrap();
-    }
-    let (_, parts) = PENDING.iter().find(|(p, _)| *p == "spec/spec.md").unwrap();
-    parts.iter().map(|p| read(Path::new(p))).collect()
+    read(Path::new("spec/spec.md"))
 }
 
 /// Whether `rel` (a path relative to the repository) exists, or is made by

@@ -61,7 +61,7 @@ pub mod serve;
 pub mod validate;
 
 /// The exit-code rule every command follows, shown at the end of each
-/// `--help` (and in the README's "Exit codes"): 2 for usage and for input
+/// `--help` (and in docs/cli.md, "Exit codes"): 2 for usage and for input
 /// that cannot be read as histories at all, 1 for a judged failure.
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -93,7 +93,7 @@ pub enum Command {
     /// Judge a reducer's output for one input against every clause.
     #[command(after_help = EXIT_CODES)]
     Check(check::Args),
-    /// Run a reference reducer as an external reducer speaking protocol v1.
+    /// Run a reference reducer as an external reducer (runner protocol 1, or 2 with --protocol 2).
     #[command(after_help = EXIT_CODES)]
     Serve(serve::Args),
     /// Certify an external reducer: run every case against it and grade it.
@@ -102,7 +102,7 @@ pub enum Command {
     /// Write generated cases, one per line.
     #[command(after_help = EXIT_CODES)]
     Generate(generate::Args),
-    /// Regression corpora: regen, check, add, min, seed-fuzz.
+    /// Regression corpora: regen, check, add, min, seed-fuzz, trim-fuzz.
     #[command(after_help = EXIT_CODES)]
     Corpus(corpus::Args),
 }
