@@ -42,6 +42,7 @@ use std::time::Instant;
 
 /// The command line's allocator (`src/main.rs`), so that the kit's cost
 /// here is the command line's.
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

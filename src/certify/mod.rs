@@ -41,8 +41,39 @@ use run::{CaseList, RunCase};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// The kit's own corpus: `corpus/` next to the sources the kit was built
-/// from, else `./corpus`.
+/// The kit's own corpus as built into it (`build.rs`): the cases of every
+/// case file below `corpus/` (but `fuzz/`), in path order, each with the
+/// path it was read from (`corpus/spec/budget.json`). What `certify` runs
+/// without `--corpus`, so that an installed kit needs no clone.
+///
+/// # Errors
+///
+/// A [`CaseError`] for a file the kit was built with that is not a valid
+/// case file, or a case id twice.
+pub fn kit_cases() -> Result<Vec<(PathBuf, Case)>, CaseError> {
+    mod embedded {
+        include!(concat!(env!("OUT_DIR"), "/corpus_files.rs"));
+    }
+    let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
+    for (rel, text) in embedded::FILES {
+        let path = PathBuf::from("corpus").join(rel);
+        for case in crate::case::parse_cases(text, &path)? {
+            if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
+                return Err(CaseError::Invalid {
+                    path,
+                    id: case.id,
+                    problem: crate::case::InvalidCase::DuplicateId { first },
+                });
+            }
+            out.push((path.clone(), case));
+        }
+    }
+    Ok(out)
+}
+
+/// The kit's own corpus folder, where the corpus commands write: `corpus/`
+/// next to the sources the kit was built from, else `./corpus`.
 pub fn kit_corpus() -> PathBuf {
     let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus"));
     if built.is_dir() {
@@ -172,8 +203,8 @@ pub struct Sources {
     /// Case files to run instead of the corpus and the generated cases
     /// (`--replay`).
     pub replay: Vec<PathBuf>,
-    /// Case directories (`--corpus`); none means the kit's own
-    /// ([`kit_corpus`]).
+    /// Case directories (`--corpus`); none means the kit's own, built into
+    /// it ([`kit_cases`]).
     pub corpus: Vec<PathBuf>,
     /// How many generated cases to run besides the corpus (`--cases`).
     pub generated: u64,
@@ -397,24 +428,23 @@ impl Sources {
                 }
             }
         } else {
-            let dirs = if self.corpus.is_empty() {
-                vec![kit_corpus()]
-            } else {
-                self.corpus.clone()
-            };
-            for dir in &dirs {
-                let option = if self.corpus.is_empty() {
-                    ""
-                } else {
-                    "--corpus "
-                };
-                let cases = load_dir_with(dir, self.max_input)
-                    .map_err(|error| SourceError::Case { option, error })?;
-                for (_, c) in cases {
-                    plan.read_ids.insert(c.id.clone());
-                    if self.only.is_empty() || self.only.contains(&c.id) {
-                        plan.push_listed(from_case(&c), &mut seen, without);
+            // The folders of --corpus, or the kit's corpus built into it.
+            let mut listed = Vec::new();
+            if self.corpus.is_empty() {
+                listed = kit_cases().map_err(|error| SourceError::Case { option: "", error })?;
+            }
+            for dir in &self.corpus {
+                listed.extend(load_dir_with(dir, self.max_input).map_err(|error| {
+                    SourceError::Case {
+                        option: "--corpus ",
+                        error,
                     }
+                })?);
+            }
+            for (_, c) in listed {
+                plan.read_ids.insert(c.id.clone());
+                if self.only.is_empty() || self.only.contains(&c.id) {
+                    plan.push_listed(from_case(&c), &mut seen, without);
                 }
             }
             if self.only.is_empty() {
