@@ -4,8 +4,9 @@
 //! candidate through the same live session of its worker, then shown with the reference's answer and
 //! saved as a case file.
 
+use super::collect::FailureGroup;
 use super::process;
-use super::run::{run_case, CaseResult, FailureGroup, RunCase, Settings};
+use super::run::{run_case, CaseResult, RunCase, Settings};
 use super::session::{RunError, Session};
 use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
@@ -402,12 +403,12 @@ fn counterexample_of(
 }
 
 /// How many kinds of failure of one clause are shrunk and shown (the
-/// first by [`super::run::ExampleKey`]); the cases of the others count in
+/// first by [`super::collect::ExampleKey`]); the cases of the others count in
 /// the clause's tally only.
 pub const SHOWN_KINDS: usize = 3;
 
 /// Shrinks the example of each kind of failure ([`FailureGroup`], what
-/// [`super::run::run_cases`] keeps in [`super::run::Collected::failures`];
+/// [`super::collect::run_cases`] keeps in [`super::collect::Collected::failures`];
 /// the first [`SHOWN_KINDS`] of each clause), in clause order with those
 /// on valid input before those on invalid input, shared out over
 /// `settings.jobs` workers, each with one session of its own kept for all

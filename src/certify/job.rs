@@ -11,13 +11,14 @@
 //! `pinned-not-first` shape (spec §16.6), a reducer that answered nothing
 //! is not shrunk against (spec §8.5).
 
+use super::collect::{run_cases, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
 use super::grade::{grade_clauses, Grade};
 use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
 use super::process::{Limits, Reducer};
 use super::report::{Interruption, Run};
-use super::run::{run_cases, Collected, FailureGroup, Settings};
 use super::session::RunError;
+use super::settings::Settings;
 use super::{CasePlan, Shard, SourceError, Sources};
 use crate::formats::Format;
 use crate::generate::knob::{parse_knobs, Knob};

@@ -10,6 +10,7 @@
 //! | [`process`] | running an external reducer process safely |
 //! | [`interrupt`] | SIGINT / SIGTERM: stopping every reducer in flight |
 //! | [`result`] | one case as sent ([`run::RunCase`]) and what it gave ([`run::CaseResult`]) |
+//! | [`settings`] | how the reducer is run and judged ([`settings::Settings`]) |
 //! | [`run`] | one case through a session, checked |
 //! | [`collect`] | many cases on many workers: records, failures grouped by kind, a run stopped when the reducer answers nothing |
 //! | [`records`] | the compact record a run keeps of each case, stored outside the heap |
@@ -30,6 +31,7 @@ pub mod report;
 pub mod result;
 pub mod run;
 pub mod session;
+pub mod settings;
 
 use crate::case::{load_dir_with, load_file_with, Case, CaseError};
 use crate::formats::Format;

@@ -7,12 +7,13 @@ pub mod json;
 pub mod junit;
 pub mod text;
 
+use super::collect::GaveUp;
 use super::counterexample::Counterexample;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
 use super::records::Records;
-use super::run::{GaveUp, Settings};
 use super::session::Restarts;
+use super::settings::Settings;
 use super::PlanCounts;
 use crate::generate::knob::Knob;
 
