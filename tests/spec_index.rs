@@ -94,6 +94,13 @@ const FUZZ_CHECKER: &[(&str, Option<CheckerRun>)] = &[
         }),
     ),
     ("terms_agree", None),
+    (
+        "repair_invariants",
+        Some(CheckerRun {
+            summaries: false,
+            reasoning: true,
+        }),
+    ),
 ];
 
 fn root() -> PathBuf {
