@@ -548,6 +548,11 @@ impl<'a> Judge<'a> {
                 "the reducer's budget counts turns or invocations (--declare budget-unit); this clause reads a budget of messages",
             );
         }
+        if declared.complete_calls && clause == Clause::MatchesReference {
+            return not_judged(
+                "the reducer declares complete-calls: the reference removes what it completes (spec §17.4)",
+            );
+        }
         if declared.soft_budget && clause == Clause::MatchesReference {
             return not_judged(
                 "the reducer declares soft-budget: the reference keeps the budget hard (spec §16.1)",
