@@ -207,7 +207,9 @@ pub struct ShrinkProgress {
 /// not a valid history or whose budget cannot be honoured are not shrunk
 /// (the counterexample is the case itself); a token budget shrinks with
 /// its costs (one per message). `progress` is called after
-/// each candidate run and at the end.
+/// each candidate run and at the end. Under policy `repair` a case is
+/// shrunk when its input is broken, and every candidate is broken too
+/// (spec §17.1).
 ///
 /// # Errors
 ///
@@ -246,7 +248,12 @@ pub fn shrink_in(
             allow_pending: false,
             costs,
         };
-        let start = if start.is_valid() {
+        let broken = settings.policy == Policy::Repair;
+        let start = if broken {
+            // A repair is certified on broken histories (spec §17.1):
+            // shrinking keeps the history broken.
+            Some(start).filter(QuickCase::is_broken)
+        } else if start.is_valid() {
             Some(start)
         } else {
             Some(QuickCase {
@@ -307,7 +314,11 @@ pub fn shrink_in(
                 });
                 hit
             };
-            start.minimize(&mut fails);
+            if broken {
+                start.minimize_broken(&mut fails);
+            } else {
+                start.minimize(&mut fails);
+            }
         }
     }
     if let Some(e) = fatal {

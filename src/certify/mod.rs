@@ -38,7 +38,7 @@ use crate::formats::Format;
 use crate::generate::knob::{self, Knob};
 use crate::generate::{seeded_case, Config};
 use crate::protocol::Protocol;
-use crate::terms::{Budget, BudgetFields};
+use crate::terms::{Budget, BudgetFields, Policy};
 use run::{CaseList, RunCase};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -100,6 +100,25 @@ pub fn generator_config_without(format: Format, protocol: Protocol, off: &[Knob]
     Config {
         costs: protocol == Protocol::V2,
         ..knob::without(Config::for_format(format), off)
+    }
+}
+
+/// The generator configuration of a run of `policy` (spec §17.6):
+/// [`generator_config_without`] for `turns` and `suffix`; for `repair`
+/// broken histories ([`Config::for_repair`]), the knobs `off` turned off,
+/// with costs under protocol 2.
+pub fn generator_config_for(
+    policy: Policy,
+    format: Format,
+    protocol: Protocol,
+    off: &[Knob],
+) -> Config {
+    if policy.has_budget() {
+        return generator_config_without(format, protocol, off);
+    }
+    Config {
+        costs: protocol == Protocol::V2,
+        ..knob::without(Config::for_repair(format), off)
     }
 }
 
@@ -227,6 +246,9 @@ pub struct Sources {
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
+    /// The policy certified: under `repair` the generated histories are
+    /// broken on purpose ([`generator_config_for`], spec §17.6).
+    pub policy: Policy,
     /// The size limit of each case file read (`--max-input`; spec
     /// §8.11), [`crate::case::file::MAX_CASE_FILE`] by default.
     pub max_input: u64,
@@ -409,7 +431,7 @@ impl Sources {
     /// or no cases at all.
     pub fn plan(&self) -> Result<CasePlan, SourceError> {
         let mut plan = CasePlan {
-            config: generator_config_without(self.format, self.protocol, &self.without),
+            config: generator_config_for(self.policy, self.format, self.protocol, &self.without),
             listed: Vec::new(),
             order: Vec::new(),
             counts: PlanCounts::default(),

@@ -304,7 +304,13 @@ pub(super) fn run_case_pending<'a>(
     // The input, classified once for its validity, the reference answer
     // and the checker (unreadable: each reports it as it does on its own).
     let in_h = read_history(settings.format, &judged);
-    let valid = valid_input(&in_h);
+    // Under `repair` broken inputs are the point (spec §17.1): every
+    // readable input is judged as a valid one is.
+    let valid = if settings.policy == Policy::Repair {
+        in_h.is_ok()
+    } else {
+        valid_input(&in_h)
+    };
     if let Some(Response::Unsupported(why)) = &first {
         // A request the reducer cannot express (spec §13.7): skipped and
         // counted, unless its budget is no budget (rejects-bad-budget).
