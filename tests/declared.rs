@@ -83,7 +83,7 @@ fn a_soft_budget_may_keep_a_call_group_whole_and_nothing_else() {
         failed,
         [(
             Clause::Budget,
-            "4 messages besides the pinned system message, budget 3".to_string()
+            "4 messages besides the pinned system message, budget 3; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)".to_string()
         )]
     );
     let (failed, _) = judged("soft-budget", 3, &h, group);
@@ -153,7 +153,7 @@ fn a_budget_in_items_counts_calls_and_results_apart() {
         failed[0],
         (
             Clause::Budget,
-            "4 kept messages of M count 5 (budget-unit=items), budget 4".to_string()
+            "4 kept messages of M count 5 (budget-unit=items), budget 4; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)".to_string()
         )
     );
     // Results batched: the two tool messages count one.

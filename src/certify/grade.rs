@@ -44,6 +44,25 @@ impl Grade {
     pub fn passed(&self) -> bool {
         self.levels.iter().all(|(_, ok)| *ok)
     }
+
+    /// Whether some case judged a clause of `level` (passed or failed it):
+    /// a level whose clauses the run judged on no case (all not judged,
+    /// as `matches-reference` under `--declare soft-budget`) passes only
+    /// vacuously, and the reports say it was not judged.
+    pub fn judged(&self, level: Level) -> bool {
+        self.clauses
+            .iter()
+            .any(|(c, t)| c.level() == level && t.passed + t.failed > 0)
+    }
+
+    /// The levels the run judged no clause of ([`Grade::judged`]).
+    pub fn unjudged_levels(&self) -> Vec<Level> {
+        self.levels
+            .iter()
+            .map(|(l, _)| *l)
+            .filter(|&l| !self.judged(l))
+            .collect()
+    }
 }
 
 /// Grades a run: a level passes when no case fails a clause of it or of a

@@ -196,7 +196,7 @@ fn interpret(
         Some(Failure::Timeout) => {
             return fail(
                 Clause::ProtocolTimeout,
-                "no response within the time limit".into(),
+                "no response within the time limit (--timeout; a persistent reducer writes each answer as one line and flushes it)".into(),
             )
         }
         Some(Failure::NotReading) => {

@@ -703,7 +703,16 @@ fn preview(v: &Value) -> String {
 }
 
 fn describe_difference(want: &Response, got: &Response) -> String {
-    describe_answers(answer_of(want), answer_of(got))
+    match (want, got) {
+        (_, Response::Unsupported(u)) => format!(
+            "expected {}, got unsupported ({u:?})",
+            match want {
+                Response::Messages(m) => format!("{} messages", m.len()),
+                _ => "an error".into(),
+            }
+        ),
+        _ => describe_answers(answer_of(want), answer_of(got)),
+    }
 }
 
 /// A response as borrowed parts: its messages, or its error text.

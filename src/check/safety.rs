@@ -93,7 +93,14 @@ impl Judge<'_> {
         match over {
             None => Outcome::Pass,
             Some(over) if self.req.declared.soft_budget => self.soft_budget(out, b, room, over),
-            Some(over) => fail(over),
+            // An excess that only keeps call groups whole is what
+            // soft-budget declares (spec §16.1): the failure says so.
+            Some(over) => match self.soft_budget(out, b, room, String::new()) {
+                Outcome::Pass => fail(format!(
+                    "{over}; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)"
+                )),
+                _ => fail(over),
+            },
         }
     }
 

@@ -65,7 +65,7 @@ macro_rules! clauses {
 clauses! {
     /// `protocol-json`: the response is one JSON object of the protocol.
     ProtocolJson = "protocol-json", Protocol,
-        "the response is one JSON object, {\"messages\": [...]} or {\"error\": \"...\"}, in UTF-8";
+        "the response is one JSON object, {\"messages\": [...]} or {\"error\": \"...\"} (protocol 2: also {\"unsupported\": \"...\"}, each echoing the request's \"id\"), in UTF-8";
     /// `protocol-timeout`: the response arrives within the time limit.
     ProtocolTimeout = "protocol-timeout", Protocol,
         "the response arrives within the time limit";

@@ -975,11 +975,13 @@ fn a_reducer_that_never_answers_is_stopped() {
     let out = run.stdout();
     assert!(
         out.contains(
-            "STOPPED: the reducer gave no answer to 20 cases in a row (spec section 8.5); "
+            "STOPPED: the reducer gave no usable answer to 20 cases in a row (spec section 8.5); "
         ),
         "{out}"
     );
-    assert!(out.contains("certificate: none (the reducer gave no answer to 20 cases in a row)"));
+    assert!(
+        out.contains("certificate: none (the reducer gave no usable answer to 20 cases in a row)")
+    );
     let r = run.report();
     assert_eq!(r["passed"], json!(false));
     assert_eq!(r["stopped"]["unansweredInARow"], json!(20));

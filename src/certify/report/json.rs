@@ -315,6 +315,16 @@ fn head(run: &Run) -> Value {
     );
     put("restarts", json!(run.restarts.total));
     put("levels", Value::Object(levels));
+    // Levels no case judged a clause of (they pass only vacuously).
+    put(
+        "levelsNotJudged",
+        json!(run
+            .grade
+            .unjudged_levels()
+            .iter()
+            .map(|l| l.name())
+            .collect::<Vec<_>>()),
+    );
     put("clauses", Value::Object(clauses));
     put("passed", json!(run.passed()));
     if let Some(g) = run.gave_up {

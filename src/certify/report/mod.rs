@@ -96,9 +96,20 @@ pub fn certificate(run: &Run) -> String {
         .grade
         .levels
         .iter()
-        .filter(|(_, ok)| *ok)
+        .filter(|(l, ok)| *ok && run.grade.judged(*l))
         .map(|(l, _)| l.name())
         .collect();
+    let unjudged: Vec<&str> = run
+        .grade
+        .unjudged_levels()
+        .into_iter()
+        .map(|l| l.name())
+        .collect();
+    let unjudged = if unjudged.is_empty() {
+        String::new()
+    } else {
+        format!(" (not judged: {})", unjudged.join(", "))
+    };
     let provider = run
         .settings
         .provider
@@ -114,7 +125,7 @@ pub fn certificate(run: &Run) -> String {
         n => format!(" ({n} unsupported by the reducer)"),
     };
     format!(
-        "certificate: reducer-kit {} spec v{} policy {} format {}{provider}{}{declared}: levels passed [{}]; {} cases run, {} skipped{unsupported}; seed {}",
+        "certificate: reducer-kit {} spec v{} policy {} format {}{provider}{}{declared}: levels passed [{}]{unjudged}; {} cases run, {} skipped{unsupported}; seed {}",
         env!("CARGO_PKG_VERSION"),
         spec_version(run.settings),
         run.settings.policy,

@@ -112,18 +112,28 @@ impl Report<'_> {
                 shown.push(r);
             }
         }
-        for r in run
-            .results
-            .iter()
-            .filter(|r| r.skipped.is_some())
-            .take(SHOWN)
-        {
-            line!(
-                self,
-                "skip {}: {}",
-                show(&r.id),
-                show(r.skipped.as_deref().unwrap_or(""))
-            );
+        // Skipped cases, one line per reason (read alike once ids and
+        // numbers are blanked), with the first case and how many.
+        let mut skips: Vec<(String, String, String, usize)> = Vec::new();
+        for r in run.results.iter().filter(|r| r.skipped.is_some()) {
+            let why = r.skipped.clone().unwrap_or_default();
+            let kind = crate::certify::collect::failure_signature(&why);
+            match skips.iter_mut().find(|s| s.0 == kind) {
+                Some(s) => s.3 += 1,
+                None => skips.push((kind, r.id.clone(), why, 1)),
+            }
+        }
+        for (_, id, why, n) in skips.iter().take(SHOWN) {
+            match n {
+                1 => line!(self, "skip {}: {}", show(id), show(why)),
+                n => line!(
+                    self,
+                    "skip {} cases like {}: {}",
+                    thousands(*n),
+                    show(id),
+                    show(why)
+                ),
+            }
         }
         for r in &shown {
             self.case_failure(r, run.known_failures);
@@ -167,7 +177,7 @@ impl Report<'_> {
         if let Some(g) = run.gave_up {
             line!(
                 self,
-                "{}: the reducer gave no answer to {} cases in a row (spec section 8.5); {} cases were not run. Last: {}",
+                "{}: the reducer gave no usable answer to {} cases in a row (spec section 8.5); {} cases were not run. Last: {}",
                 self.red("STOPPED"),
                 crate::certify::collect::MAX_UNANSWERED,
                 thousands(g.not_run),
@@ -203,7 +213,9 @@ impl Report<'_> {
         }
         line!(self);
         for (level, ok) in &g.levels {
-            let verdict = if *ok {
+            let verdict = if !g.judged(*level) && *ok {
+                "not judged (no clause of it applies to this run)".to_string()
+            } else if *ok {
                 self.green("pass")
             } else {
                 self.red("FAIL")
@@ -267,7 +279,7 @@ impl Report<'_> {
         match &run.interrupted {
             None if run.gave_up.is_some() => line!(
                 self,
-                "certificate: none (the reducer gave no answer to {} cases in a row)",
+                "certificate: none (the reducer gave no usable answer to {} cases in a row)",
                 crate::certify::collect::MAX_UNANSWERED
             ),
             None => line!(self, "{}", certificate(run)),
@@ -321,7 +333,7 @@ impl Report<'_> {
         {
             line!(
                 self,
-                "hint: the run sent {} messages (--format {format}); a reducer that reads another format sees no tool calls in them and fails these clauses: `reducer-kit validate --format {format}` on one of its inputs tells",
+                "hint: the run sent {} messages (--format {format}); a reducer that reads another format sees no tool calls in them and fails these clauses (check one request's messages with `reducer-kit validate --format {format}`)",
                 format.title()
             );
         }
@@ -493,7 +505,10 @@ impl Report<'_> {
         );
         match &cx.actual {
             Some(a) => line!(self, "  actual (reducer):     {}", compact(format, a)),
-            None => line!(self, "  actual (reducer):     (no response)"),
+            None => line!(
+                self,
+                "  actual (reducer):     (no answer the kit could judge: see the failure)"
+            ),
         }
         if let Some(p) = &cx.first_difference {
             line!(self, "  first difference at {}", show(p));
@@ -523,13 +538,15 @@ fn flags_of(flag: &str, paths: &[PathBuf]) -> String {
         .collect()
 }
 
-/// `2 messages`, `1 message`, `an error` or `no response`.
+/// `2 messages`, `1 message`, `an error`, `unsupported` or `no usable
+/// answer`.
 fn size(r: Option<&Response>) -> String {
     match r {
         Some(Response::Messages(m)) if m.len() == 1 => "1 message".into(),
         Some(Response::Messages(m)) => format!("{} messages", m.len()),
-        Some(_) => "an error".into(),
-        None => "no response".into(),
+        Some(Response::Unsupported(_)) => "unsupported".into(),
+        Some(Response::Error(_)) => "an error".into(),
+        None => "no usable answer".into(),
     }
 }
 
