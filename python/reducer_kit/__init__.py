@@ -44,7 +44,9 @@ __all__ = [
     "assert_certified",
     "certify",
     "check",
+    "dumps",
     "generate",
+    "loads",
     "reduce",
     "validate",
 ]
@@ -231,6 +233,21 @@ def generate(
     ``--config`` reads it.
     """
     return _native.generate(count, seed, format, policy, config)
+
+
+def loads(text: str) -> Any:
+    """JSON text as Python objects, as :func:`certify` gives a request to a
+    reducer: numbers exact (a non-integer that a float would not write back
+    the same is a :class:`JsonFloat`). For a wire program (a reducer behind
+    the runner protocol) that must keep messages byte for byte in value."""
+    return _native.loads(text)
+
+
+def dumps(obj: Any) -> str:
+    """Python objects as compact JSON text, as :func:`certify` reads a
+    reducer's answer: a :class:`JsonFloat` as its text; ``TypeError`` for
+    what is not JSON (a ``set``, ``NaN``, a key that is no string)."""
+    return _native.dumps(obj)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,13 +13,13 @@
 //! `{"error": str(e)}`; a `KeyboardInterrupt` (or any `BaseException` that
 //! is no `Exception`) stops the run and is raised again when it has.
 
-use crate::convert::{from_py, to_py};
+use crate::convert::{to_py, write_py};
 use crate::{
     error, format_named, guard, json_float, policy_named, protocol_numbered, provider_named,
 };
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{json, text};
 use reducer_kit::certify::session::{InProcessSession, RunError};
@@ -34,6 +34,8 @@ use std::time::Duration;
 struct Shared {
     reducer: Py<PyAny>,
     json_float: Py<PyAny>,
+    /// `reducer_kit._json.loads`: Python's json reader with exact numbers.
+    loads: Py<PyAny>,
     stopped_by: Mutex<Option<PyErr>>,
 }
 
@@ -47,25 +49,47 @@ impl Shared {
         if let Err(e) = py.check_signals() {
             return Err(self.stop(e));
         }
-        let request: Value = serde_json::from_str(text).expect("the kit's requests are JSON");
-        let id = request.get("id").cloned();
-        let jf = self.json_float.bind(py);
-        let arg = match to_py(py, &request, jf) {
-            Ok(a) => a,
+        // Python's json reader, one pass in C, its non-integers read by
+        // `reducer_kit._json.read_float` (a float, or a JsonFloat that keeps
+        // its text): the same objects as `convert::to_py` makes.
+        let request = match self.loads.bind(py).call1((text,)) {
+            Ok(r) => r,
             Err(e) => return Err(self.stop(e)),
         };
-        let mut answer = match self.reducer.bind(py).call1((arg,)) {
-            Ok(result) => match from_py(&result, jf) {
-                Ok(Value::Array(messages)) => {
-                    let mut o = Map::new();
-                    o.insert("messages".into(), Value::Array(messages));
-                    Value::Object(o)
+        // Under protocol 2 the answer echoes the request's id; a function
+        // need not: it is put first when the answer has none.
+        let id = text
+            .strip_prefix("{\"id\":")
+            .and_then(|rest| rest.split(',').next())
+            .map(str::to_owned);
+        let jf = self.json_float.bind(py);
+        let mut out = Vec::with_capacity(text.len());
+        let written = match self.reducer.bind(py).call1((request,)) {
+            Ok(result) => {
+                let is_dict = result.cast::<PyDict>().ok();
+                match (&id, is_dict) {
+                    // A list of messages: the response that holds them.
+                    (_, None) if result.cast::<PyList>().is_ok() => {
+                        out.extend_from_slice(b"{");
+                        if let Some(id) = &id {
+                            out.extend_from_slice(format!("\"id\":{id},").as_bytes());
+                        }
+                        out.extend_from_slice(b"\"messages\":");
+                        write_py(&result, jf, &mut out).map(|()| out.push(b'}'))
+                    }
+                    (Some(id), Some(d)) if !d.contains("id").unwrap_or(true) => {
+                        let mut rest = Vec::with_capacity(text.len());
+                        write_py(&result, jf, &mut rest).map(|()| {
+                            out.extend_from_slice(format!("{{\"id\":{id}").as_bytes());
+                            if rest.len() > 2 {
+                                out.push(b',');
+                            }
+                            out.extend_from_slice(&rest[1..]);
+                        })
+                    }
+                    _ => write_py(&result, jf, &mut out),
                 }
-                Ok(v) => v,
-                // Not JSON: what it is, where the kit reads a line that
-                // is not JSON (`protocol-json`, naming what was written).
-                Err(why) => return Ok(format!("<not JSON: {why}>")),
-            },
+            }
             Err(e) if e.is_instance_of::<PyException>(py) => {
                 let text = e
                     .value(py)
@@ -80,22 +104,20 @@ impl Shared {
                     text
                 };
                 let mut o = Map::new();
+                if let Some(id) = &id {
+                    o.insert("id".into(), serde_json::from_str(id).unwrap_or(Value::Null));
+                }
                 o.insert("error".into(), Value::String(text));
-                Value::Object(o)
+                return Ok(Value::Object(o).to_string());
             }
             Err(e) => return Err(self.stop(e)),
         };
-        // Under protocol 2 the answer echoes the request's id; a function
-        // need not: the id is put first when the answer has none.
-        if let (Some(id), Value::Object(o)) = (id, &mut answer) {
-            if !o.contains_key("id") {
-                let mut with_id = Map::with_capacity(o.len() + 1);
-                with_id.insert("id".into(), id);
-                with_id.extend(std::mem::take(o));
-                *o = with_id;
-            }
+        match written {
+            Ok(()) => Ok(String::from_utf8(out).expect("JSON text is UTF-8")),
+            // Not JSON: what it is, where the kit reads a line that is not
+            // JSON (`protocol-json`, naming what was written).
+            Err(why) => Ok(format!("<not JSON: {why}>")),
         }
-        Ok(answer.to_string())
     }
 
     /// Records `e`, which stops the run, and the run error that says so.
@@ -164,6 +186,7 @@ pub fn certify<'py>(
         let shared = Arc::new(Shared {
             reducer,
             json_float: json_float(py)?.unbind(),
+            loads: py.import("reducer_kit._json")?.getattr("loads")?.unbind(),
             stopped_by: Mutex::new(None),
         });
         let for_sessions = shared.clone();

@@ -203,3 +203,104 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .name()
         .map_or_else(|_| "?".to_string(), |n| n.to_string())
 }
+
+/// `obj` written as compact JSON text onto `out`, as [`from_py`] reads it
+/// (the same values, the same errors), without building a value first: the
+/// answer of a reducer under certification, read again by the kit as a
+/// process's answer line.
+pub fn write_py(
+    obj: &Bound<'_, PyAny>,
+    json_float: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let mut path = String::from("$");
+    write(obj, json_float, out, &mut path, 0)
+}
+
+fn write(
+    obj: &Bound<'_, PyAny>,
+    json_float: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+    path: &mut String,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("{path}: nested deeper than {MAX_DEPTH} levels"));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        let s = s
+            .to_cow()
+            .map_err(|e| format!("{path}: a string that is not UTF-8 ({e})"))?;
+        serde_json::to_writer(&mut *out, &*s).map_err(|e| format!("{path}: {e}"))?;
+        return Ok(());
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        out.push(b'{');
+        for (n, (k, x)) in d.iter().enumerate() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(format!(
+                    "{path}: a key that is not a string ({})",
+                    type_name(&k)
+                ));
+            };
+            let key = key
+                .to_cow()
+                .map_err(|e| format!("{path}: a key that is not UTF-8 ({e})"))?;
+            if n > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, &*key).map_err(|e| format!("{path}: {e}"))?;
+            out.push(b':');
+            let len = path.len();
+            path.push('.');
+            path.push_str(&key);
+            write(&x, json_float, out, path, depth + 1)?;
+            path.truncate(len);
+        }
+        out.push(b'}');
+        return Ok(());
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return write_seq(l.iter(), json_float, out, path, depth);
+    }
+    if obj.is_none() {
+        out.extend_from_slice(b"null");
+        return Ok(());
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+        return Ok(());
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return write_seq(t.iter(), json_float, out, path, depth);
+    }
+    match value(obj, json_float, path, depth)? {
+        // Numbers (and what is not JSON): as [`from_py`] reads them.
+        Value::Number(n) => {
+            out.extend_from_slice(n.to_string().as_bytes());
+            Ok(())
+        }
+        other => serde_json::to_writer(&mut *out, &other).map_err(|e| format!("{path}: {e}")),
+    }
+}
+
+fn write_seq<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    json_float: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+    path: &mut String,
+    depth: usize,
+) -> Result<(), String> {
+    out.push(b'[');
+    for (i, x) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let at = path.len();
+        path.push_str(&format!("[{i}]"));
+        write(&x, json_float, out, path, depth + 1)?;
+        path.truncate(at);
+    }
+    out.push(b']');
+    Ok(())
+}

@@ -30,6 +30,11 @@ use reducer_kit::Protocol;
 use serde_json::{json, Value};
 use std::ffi::OsString;
 
+/// mimalloc for the kit's own allocations (python/Cargo.toml).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     _native,
     ReducerKitError,
@@ -474,6 +479,21 @@ fn generator_knobs<'py>(
     })
 }
 
+/// JSON text as Python objects, numbers exact ([`convert`]).
+#[pyfunction]
+fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let v: Value = serde_json::from_str(text).map_err(|e| error(format!("not JSON: {e}")))?;
+        to_py(py, &v, &json_float(py)?)
+    })
+}
+
+/// Python objects as compact JSON text, numbers exact ([`convert`]).
+#[pyfunction]
+fn dumps(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    guard(|| Ok(from_py_arg(obj, &json_float(obj.py())?, "dumps")?.to_string()))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ReducerKitError", m.py().get_type::<ReducerKitError>())?;
@@ -486,5 +506,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(generator_knobs, m)?)?;
     m.add_function(wrap_pyfunction!(certify::certify, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
     Ok(())
 }

@@ -151,3 +151,14 @@ def test_no_panic_crosses_the_boundary():
         reducer_kit.reduce([], 1, policy="middle")
     with pytest.raises(ReducerKitError, match="expected an array of messages"):
         reducer_kit.validate({"messages": 3})
+
+
+def test_loads_and_dumps_keep_numbers():
+    text = '{"a":[1e400,0.1000000000000000055511151231257827,2.50,1.5,-0,123456789012345678901234567890]}'
+    v = reducer_kit.loads(text)
+    assert isinstance(v["a"][0], JsonFloat) and v["a"][3] == 1.5 and type(v["a"][3]) is float
+    assert [decimal.Decimal(str(getattr(x, "text", x))) for x in reducer_kit.loads(reducer_kit.dumps(v))["a"]] == [
+        decimal.Decimal(t) for t in ("1e400", "0.1000000000000000055511151231257827", "2.50", "1.5", "0",
+                                     "123456789012345678901234567890")]
+    with pytest.raises(ReducerKitError, match="not JSON"):
+        reducer_kit.loads("{")
