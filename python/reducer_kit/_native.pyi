@@ -1,7 +1,7 @@
 """Type stubs of the extension module ``reducer_kit._native`` (the kit's Rust
 library; ``python/src/``). Use the documented functions of ``reducer_kit``."""
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __version__: str
 
@@ -29,14 +29,15 @@ def check(
     summary_tokens: Optional[int] = None,
 ) -> List[Dict[str, Any]]: ...
 def generate(
-    count: int, seed: int, format: str, policy: str, config: Optional[Dict[str, Any]] = None
+    count: int, seed: int, format: str, policy: str, config: Optional[Mapping[str, Any]] = None
 ) -> List[Dict[str, Any]]: ...
 def draw(
     data: bytes,
     format: str,
     protocol: int,
     without: str = "",
-    knobs: Optional[Dict[str, Any]] = None,
+    knobs: Optional[Mapping[str, Any]] = None,
+    swarm: Optional[bytes] = None,
 ) -> Optional[Dict[str, Any]]: ...
 def generator_knobs(format: str, protocol: int) -> Tuple[Dict[str, Any], List[str]]: ...
 def certify(

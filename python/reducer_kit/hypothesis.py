@@ -122,7 +122,7 @@ def requests(
     drawn = _draws(format, protocol, without, min_bytes, max_bytes, knobs)
 
     def with_budget(pair: Tuple[Dict[str, Any], Any]) -> Dict[str, Any]:
-        request = pair[0]["request"]
+        request: Dict[str, Any] = pair[0]["request"]
         if pair[1] is not None and "maxMessages" in request:
             request = dict(request, maxMessages=pair[1])
         return request
