@@ -838,7 +838,7 @@ fn a_fifo_or_a_device_named_json_is_an_error_naming_it_not_a_hang() {
     assert_eq!(
         text(&run.stderr),
         format!(
-            "reducer-kit: error: {}: not a regular file (a character device)\n",
+            "reducer-kit: error: --corpus {}: not a regular file (a character device)\n",
             dir.path().join("z.json").display()
         )
     );
