@@ -13,9 +13,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work="$root/target/python-ci"
-MATURIN="maturin==1.16.0"
-PYTEST="pytest==9.2.0"
-HYPOTHESIS="hypothesis==6.170.17"
+MATURIN=${MATURIN:-"maturin==1.16.0"}
+PYTEST=${PYTEST:-"pytest==9.2.0"}
+HYPOTHESIS=${HYPOTHESIS:-"hypothesis==6.170.17"}
 PYTHON=${PYTHON:-python3}
 
 skip() {
