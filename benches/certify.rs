@@ -5,9 +5,10 @@
 //! Each iteration runs 50 generated cases, four requests each.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use reducer_kit::certify::collect::run_cases;
 use reducer_kit::certify::generated_case;
 use reducer_kit::certify::process::{Limits, Reducer};
-use reducer_kit::certify::run::{run_cases, Settings};
+use reducer_kit::certify::run::Settings;
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Protocol;
 use reducer_kit::terms::Policy;

@@ -28,9 +28,10 @@
 //!   writing the requests and reading the answers included
 //!   (`serve_kit_user_us`, `serve_kit_system_us`: its two parts).
 
+use reducer_kit::certify::collect::run_cases;
 use reducer_kit::certify::generated_case;
 use reducer_kit::certify::process::{Limits, Reducer};
-use reducer_kit::certify::run::{run_case, run_cases, RunCase, Settings};
+use reducer_kit::certify::run::{run_case, RunCase, Settings};
 use reducer_kit::certify::session::ReferenceSession;
 use reducer_kit::check::extra_requests;
 use reducer_kit::formats::{to_wire, Format};
@@ -42,6 +43,7 @@ use std::time::Instant;
 
 /// The command line's allocator (`src/main.rs`), so that the kit's cost
 /// here is the command line's.
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

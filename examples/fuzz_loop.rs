@@ -29,6 +29,7 @@ use reducer_kit::fuzzers::run_target;
 use std::path::PathBuf;
 
 /// The fuzz targets' allocator (`fuzz/Cargo.toml`).
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::time::{Duration, Instant};

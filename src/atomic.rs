@@ -300,12 +300,16 @@ fn path_of_hex(hex: &str) -> Option<PathBuf> {
 }
 
 /// Flushes the file system that holds `file` to the disk (Linux
-/// `syncfs`), or `file` alone where that is refused.
+/// `syncfs`), or `file` alone where that is refused or there is no
+/// `syncfs` (macOS).
 fn sync_fs(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: syncfs on a descriptor this function borrows.
-    if unsafe { libc::syncfs(file.as_raw_fd()) } == 0 {
-        return Ok(());
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: syncfs on a descriptor this function borrows.
+        if unsafe { libc::syncfs(file.as_raw_fd()) } == 0 {
+            return Ok(());
+        }
     }
     file.sync_all()
 }

@@ -6,8 +6,9 @@
 
 use std::process::ExitCode;
 
-/// mimalloc: the kit allocates and frees a `serde_json` value per message
-/// and item (Cargo.toml).
+/// mimalloc on Linux: the kit allocates and frees a `serde_json` value per
+/// message and item (Cargo.toml); the system allocator elsewhere.
+#[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

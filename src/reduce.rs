@@ -1,7 +1,9 @@
-//! The reference reducers: policy `turns` (spec §3) and policy `suffix`
-//! (spec §4), over the terms of §2 ([`crate::terms`]), in any wire
-//! format ([`crate::formats`]), under a message budget or a token budget
-//! (spec §11.4, §11.5: every count is a cost, B what M may cost).
+//! The reference reducers: policy `turns` (spec §3), policy `suffix`
+//! (spec §4) and policy `repair` (spec §17), over the terms of §2
+//! ([`crate::terms`]), in any wire format ([`crate::formats`]), under a
+//! message budget or a token budget (spec §11.4, §11.5: every count is a
+//! cost, B what M may cost; `repair` reads a budget only to reject one that
+//! is not, §17.1).
 //!
 //! [`reduce`] reads a protocol 1 request's `maxMessages`;
 //! [`reduce_request`] reads every budget member of protocol 2
@@ -14,7 +16,7 @@
 //! against (the checker itself never reduces; its callers supply that
 //! answer) and what `reducer-kit serve` writes.
 
-use crate::formats::{read_history, strip_elems, Format};
+use crate::formats::{read_history, strip_items_at, Format};
 use crate::protocol::Response;
 use crate::terms::history::Pairing;
 use crate::terms::links::{attached_reasoning, linked_to_previous, window};
@@ -193,7 +195,8 @@ pub struct Selection {
     pub kept: Vec<usize>,
     /// `(message, item indices removed from it)` for every kept message
     /// that loses some results or approval responses (spec §3 step
-    /// 6), ascending by message; item indices are positions in the
+    /// 6), or under `repair` also calls and approval requests (spec
+    /// §17.2), ascending by message; item indices are positions in the
     /// message's items ([`History::items`]), ascending.
     pub stripped: Vec<(usize, Vec<usize>)>,
 }
@@ -222,12 +225,24 @@ impl Selection {
         self.kept
             .iter()
             .map(|&m| match stripped.next_if(|(i, _)| *i == m) {
-                Some((_, removed)) => {
-                    strip_elems(format, &messages[m], &self.elements(history, m, removed))
-                }
+                Some((_, removed)) => Selection::strip(format, &messages[m], history, m, removed),
                 None => messages[m].clone(),
             })
             .collect()
+    }
+
+    /// Message `msg` (message `m` of `history`) with the items `removed`
+    /// (item indices, ascending) taken out: the elements of its items
+    /// array, and under `repair` in the OpenAI format its `tool_calls`
+    /// entries ([`strip_items_at`]).
+    pub fn strip(
+        format: Format,
+        msg: &Value,
+        history: &History,
+        m: usize,
+        removed: &[usize],
+    ) -> Value {
+        strip_items_at(format, msg, history.items(m), removed)
     }
 
     /// The items array elements of message `m` that `removed` (item
@@ -261,8 +276,38 @@ impl Selection {
 /// assert_eq!(s.kept, vec![2]);
 /// ```
 pub fn reduce_indices(policy: Policy, history: &History, budget: &Budget) -> Selection {
+    if policy == Policy::Repair {
+        return repaired(history);
+    }
     let chosen = select_indices(policy, history, budget);
     orphans_removed(history, chosen)
+}
+
+/// The reference reducer of policy `repair` (spec §17.2): what
+/// [`crate::terms::repair::repair`] keeps, as a selection. The budget plays
+/// no part.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::{formats::{read_history, Format}, reduce::repaired};
+/// // A result stored twice by a retry: the second goes.
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},
+///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]},
+///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]}]"#).unwrap();
+/// let s = repaired(&read_history(Format::Canonical, &h).unwrap());
+/// assert_eq!(s.kept, vec![0, 1]);
+/// ```
+pub fn repaired(history: &History) -> Selection {
+    let r = crate::terms::repair::repair(history);
+    let kept = r.kept_messages();
+    let stripped = kept
+        .iter()
+        .map(|&m| (m, r.removed(history, m)))
+        .filter(|(_, removed)| !removed.is_empty())
+        .collect();
+    Selection { kept, stripped }
 }
 
 /// The reference reducer's protocol answer to a request: its output as
@@ -368,7 +413,9 @@ pub fn reduce_indices_with(
     budget: &Budget,
     provider: Option<Provider>,
 ) -> Result<Selection, ReduceError> {
-    let Some(provider) = provider else {
+    // A repair removes what is broken and nothing else, profile or not
+    // (spec §17.5).
+    let Some(provider) = provider.filter(|_| policy.has_budget()) else {
         return Ok(reduce_indices(policy, history, budget));
     };
     let views: Vec<MessageView> = (0..history.len())
@@ -495,6 +542,11 @@ pub fn select(policy: Policy, views: &[MessageView], budget: &Budget) -> Vec<usi
 /// first). Linear in the messages it walks; with unit costs the walks are
 /// those of version 1, message for message.
 pub fn select_indices(policy: Policy, h: &History, budget: &Budget) -> Vec<usize> {
+    if policy == Policy::Repair {
+        // A repair selects every message; what it removes is its own rule
+        // (spec §17.2).
+        return (0..h.len()).collect();
+    }
     let pinned = h.pinned();
     let room = budget.available(pinned).unwrap_or(0);
     let fits = match budget.costs() {
@@ -507,6 +559,7 @@ pub fn select_indices(policy: Policy, h: &History, budget: &Budget) -> Vec<usize
     let start = match policy {
         Policy::Turns => select_turns(h, budget, room),
         Policy::Suffix => Start::At(suffix_start(h, budget, room)),
+        Policy::Repair => unreachable!("answered above"),
     };
     let from = match start {
         Start::At(s) | Start::Question(s, _) => s,
@@ -660,6 +713,7 @@ fn later_selections(
         sel
     };
     match policy {
+        Policy::Repair => {}
         Policy::Suffix => {
             let pairing = h.pairing();
             for s in first_kept + 1..h.len() {

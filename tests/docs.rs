@@ -521,7 +521,7 @@ fn the_readme_lists_every_example_reducer() {
     }
     let words = [
         "", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen",
     ];
     let count = words.get(reducers.len()).copied().unwrap_or("many");
     assert!(

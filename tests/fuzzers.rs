@@ -132,6 +132,11 @@ fn terms_agree() {
     exercise("terms_agree");
 }
 
+#[test]
+fn repair_invariants() {
+    exercise("repair_invariants");
+}
+
 /// `reducer_kit::fuzzers::TABLE` is the one list of targets: `fuzz/Cargo.toml`
 /// has a `[[bin]]` for each (and no other), each with its shim in
 /// `fuzz/fuzz_targets/`, and `.ci/fuzz` names none itself (it runs what

@@ -26,6 +26,11 @@
 //!   format.
 //! - the fuzz seeds `corpus seed-fuzz --seed 1 --count 8` writes and what
 //!   each fuzz target makes of a fixed input.
+//! - `repair/1/<n>`, n < 500, in each format: the broken case `n` of seed
+//!   1 under `Config::for_repair` (what `certify --policy repair` runs,
+//!   spec §17.6): its messages and breaks, the reference repair's output
+//!   bytes, and the checker's verdicts (policy `repair`) on it and on two
+//!   wrong ones.
 //!
 //! A deliberate change of behaviour (a new spec version) rewrites the file:
 //! `GOLDEN_WRITE=1 cargo test --test golden`, and the diff shows which cases
@@ -51,6 +56,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 const GENERATED: u64 = 2000;
+/// Broken cases of the record (policy `repair`, spec §17).
+const BROKEN: u64 = 500;
 const SEED: u64 = 1;
 const FORMATS: [Format; 3] = [Format::Canonical, Format::OpenAi, Format::Anthropic];
 /// The fuzz targets of the record (those that existed when it was made).
@@ -130,47 +137,65 @@ fn reduce_and_judge(
 ) {
     rec.put("request", request(format, budget, None, messages));
     for policy in Policy::ALL {
-        let out = match reduce_request(policy, format, messages, budget) {
-            Ok(m) => Response::Messages(m),
-            Err(e) => Response::Error(e.to_string()),
-        };
-        rec.put(policy.name(), response_text(&out));
-        if !judge {
-            continue;
+        if judge {
+            judge_policy(rec, policy, format, budget, messages);
+        } else {
+            let out = match reduce_request(policy, format, messages, budget) {
+                Ok(m) => Response::Messages(m),
+                Err(e) => Response::Error(e.to_string()),
+            };
+            rec.put(policy.name(), response_text(&out));
         }
-        let req = Request {
-            format,
-            policy,
-            budget,
-            messages,
-            summary: None,
-            declared: Default::default(),
-        };
-        match check_reducer(
-            &req,
-            reference(policy, format),
-            Some(respond_request(policy, format, req.budget, req.messages)),
-        ) {
-            Ok(v) => rec.put("judged reference", verdicts_text(&v)),
-            Err(e) => {
-                rec.put("unreadable", e);
-                continue;
-            }
+    }
+}
+
+/// The reference's answer under `policy` and the checker's verdicts on it
+/// (with the reference's extra responses) and on two wrong outputs: the
+/// whole input, and the reference output without its first message.
+fn judge_policy(
+    rec: &mut Record,
+    policy: Policy,
+    format: Format,
+    budget: &BudgetFields,
+    messages: &[Value],
+) {
+    let out = match reduce_request(policy, format, messages, budget) {
+        Ok(m) => Response::Messages(m),
+        Err(e) => Response::Error(e.to_string()),
+    };
+    rec.put(policy.name(), response_text(&out));
+    let req = Request {
+        format,
+        policy,
+        budget,
+        messages,
+        summary: None,
+        declared: Default::default(),
+    };
+    match check_reducer(
+        &req,
+        reference(policy, format),
+        Some(respond_request(policy, format, req.budget, req.messages)),
+    ) {
+        Ok(v) => rec.put("judged reference", verdicts_text(&v)),
+        Err(e) => {
+            rec.put("unreadable", e);
+            return;
         }
-        let mut wrong = vec![Response::Messages(messages.to_vec())];
-        if let Response::Messages(m) = &out {
-            if !m.is_empty() {
-                wrong.push(Response::Messages(m[1..].to_vec()));
-            }
+    }
+    let mut wrong = vec![Response::Messages(messages.to_vec())];
+    if let Response::Messages(m) = &out {
+        if !m.is_empty() {
+            wrong.push(Response::Messages(m[1..].to_vec()));
         }
-        let extras = Extras {
-            reference: Some(out.clone()),
-            ..Extras::default()
-        };
-        for w in &wrong {
-            let v = check(&req, w, &extras).expect("the input was read above");
-            rec.put("judged wrong", verdicts_text(&v));
-        }
+    }
+    let extras = Extras {
+        reference: Some(out.clone()),
+        ..Extras::default()
+    };
+    for w in &wrong {
+        let v = check(&req, w, &extras).expect("the input was read above");
+        rec.put("judged wrong", verdicts_text(&v));
     }
 }
 
@@ -218,6 +243,29 @@ fn generated_line(n: u64) -> String {
             line.push(' ');
             line.push_str(&d);
         }
+    }
+    line
+}
+
+/// The broken case `n` (spec §17.6) in each format: the case, the
+/// reference repair and the checker's verdicts on it and on two wrong
+/// outputs.
+fn repair_line(n: u64) -> String {
+    let mut line = format!("repair/{SEED}/{n}");
+    for format in FORMATS {
+        let g = seeded_case(SEED, n, &Config::for_repair(format));
+        let mut rec = Record::default();
+        rec.put("messages", json(&g.messages));
+        rec.put("budget", g.budget);
+        let breaks: Vec<&str> = g.breaks.iter().map(|b| b.name()).collect();
+        rec.put("breaks", breaks.join(","));
+        let budget = BudgetFields::messages(Value::from(g.budget));
+        match wire(format, &g.messages) {
+            Ok(w) => judge_policy(&mut rec, Policy::Repair, format, &budget, &w),
+            Err(e) => rec.put("skip", e),
+        }
+        line.push(' ');
+        line.push_str(&rec.digest());
     }
     line
 }
@@ -358,11 +406,13 @@ fn record() -> Vec<String> {
         format!("# gen/{SEED}/<n>: certify-canonical certify-openai certify-anthropic generate-canonical generate-openai generate-anthropic"),
         "# corpus cases and tau-bench/<line>: canonical openai anthropic".to_string(),
         "# fuzz/<target>: seeds and describe".to_string(),
+        format!("# repair/{SEED}/<n>: canonical openai anthropic"),
     ];
     out.extend(corpus);
     out.extend(tau_bench_lines());
     out.extend(fuzz_lines());
     out.extend(generated);
+    out.extend((0..BROKEN).map(repair_line));
     out
 }
 

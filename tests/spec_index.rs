@@ -41,6 +41,9 @@ const SECTIONS: &[(&str, &str)] = &[
     ("summary-shape", "12.2"),
     ("summary-replaces-prefix", "12.3"),
     ("placeholder-shape", "16.5"),
+    ("repair-valid", "17.3"),
+    ("no-unanswered-call", "17.3"),
+    ("completes-calls", "17.4"),
     ("whole-turns", "6.4"),
     ("newest-first", "6.4"),
     ("maximal", "6.4"),
@@ -50,13 +53,17 @@ const SECTIONS: &[(&str, &str)] = &[
     ("identity-when-fits", "6.4"),
     ("idempotent", "6.4"),
     ("budget-monotone", "6.4"),
+    ("repair-keeps-whole", "17.3"),
+    ("repair-keeps-content", "17.3"),
     ("matches-reference", "6.6"),
 ];
 
 /// How a fuzz target runs the checker (`crate::check`): always without a
-/// provider profile and without declarations, under both policies.
+/// provider profile and without declarations, under the policies it names.
 #[derive(Clone, Copy)]
 struct CheckerRun {
+    /// The policies it judges under.
+    policies: &'static [Policy],
     /// It draws runs that allow summaries.
     summaries: bool,
     /// It judges a format with reasoning items (it runs every format).
@@ -73,6 +80,7 @@ const FUZZ_CHECKER: &[(&str, Option<CheckerRun>)] = &[
     (
         "parse_no_panic",
         Some(CheckerRun {
+            policies: &Policy::EVERY,
             summaries: false,
             reasoning: true,
         }),
@@ -82,6 +90,7 @@ const FUZZ_CHECKER: &[(&str, Option<CheckerRun>)] = &[
     (
         "reduce_invariants",
         Some(CheckerRun {
+            policies: &Policy::ALL,
             summaries: true,
             reasoning: false,
         }),
@@ -89,11 +98,20 @@ const FUZZ_CHECKER: &[(&str, Option<CheckerRun>)] = &[
     (
         "checker_convicts",
         Some(CheckerRun {
+            policies: &Policy::ALL,
             summaries: true,
             reasoning: false,
         }),
     ),
     ("terms_agree", None),
+    (
+        "repair_invariants",
+        Some(CheckerRun {
+            policies: &[Policy::Repair],
+            summaries: false,
+            reasoning: true,
+        }),
+    ),
 ];
 
 fn root() -> PathBuf {
@@ -248,7 +266,7 @@ fn fuzz_targets() -> Vec<Vec<(&'static str, bool)>> {
         );
         let Some(run) = run else { continue };
         let mut judged = BTreeSet::new();
-        for policy in Policy::ALL {
+        for &policy in run.policies {
             for summaries in [false, run.summaries] {
                 for reasoning in [false, run.reasoning] {
                     judged.extend(Clause::judged_in(

@@ -61,6 +61,11 @@ an assistant message with one opaque item. `continues_call_group` and
 `attached_reasoning` give the links of spec/spec.md 14.5-14.6, and
 `History.remove_orphans` drops an attached reasoning item whose item goes.
 These examples know no provider profile (spec/spec.md section 15).
+
+Policy `repair` (spec/spec.md section 17) has no budget: `select` gets the
+budget and may ignore it, and `History.without_items(m, drop)` takes calls,
+results and approval items out of a message in any format (the OpenAI
+format's `tool_calls` entries included).
 """
 
 import decimal
@@ -527,6 +532,42 @@ class History:
     def take(self, selection):
         """The messages at the indices `selection`, in that order."""
         return [self.messages[i] for i in selection]
+
+    def without_items(self, m, drop):
+        """Message m less its items at the indices `drop` (into
+        views()[m].items): elements of its items array and, in the OpenAI
+        format, entries of `tool_calls` (a `tool_calls` left empty goes).
+        None when no item would be left, or when an item to drop is the
+        message itself (an OpenAI tool message's result, a Responses item):
+        the message goes (spec/spec.md section 17.2)."""
+        v = self.views()[m]
+        drop = set(drop)
+        if not drop:
+            return self.messages[m]
+        if len(drop) >= len(v.items):
+            return None
+        gone_elems = set()
+        gone_calls = set()
+        call_no = 0
+        for k, (kind, _, elem) in enumerate(v.items):
+            if elem is None and kind == CALL and self.fmt == "openai":
+                if k in drop:
+                    gone_calls.add(call_no)
+                call_no += 1
+            elif k in drop:
+                if elem is None:
+                    return None
+                gone_elems.add(elem)
+        msg = Obj()
+        for name, value in self.messages[m]:
+            if name == v.key and is_array(value):
+                value = [e for i, e in enumerate(value) if i not in gone_elems]
+            elif name == "tool_calls" and self.fmt == "openai" and is_array(value):
+                value = [e for i, e in enumerate(value) if i not in gone_calls]
+                if not value:
+                    continue
+            msg.append((name, value))
+        return msg
 
     def remove_orphans(self, selection):
         """The messages at `selection` (ascending indices), less every result

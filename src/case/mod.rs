@@ -8,7 +8,7 @@
 //! |-----------------|-------------------------|---------|---------|
 //! | `id`            | string                  | —       | stable name, `group/name`; unique |
 //! | `spec`          | integer                 | —       | spec version the expectation was made under (now [`SPEC_VERSION`]) |
-//! | `policy`        | `"turns"` \| `"suffix"` | —       | the policy judged |
+//! | `policy`        | `"turns"` \| `"suffix"` \| `"repair"` | — | the policy judged (`repair`: spec §17, a version 2 case) |
 //! | `maxMessages`   | any JSON                | absent  | the budget as sent to the reducer (may be invalid on purpose); a version 1 case always has it |
 //! | `maxTokens`     | any JSON                | absent  | spec v2: a token budget as sent (§11.1); `maxMessages` is then absent, unless the case shows that both is a bad budget |
 //! | `tokens`        | any JSON                | absent  | spec v2: the costs as sent, one per message of `messages` (the system message's included; the Anthropic form sends that one as `systemTokens`) |
@@ -245,13 +245,15 @@ impl Case {
             ("summary", self.summary),
             ("summaryTokens", self.summary_tokens.is_some()),
             ("maxMessages", self.max_messages.is_none()),
+            ("policy", self.policy == Policy::Repair),
         ]
         .into_iter()
         .find_map(|(f, used)| used.then_some(f))
     }
 
     /// The lowest spec version that has every field the case uses: 2 when
-    /// it uses a field of spec v2 (or has no `maxMessages`), else 1.
+    /// it uses a field of spec v2 (or has no `maxMessages`, or is of
+    /// policy `repair`, spec §17), else 1.
     pub fn required_spec(&self) -> u32 {
         if self.v2_field().is_some() {
             2

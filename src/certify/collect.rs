@@ -61,7 +61,7 @@ pub struct GaveUp {
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::certify::run::decisive_line;
+/// use reducer_kit::certify::collect::decisive_line;
 /// let node = "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/m.js'\n    at Module._resolveFilename (node:internal)\n";
 /// assert_eq!(decisive_line(node), Some("Error: Cannot find module '/x/m.js'"));
 /// assert_eq!(decisive_line("ok\nstill going\n"), Some("still going"));
@@ -143,7 +143,7 @@ pub fn example_key(r: &CaseResult, index: usize) -> ExampleKey {
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::certify::run::failure_signature;
+/// use reducer_kit::certify::collect::failure_signature;
 /// assert_eq!(
 ///     failure_signature(r#"output message 12: result "c\"2" has no call"#),
 ///     r#"output message #: result "…" has no call"#

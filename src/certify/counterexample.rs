@@ -4,8 +4,9 @@
 //! candidate through the same live session of its worker, then shown with the reference's answer and
 //! saved as a case file.
 
+use super::collect::FailureGroup;
 use super::process;
-use super::run::{run_case, CaseResult, FailureGroup, RunCase, Settings};
+use super::run::{run_case, CaseResult, RunCase, Settings};
 use super::session::{RunError, Session};
 use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
@@ -206,7 +207,9 @@ pub struct ShrinkProgress {
 /// not a valid history or whose budget cannot be honoured are not shrunk
 /// (the counterexample is the case itself); a token budget shrinks with
 /// its costs (one per message). `progress` is called after
-/// each candidate run and at the end.
+/// each candidate run and at the end. Under policy `repair` a case is
+/// shrunk when its input is broken, and every candidate is broken too
+/// (spec §17.1).
 ///
 /// # Errors
 ///
@@ -245,7 +248,12 @@ pub fn shrink_in(
             allow_pending: false,
             costs,
         };
-        let start = if start.is_valid() {
+        let broken = settings.policy == Policy::Repair;
+        let start = if broken {
+            // A repair is certified on broken histories (spec §17.1):
+            // shrinking keeps the history broken.
+            Some(start).filter(QuickCase::is_broken)
+        } else if start.is_valid() {
             Some(start)
         } else {
             Some(QuickCase {
@@ -306,7 +314,11 @@ pub fn shrink_in(
                 });
                 hit
             };
-            start.minimize(&mut fails);
+            if broken {
+                start.minimize_broken(&mut fails);
+            } else {
+                start.minimize(&mut fails);
+            }
         }
     }
     if let Some(e) = fatal {
@@ -402,12 +414,12 @@ fn counterexample_of(
 }
 
 /// How many kinds of failure of one clause are shrunk and shown (the
-/// first by [`super::run::ExampleKey`]); the cases of the others count in
+/// first by [`super::collect::ExampleKey`]); the cases of the others count in
 /// the clause's tally only.
 pub const SHOWN_KINDS: usize = 3;
 
 /// Shrinks the example of each kind of failure ([`FailureGroup`], what
-/// [`super::run::run_cases`] keeps in [`super::run::Collected::failures`];
+/// [`super::collect::run_cases`] keeps in [`super::collect::Collected::failures`];
 /// the first [`SHOWN_KINDS`] of each clause), in clause order with those
 /// on valid input before those on invalid input, shared out over
 /// `settings.jobs` workers, each with one session of its own kept for all

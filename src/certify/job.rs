@@ -11,13 +11,14 @@
 //! `pinned-not-first` shape (spec §16.6), a reducer that answered nothing
 //! is not shrunk against (spec §8.5).
 
+use super::collect::{run_cases, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
 use super::grade::{grade_clauses, Grade};
 use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
 use super::process::{Limits, Reducer};
 use super::report::{Interruption, Run};
-use super::run::{run_cases, Collected, FailureGroup, Sessions, Settings};
 use super::session::RunError;
+use super::settings::{Sessions, Settings};
 use super::{CasePlan, Shard, SourceError, Sources};
 use crate::formats::Format;
 use crate::generate::knob::{parse_knobs, Knob};
@@ -142,9 +143,10 @@ impl Options {
     ///
     /// # Errors
     ///
-    /// [`OptionsError`] for `--summaries` without protocol 2, an unknown
-    /// or conflicting declaration, an unknown knob, or `placeholder` in a
-    /// summaries run.
+    /// [`OptionsError`] for `--summaries` without protocol 2 or under
+    /// `repair`, an unknown or conflicting declaration, `complete-calls`
+    /// for a policy other than `repair`, an unknown knob, or `placeholder`
+    /// in a summaries run.
     pub fn resolve(&self) -> Result<Job, OptionsError> {
         if self.summaries && self.protocol != Protocol::V2 {
             return Err(OptionsError("--summaries needs --protocol 2".into()));
@@ -153,6 +155,17 @@ impl Options {
             parse_knobs(&self.without).map_err(|e| OptionsError(format!("--without: {e}")))?;
         let declared =
             Declared::parse(&self.declare).map_err(|e| OptionsError(format!("--declare: {e}")))?;
+        if self.policy == Policy::Repair && self.summaries {
+            return Err(OptionsError(
+                "--summaries: a repair keeps what is whole and summarizes nothing (spec §17.1)"
+                    .into(),
+            ));
+        }
+        if declared.complete_calls && self.policy != Policy::Repair {
+            return Err(OptionsError(
+                "--declare complete-calls: only a repair (--policy repair) completes calls (spec §17.4)".into(),
+            ));
+        }
         if declared.placeholder && self.summaries {
             return Err(OptionsError(
                 "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it".into(),
@@ -175,6 +188,7 @@ impl Options {
             format: self.format,
             without: skipped,
             protocol: self.protocol,
+            policy: self.policy,
             max_input: self.max_input,
         };
         let settings = Settings {
@@ -395,8 +409,34 @@ mod tests {
                 without: "approval".into(),
                 ..Options::default()
             }),
-            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results"
+            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken"
         );
+        // A repair summarizes nothing; only a repair completes calls.
+        assert_eq!(
+            refused(Options {
+                policy: Policy::Repair,
+                protocol: Protocol::V2,
+                summaries: true,
+                ..Options::default()
+            }),
+            "--summaries: a repair keeps what is whole and summarizes nothing (spec §17.1)"
+        );
+        assert_eq!(
+            refused(Options {
+                declare: "complete-calls".into(),
+                ..Options::default()
+            }),
+            "--declare complete-calls: only a repair (--policy repair) completes calls (spec §17.4)"
+        );
+        let repair = Options {
+            policy: Policy::Repair,
+            declare: "complete-calls".into(),
+            ..Options::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(repair.sources.policy, Policy::Repair);
+        assert!(repair.settings.declared.complete_calls);
         assert!(refused(Options {
             declare: "placeholder".into(),
             protocol: Protocol::V2,

@@ -10,6 +10,7 @@
 //! | [`process`] | running an external reducer process safely |
 //! | [`interrupt`] | SIGINT / SIGTERM: stopping every reducer in flight |
 //! | [`result`] | one case as sent ([`run::RunCase`]) and what it gave ([`run::CaseResult`]) |
+//! | [`settings`] | how the reducer is run and judged ([`settings::Settings`]) |
 //! | [`run`] | one case through a session, checked |
 //! | [`collect`] | many cases on many workers: records, failures grouped by kind, a run stopped when the reducer answers nothing |
 //! | [`records`] | the compact record a run keeps of each case, stored outside the heap |
@@ -30,19 +31,51 @@ pub mod report;
 pub mod result;
 pub mod run;
 pub mod session;
+pub mod settings;
 
 use crate::case::{load_dir_with, load_file_with, Case, CaseError};
 use crate::formats::Format;
 use crate::generate::knob::{self, Knob};
 use crate::generate::{seeded_case, Config};
 use crate::protocol::Protocol;
-use crate::terms::{Budget, BudgetFields};
+use crate::terms::{Budget, BudgetFields, Policy};
 use run::{CaseList, RunCase};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// The kit's own corpus: `corpus/` next to the sources the kit was built
-/// from, else `./corpus`.
+/// The kit's own corpus as built into it (`build.rs`): the cases of every
+/// case file below `corpus/` (but `fuzz/`), in path order, each with the
+/// path it was read from (`corpus/spec/budget.json`). What `certify` runs
+/// without `--corpus`, so that an installed kit needs no clone.
+///
+/// # Errors
+///
+/// A [`CaseError`] for a file the kit was built with that is not a valid
+/// case file, or a case id twice.
+pub fn kit_cases() -> Result<Vec<(PathBuf, Case)>, CaseError> {
+    mod embedded {
+        include!(concat!(env!("OUT_DIR"), "/corpus_files.rs"));
+    }
+    let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
+    for (rel, text) in embedded::FILES {
+        let path = PathBuf::from("corpus").join(rel);
+        for case in crate::case::parse_cases(text, &path)? {
+            if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
+                return Err(CaseError::Invalid {
+                    path,
+                    id: case.id,
+                    problem: crate::case::InvalidCase::DuplicateId { first },
+                });
+            }
+            out.push((path.clone(), case));
+        }
+    }
+    Ok(out)
+}
+
+/// The kit's own corpus folder, where the corpus commands write: `corpus/`
+/// next to the sources the kit was built from, else `./corpus`.
 pub fn kit_corpus() -> PathBuf {
     let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus"));
     if built.is_dir() {
@@ -67,6 +100,25 @@ pub fn generator_config_without(format: Format, protocol: Protocol, off: &[Knob]
     Config {
         costs: protocol == Protocol::V2,
         ..knob::without(Config::for_format(format), off)
+    }
+}
+
+/// The generator configuration of a run of `policy` (spec §17.6):
+/// [`generator_config_without`] for `turns` and `suffix`; for `repair`
+/// broken histories ([`Config::for_repair`]), the knobs `off` turned off,
+/// with costs under protocol 2.
+pub fn generator_config_for(
+    policy: Policy,
+    format: Format,
+    protocol: Protocol,
+    off: &[Knob],
+) -> Config {
+    if policy.has_budget() {
+        return generator_config_without(format, protocol, off);
+    }
+    Config {
+        costs: protocol == Protocol::V2,
+        ..knob::without(Config::for_repair(format), off)
     }
 }
 
@@ -172,8 +224,8 @@ pub struct Sources {
     /// Case files to run instead of the corpus and the generated cases
     /// (`--replay`).
     pub replay: Vec<PathBuf>,
-    /// Case directories (`--corpus`); none means the kit's own
-    /// ([`kit_corpus`]).
+    /// Case directories (`--corpus`); none means the kit's own, built into
+    /// it ([`kit_cases`]).
     pub corpus: Vec<PathBuf>,
     /// How many generated cases to run besides the corpus (`--cases`).
     pub generated: u64,
@@ -194,6 +246,9 @@ pub struct Sources {
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
+    /// The policy certified: under `repair` the generated histories are
+    /// broken on purpose ([`generator_config_for`], spec §17.6).
+    pub policy: Policy,
     /// The size limit of each case file read (`--max-input`; spec
     /// §8.11), [`crate::case::file::MAX_CASE_FILE`] by default.
     pub max_input: u64,
@@ -376,7 +431,7 @@ impl Sources {
     /// or no cases at all.
     pub fn plan(&self) -> Result<CasePlan, SourceError> {
         let mut plan = CasePlan {
-            config: generator_config_without(self.format, self.protocol, &self.without),
+            config: generator_config_for(self.policy, self.format, self.protocol, &self.without),
             listed: Vec::new(),
             order: Vec::new(),
             counts: PlanCounts::default(),
@@ -397,24 +452,23 @@ impl Sources {
                 }
             }
         } else {
-            let dirs = if self.corpus.is_empty() {
-                vec![kit_corpus()]
-            } else {
-                self.corpus.clone()
-            };
-            for dir in &dirs {
-                let option = if self.corpus.is_empty() {
-                    ""
-                } else {
-                    "--corpus "
-                };
-                let cases = load_dir_with(dir, self.max_input)
-                    .map_err(|error| SourceError::Case { option, error })?;
-                for (_, c) in cases {
-                    plan.read_ids.insert(c.id.clone());
-                    if self.only.is_empty() || self.only.contains(&c.id) {
-                        plan.push_listed(from_case(&c), &mut seen, without);
+            // The folders of --corpus, or the kit's corpus built into it.
+            let mut listed = Vec::new();
+            if self.corpus.is_empty() {
+                listed = kit_cases().map_err(|error| SourceError::Case { option: "", error })?;
+            }
+            for dir in &self.corpus {
+                listed.extend(load_dir_with(dir, self.max_input).map_err(|error| {
+                    SourceError::Case {
+                        option: "--corpus ",
+                        error,
                     }
+                })?);
+            }
+            for (_, c) in listed {
+                plan.read_ids.insert(c.id.clone());
+                if self.only.is_empty() || self.only.contains(&c.id) {
+                    plan.push_listed(from_case(&c), &mut seen, without);
                 }
             }
             if self.only.is_empty() {

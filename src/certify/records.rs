@@ -5,7 +5,7 @@
 //! grow with the number of cases. The reports read the records back one at
 //! a time.
 
-use super::run::{CaseResult, RunCase};
+use super::result::{CaseResult, RunCase};
 use crate::check::{Outcome, Verdict};
 use crate::terms::{BudgetFields, Clause};
 use serde_json::{json, Value};

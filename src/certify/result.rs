@@ -4,8 +4,8 @@
 //! tail), which the compact [`super::records::CaseRecord`] and the
 //! counterexamples are made from.
 
-use super::run::Settings;
 use super::session::ProtocolFailure;
+use super::settings::Settings;
 use crate::check::{ExtraKind, Outcome, Verdict};
 use crate::protocol::{Protocol, Response};
 use crate::terms::BudgetFields;

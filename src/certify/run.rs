@@ -4,89 +4,27 @@
 //! checker judges the answers against the reference reducer's, giving one
 //! full [`CaseResult`] (its input, the reducer's answer, every verdict).
 //! [`Settings`] is how the reducer is run. Many cases on many workers are
-//! [`run_cases`]'s ([`super::collect`]), which keeps a compact
+//! [`run_cases`](super::collect::run_cases)'s ([`super::collect`]), which keeps a compact
 //! [`CaseRecord`] of each (spec §8.8); the types of one case are
 //! [`super::result`]'s, re-exported here.
 
-use super::process::{Limits, Reducer};
 pub use super::records::{CaseRecord, Judged, Records, MAX_DETAIL};
-use super::session::{PerCaseSession, PersistentSession, ProtocolFailure, RunError, Session};
+use super::session::{ProtocolFailure, RunError, Session};
 use crate::check::{
     check_classified, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
 };
 use crate::formats::sniff::format_mismatch;
 use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
-use crate::protocol::{OutgoingRequest, Protocol, Response};
+use crate::protocol::{OutgoingRequest, Response};
 use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
-use crate::terms::{Budget, Clause, Declared, Level, Policy, Provider};
+use crate::terms::{Budget, Clause, Level, Policy};
 use serde_json::Value;
 use std::borrow::Cow;
 
-pub use super::collect::{
-    decisive_line, example_key, failure_signature, run_cases, Collected, ExampleKey, FailureGroup,
-    GaveUp, MAX_KINDS, MAX_UNANSWERED,
-};
 use super::result::{add_protocol_failure, labelled};
 pub use super::result::{CaseResult, RunCase};
-
-/// How to run the reducer under test.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// The command (run directly, never through a shell) and the run's id.
-    pub reducer: Reducer,
-    /// The wire format the reducer speaks.
-    pub format: Format,
-    /// The policy it claims to implement.
-    pub policy: Policy,
-    /// The provider profile it claims to honour (spec §15): the
-    /// reference honours it and `provider-accepts` is judged.
-    pub provider: Option<Provider>,
-    /// Time and size limits per request.
-    pub limits: Limits,
-    /// JSON Lines to one long-lived process per worker instead of one
-    /// process per request.
-    pub persistent: bool,
-    /// Parallel workers (each with its own process in persistent mode); ≥ 1.
-    pub jobs: usize,
-    /// Whether to send the extra requests (repeat, output again, smaller
-    /// budget) that `deterministic`, `idempotent` and `budget-monotone`
-    /// need; without them those clauses are not judged.
-    pub extra_requests: bool,
-    /// The runner protocol the reducer speaks (`--protocol`): protocol 1
-    /// requests are those of version 1, byte for byte, and cases that need
-    /// protocol 2 are skipped.
-    pub protocol: Protocol,
-    /// Whether summaries are allowed (`--summaries`, protocol 2 only):
-    /// every request carries `"summary": true` and the summary clauses are
-    /// judged (spec §12).
-    pub summaries: bool,
-    /// What the reducer declares of its contract (`--declare`, spec §16).
-    pub declared: Declared,
-    /// The sessions of an in-process reducer, made in place of reducer
-    /// processes ([`Settings::session`]); `None`: the reducer is
-    /// [`Settings::reducer`]'s command.
-    pub sessions: Option<Sessions>,
-}
-
-/// What makes the sessions of a run whose reducer is not a process (a
-/// binding's function, a test's fake): called by [`Settings::session`]
-/// with the run's settings, once per worker and per shrinking worker,
-/// possibly on another thread (the runner's workers, the shrinkers). The
-/// session it gives is usually an
-/// [`InProcessSession`](super::session::InProcessSession). Given to a
-/// run with [`super::job::Job::with_sessions`].
-#[derive(Clone)]
-pub struct Sessions(pub std::sync::Arc<SessionFactory>);
-
-/// The function behind [`Sessions`].
-pub type SessionFactory = dyn Fn(&Settings) -> Box<dyn Session> + Send + Sync;
-
-impl std::fmt::Debug for Sessions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Sessions(in process)")
-    }
-}
+pub use super::settings::{SessionFactory, Sessions, Settings};
 
 /// A case's result as the runner holds it until the case is recorded: the
 /// case as the list gave it (borrowed or made), and its wire messages only
@@ -216,73 +154,6 @@ impl Pending<'_> {
             self.skipped.as_deref(),
         )
         .with_input(self.valid_input, self.unsupported)
-    }
-}
-
-impl Settings {
-    /// The definition of `clause` as this run's spec version reads it
-    /// (spec v2's under protocol 2).
-    pub fn definition(&self, clause: Clause) -> &'static str {
-        match self.protocol {
-            Protocol::V1 => clause.definition(),
-            Protocol::V2 => clause.definition_v2(),
-        }
-    }
-
-    /// The command-line flags of the run's protocol: empty under protocol
-    /// 1, ` --protocol 2` (and ` --summaries`) otherwise.
-    pub fn protocol_flags(&self) -> &'static str {
-        match (self.protocol, self.summaries) {
-            (Protocol::V1, _) => "",
-            (Protocol::V2, false) => " --protocol 2",
-            (Protocol::V2, true) => " --protocol 2 --summaries",
-        }
-    }
-
-    /// A new session for one worker: the in-process reducer's when the run
-    /// has [`Settings::sessions`], else a [`PersistentSession`] in
-    /// persistent mode, else a [`PerCaseSession`].
-    pub fn session(&self) -> Box<dyn Session + '_> {
-        if let Some(Sessions(make)) = &self.sessions {
-            make(self)
-        } else if self.persistent {
-            Box::new(PersistentSession::speaking(
-                &self.reducer,
-                self.format,
-                self.limits,
-                self.protocol,
-            ))
-        } else {
-            Box::new(PerCaseSession::speaking(
-                &self.reducer,
-                self.format,
-                self.limits,
-                self.protocol,
-            ))
-        }
-    }
-
-    /// How the reducer runs, as the reports name it: `in-process` (with
-    /// [`Settings::sessions`]), `persistent` or `per-case`.
-    pub fn mode(&self) -> &'static str {
-        match (&self.sessions, self.persistent) {
-            (Some(_), _) => "in-process",
-            (None, true) => "persistent",
-            (None, false) => "per-case",
-        }
-    }
-
-    /// The clauses the run judges ([`Clause::for_run`]), protocol clauses
-    /// included: `reasoning-attached` in a format with reasoning items,
-    /// `provider-accepts` with a provider profile.
-    pub fn clauses(&self) -> Vec<Clause> {
-        Clause::judged_in(
-            self.policy,
-            self.summaries,
-            self.format.has_reasoning(),
-            self.provider.is_some(),
-            &self.declared,
-        )
     }
 }
 
@@ -433,7 +304,13 @@ pub(super) fn run_case_pending<'a>(
     // The input, classified once for its validity, the reference answer
     // and the checker (unreadable: each reports it as it does on its own).
     let in_h = read_history(settings.format, &judged);
-    let valid = valid_input(&in_h);
+    // Under `repair` broken inputs are the point (spec §17.1): every
+    // readable input is judged as a valid one is.
+    let valid = if settings.policy == Policy::Repair {
+        in_h.is_ok()
+    } else {
+        valid_input(&in_h)
+    };
     if let Some(Response::Unsupported(why)) = &first {
         // A request the reducer cannot express (spec §13.7): skipped and
         // counted, unless its budget is no budget (rejects-bad-budget).

@@ -129,7 +129,9 @@ impl ExtraRequest<'_> {
 /// `Smaller` is maxMessages − 1 when that is at least 1; under a token
 /// budget min(N, used) − 1, where used is the answer's counted cost, when
 /// that is at least 1 and (with `countPinned`) at least the pinned
-/// message's cost.
+/// message's cost. Under policy `repair`, which has no budget (spec
+/// §17.1), `Smaller` is never asked, and `Again` under a token budget gives
+/// an output message that matches nothing (a completion, §17.4) cost 0.
 pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRequest<'a>> {
     let mut out = vec![ExtraRequest {
         kind: ExtraKind::Repeat,
@@ -148,7 +150,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
             budget: req.budget.clone(),
             messages: Cow::Borrowed(m),
         });
-        if let Some(smaller) = b.one_smaller() {
+        if let Some(smaller) = b.one_smaller().filter(|_| req.policy.has_budget()) {
             out.push(ExtraRequest {
                 kind: ExtraKind::Smaller,
                 budget: BudgetFields::messages(smaller.to_json()),
@@ -188,6 +190,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
         .map(|(k, mapped)| match mapped {
             Some(j) => Some(b.cost(*j)),
             None if Some(k) == summary => Some(s),
+            None if !req.policy.has_budget() => Some(0),
             None => None,
         })
         .collect();
@@ -202,7 +205,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
     }
     let used = out_state.counted_cost(&b, pinned, s);
     let smaller = used.min(b.limit()).saturating_sub(1);
-    if smaller >= 1 && smaller >= b.pinned_cost(pinned) {
+    if req.policy.has_budget() && smaller >= 1 && smaller >= b.pinned_cost(pinned) {
         let budget = b.with_limit(smaller).expect("at least 1");
         out.push(ExtraRequest {
             kind: ExtraKind::Smaller,

@@ -20,6 +20,7 @@
 //! | `turns.rs` | the policy level of `turns` (§6.4) |
 //! | `suffix.rs` | the policy level of `suffix` (§6.5) |
 //! | `provider.rs` | `reasoning-attached` and `provider-accepts` (spec §14.6, §15.5), cuts under a profile |
+//! | `repair.rs` | the clauses of policy `repair` (spec §17.3–§17.4): `repair-valid`, `no-unanswered-call`, `repair-keeps-whole`, `repair-keeps-content`, `completes-calls` |
 //! | `metamorphic.rs` | clauses judged against other responses: `identity-when-fits`, `deterministic`, `idempotent`, `budget-monotone`, `matches-reference` (§6.3–§6.6) |
 //!
 //! **Matching output to input.** Output messages are first mapped to the
@@ -30,8 +31,12 @@
 //! removed results / approval responses. Every clause is judged under this
 //! mapping.
 //!
+//! Under policy `repair` the mapping is the earliest embedding instead, and
+//! a message may also lose calls and approval requests (spec §17.2).
+//!
 //! **Applicability.** Policy-level clauses are judged only when the input is
-//! valid (pending calls allowed in the newest turn); a clause that does not
+//! valid (pending calls allowed in the newest turn), except under `repair`,
+//! whose inputs are broken on purpose; a clause that does not
 //! apply, or needs a response the caller did not supply ([`Extras`]), gets
 //! [`Outcome::NotJudged`] with the reason.
 
@@ -56,6 +61,7 @@ mod mapping;
 mod metamorphic;
 mod prepared;
 mod provider;
+mod repair;
 mod safety;
 mod suffix;
 mod turns;
@@ -270,6 +276,8 @@ struct Lazy {
     /// Strictly valid; valid with pending calls allowed; the first
     /// violation with pending allowed.
     validity: OnceCell<(bool, bool, Option<String>)>,
+    /// What a repair keeps of the input (spec §17.2).
+    repair: OnceCell<crate::terms::repair::Repair>,
 }
 
 struct OutputState<'a> {
@@ -288,6 +296,11 @@ struct OutputState<'a> {
     /// summary allowed), the first output message that maps to no input
     /// message.
     placeholder: Option<usize>,
+    /// Under `repair` with `complete-calls` declared (spec §17.4): an
+    /// output message that maps to no input message and is a tool message
+    /// of results only is a completion, judged by `completes-calls`, not
+    /// `no-fabrication`.
+    completions: bool,
 }
 
 /// The positions of the answers of [`Beside::whole`] that [`Judge::new`]
@@ -309,7 +322,14 @@ impl<'a> OutputState<'a> {
         h: &'a History,
         beside: Beside<'_>,
     ) -> OutputState<'a> {
-        let mapping = map_output(in_t, in_h, t, h, beside);
+        let repair = req.policy == Policy::Repair;
+        let mapping = if repair {
+            let plan = crate::terms::repair::repair(in_h);
+            let prefer: Vec<bool> = (0..in_h.len()).map(|j| plan.keeps_message(j)).collect();
+            mapping::map_output_repair(req.format, in_t, in_h, t, h, &prefer)
+        } else {
+            map_output(in_t, in_h, t, h, beside)
+        };
         let first_unmapped = mapping.map.iter().position(Option::is_none);
         let summary = req.summary.and(first_unmapped);
         let placeholder = first_unmapped.filter(|_| req.declared.placeholder && summary.is_none());
@@ -321,14 +341,29 @@ impl<'a> OutputState<'a> {
             mapping,
             summary,
             placeholder,
+            completions: repair && req.declared.complete_calls,
         }
     }
 
+    /// Whether output message `k` has the shape of a completion (spec
+    /// §17.4): completions are allowed, and it is a tool message holding
+    /// only results, at least one.
+    fn is_completion(&self, k: usize) -> bool {
+        self.completions
+            && self.h.role(k) == crate::terms::Role::Tool
+            && !self.h.items(k).is_empty()
+            && self.h.items(k).iter().all(|i| i.kind == ItemKind::Result)
+    }
+
     /// The first output message that comes from no input message and is
-    /// neither the summary nor the placeholder: a fabrication.
+    /// neither the summary, the placeholder nor a completion: a
+    /// fabrication.
     fn fabricated(&self) -> Option<usize> {
         self.mapping.map.iter().enumerate().position(|(k, m)| {
-            m.is_none() && Some(k) != self.summary && Some(k) != self.placeholder
+            m.is_none()
+                && Some(k) != self.summary
+                && Some(k) != self.placeholder
+                && !self.is_completion(k)
         })
     }
 
@@ -513,6 +548,11 @@ impl<'a> Judge<'a> {
                 "the reducer's budget counts turns or invocations (--declare budget-unit); this clause reads a budget of messages",
             );
         }
+        if declared.complete_calls && clause == Clause::MatchesReference {
+            return not_judged(
+                "the reducer declares complete-calls: the reference removes what it completes (spec §17.4)",
+            );
+        }
         if declared.soft_budget && clause == Clause::MatchesReference {
             return not_judged(
                 "the reducer declares soft-budget: the reference keeps the budget hard (spec §16.1)",
@@ -534,6 +574,14 @@ impl<'a> Judge<'a> {
                 _ if matches!(self.response, Response::Unsupported(_)) => {
                     not_judged("the reducer answered that the request is unsupported")
                 }
+                Clause::RepairValid => {
+                    let Response::Error(e) = self.response else {
+                        unreachable!("no output means an error or unsupported response")
+                    };
+                    fail(format!(
+                        "a history was refused: {e:?}; a repair answers every history it can read (spec §17.1)"
+                    ))
+                }
                 Clause::ValidOutput if self.input_valid_pending() => {
                     let Response::Error(e) = self.response else {
                         unreachable!("no output means an error or unsupported response")
@@ -548,7 +596,10 @@ impl<'a> Judge<'a> {
                 _ => not_judged("the reducer answered with an error"),
             };
         };
-        if clause.level() == Level::Policy && !self.input_valid_pending() {
+        if clause.level() == Level::Policy
+            && self.req.policy.has_budget()
+            && !self.input_valid_pending()
+        {
             return not_judged(format!(
                 "the input is not valid ({}); policy clauses apply to valid inputs",
                 self.first_input_violation().unwrap_or("?")
@@ -624,6 +675,11 @@ impl<'a> Judge<'a> {
             Clause::IdentityWhenFits => self.identity_when_fits(out, b, room),
             Clause::ReasoningAttached => self.reasoning_attached(out),
             Clause::ProviderAccepts => self.provider_accepts(out),
+            Clause::RepairValid => self.repair_valid(out),
+            Clause::NoUnansweredCall => self.no_unanswered_call(out),
+            Clause::CompletesCalls => self.completes_calls(out),
+            Clause::RepairKeepsWhole => self.repair_keeps_whole(out),
+            Clause::RepairKeepsContent => self.repair_keeps_content(out),
             Clause::Idempotent => self.idempotent(out),
             Clause::BudgetMonotone => self.budget_monotone(out),
             Clause::ProtocolJson

@@ -34,7 +34,11 @@ impl Judge<'_> {
         let Some(given) = self.provider_given else {
             return not_judged("no provider profile");
         };
-        if self.provider.is_none() {
+        if self.req.policy == crate::terms::Policy::Repair {
+            if let Some(gate) = self.repair_provider_gate() {
+                return gate;
+            }
+        } else if self.provider.is_none() {
             let first = provider_violations(given, &self.in_views)
                 .first()
                 .map(|v| v.to_string())

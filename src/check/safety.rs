@@ -149,6 +149,11 @@ impl Judge<'_> {
         let Some(p) = self.pinned else {
             return not_judged("the input has no system message");
         };
+        if self.req.policy == crate::terms::Policy::Repair && self.repair_drops_pinned() {
+            return not_judged(
+                "the pinned system message holds only broken approval items, which a repair removes (spec §17.2)",
+            );
+        }
         if out.mapping.out_pinned.is_some() {
             return Outcome::Pass;
         }
@@ -230,6 +235,11 @@ impl Judge<'_> {
                 return if all {
                     format!(
                         "output message {k} is no input message: it is input message {j} with every item taken out ({}): a message that loses every item is left out (spec section 7)",
+                        named.join(", ")
+                    )
+                } else if self.req.policy == crate::terms::Policy::Repair {
+                    format!(
+                        "output message {k} is no input message: it is input message {j} with {} taken out: a repair takes out only calls, results and approval items",
                         named.join(", ")
                     )
                 } else {

@@ -8,6 +8,7 @@
 //! code is 130 (SIGINT) or 143 (SIGTERM).
 
 use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
+use reducer_kit::certify::collect::FailureGroup;
 use reducer_kit::certify::counterexample::{save_all, shown, Counterexample, ShrinkProgress};
 use reducer_kit::certify::interrupt;
 use reducer_kit::certify::job::{Options, Watch};
@@ -15,7 +16,7 @@ use reducer_kit::certify::known_failures::read_known_failures;
 use reducer_kit::certify::process::RUN_ENV;
 use reducer_kit::certify::report::text::{self, TextOptions};
 use reducer_kit::certify::report::{json, junit};
-use reducer_kit::certify::run::{CaseList, FailureGroup};
+use reducer_kit::certify::run::CaseList;
 use reducer_kit::certify::Shard;
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Protocol;

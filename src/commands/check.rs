@@ -16,11 +16,11 @@
 use super::{input_failure, invalid, load_values, usage, BudgetArgs, FormatArg, InputLimit};
 use super::{PolicyArg, ProviderArg};
 use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
-use reducer_kit::formats::{read_history, strip_elems, Format};
+use reducer_kit::formats::{read_history, Format};
 use reducer_kit::input::{check_text, read_input, source_name, Entry, Holds, TextError};
 use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, lead_with_system_cost, Response};
-use reducer_kit::reduce::{reduce_classified_indices_with, respond_budget, ReduceError};
+use reducer_kit::reduce::{reduce_classified_indices_with, respond_budget, ReduceError, Selection};
 use reducer_kit::terminal::show;
 use reducer_kit::terms::{Budget, BudgetFields, Policy, Provider};
 use serde_json::Value;
@@ -178,10 +178,10 @@ fn reference_answer(
     };
     let kept = |m: usize, out: &Value| match selection.removed(m) {
         [] => json_eq(out, &messages[m]),
-        removed => {
-            let elems = selection.elements(&history, m, removed);
-            json_eq(out, &strip_elems(format, &messages[m], &elems))
-        }
+        removed => json_eq(
+            out,
+            &Selection::strip(format, &messages[m], &history, m, removed),
+        ),
     };
     match response {
         Response::Messages(out)

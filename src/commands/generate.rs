@@ -43,7 +43,9 @@ pub struct Args {
     /// Print to stderr how often each shape occurs.
     #[arg(long)]
     pub stats: bool,
-    /// The policy whose reference output becomes `expected`.
+    /// The policy whose reference output becomes `expected`. Without
+    /// `--config`, `repair` writes broken histories (spec §17.6), as
+    /// `certify --policy repair` runs them.
     #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
     pub policy: PolicyArg,
 }
@@ -63,7 +65,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             serde_json::from_str::<Config>(&text)
                 .with_context(|| format!("config {} is not a generator config", path.display()))?
         }
-        None => reducer_kit::certify::generator_config(format, reducer_kit::protocol::Protocol::V1),
+        None => reducer_kit::certify::generator_config_for(
+            Policy::from(args.policy),
+            format,
+            reducer_kit::protocol::Protocol::V1,
+            &[],
+        ),
     }
     .sanitize_for(format);
     let mut counts: BTreeMap<Shape, u64> = BTreeMap::new();

@@ -213,6 +213,10 @@ pub enum PolicyArg {
     /// Keep the newest messages, never starting inside a tool group
     /// (spec §4).
     Suffix,
+    /// Repair a broken history: remove the calls, results and approval
+    /// items that are not whole and well placed, nothing else; the budget
+    /// is read, not used (spec §17).
+    Repair,
 }
 
 impl From<PolicyArg> for Policy {
@@ -220,6 +224,7 @@ impl From<PolicyArg> for Policy {
         match p {
             PolicyArg::Turns => Policy::Turns,
             PolicyArg::Suffix => Policy::Suffix,
+            PolicyArg::Repair => Policy::Repair,
         }
     }
 }

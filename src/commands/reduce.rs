@@ -15,7 +15,7 @@
 //! its compact JSON.
 
 use super::{invalid, BudgetArgs, BudgetSource, Histories, PolicyArg, ProviderArg};
-use reducer_kit::formats::{read_history_raw, strip_elems, Format};
+use reducer_kit::formats::{read_history_raw, Format};
 use reducer_kit::input::{parse_raw_entries, read_input, source_name, RawEntry};
 use reducer_kit::json::Relayer;
 use reducer_kit::protocol::lead_with_system_cost;
@@ -175,9 +175,8 @@ fn write_entry(
         match stripped.next_if(|(i, _)| *i == m) {
             Some((_, removed)) => {
                 let value: Value = serde_json::from_str(raw)?;
-                let elems = selection.elements(history, m, removed);
                 r.feed(
-                    &serde_json::to_string(&strip_elems(format, &value, &elems))?,
+                    &serde_json::to_string(&Selection::strip(format, &value, history, m, removed))?,
                     out,
                 )?;
             }

@@ -385,6 +385,56 @@ pub fn strip_elems(format: Format, msg: &Value, elems: &[usize]) -> Value {
     out
 }
 
+/// Removes the items at `removed` (indices into `items`, the message's
+/// items as [`History::items`](crate::terms::History::items) reads them,
+/// ascending) from `msg`: the elements of the items array they are, and,
+/// in the OpenAI format, the `tool_calls` entries of calls that are not
+/// elements of it (the entry of the message's k-th such call is
+/// `tool_calls[k]`; a `tool_calls` left empty goes with its last entry).
+/// Every other member is kept unchanged. What policy `repair` (spec §17)
+/// writes of a message that loses calls; for the items of
+/// [`strip_elems`] the same output.
+pub fn strip_items_at(
+    format: Format,
+    msg: &Value,
+    items: &[crate::terms::ItemRef],
+    removed: &[usize],
+) -> Value {
+    let mut elems: Vec<usize> = removed.iter().filter_map(|&t| items[t].elem()).collect();
+    elems.sort_unstable();
+    let mut out = strip_elems(format, msg, &elems);
+    if format != Format::OpenAi {
+        return out;
+    }
+    let entry = |t: usize| {
+        items[..t]
+            .iter()
+            .filter(|it| it.kind == ItemKind::Call && it.elem().is_none())
+            .count()
+    };
+    let gone: Vec<usize> = removed
+        .iter()
+        .filter(|&&t| items[t].kind == ItemKind::Call && items[t].elem().is_none())
+        .map(|&t| entry(t))
+        .collect();
+    if gone.is_empty() {
+        return out;
+    }
+    if let Some(obj) = out.as_object_mut() {
+        if let Some(Value::Array(calls)) = obj.get_mut("tool_calls") {
+            let mut e = 0;
+            calls.retain(|_| {
+                e += 1;
+                !gone.contains(&(e - 1))
+            });
+            if calls.is_empty() {
+                obj.remove("tool_calls");
+            }
+        }
+    }
+    out
+}
+
 /// Removes the items at `removed` (indices into `view.items`, each a result
 /// or approval response) from `msg`. Returns `None` when no item would be
 /// left: such a message is dropped (spec §3 step 6). All other members

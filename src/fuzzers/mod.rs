@@ -17,6 +17,7 @@
 //! | [`reduce_invariants`] | the reference reducers' outputs pass every clause of the checker, plus budget, validity, idempotence and identity-when-fits directly |
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |
 //! | [`terms_agree`]       | on generated histories with random damage, `pinned_index`, `turns` and `pair` agree with a naive restatement of spec §2 |
+//! | [`repair_invariants`] | on broken histories (the generator's breaks in every format, or random damage), the reference repair (policy `repair`, spec §17) is valid, its own repair, keeps all content, equals a naive restatement of §17.2, and passes every clause |
 //!
 //! [`TABLE`] is the one list of targets; `fuzz/Cargo.toml` and
 //! `fuzz/fuzz_targets/` must name exactly these (`tests/fuzzers.rs`
@@ -31,6 +32,7 @@ pub mod checker_convicts;
 pub mod format_roundtrip;
 pub mod parse_no_panic;
 pub mod reduce_invariants;
+pub mod repair_invariants;
 pub mod terms_agree;
 pub mod validator_agrees;
 
@@ -112,6 +114,7 @@ table! {
     reduce_invariants: Some(reduce_invariants::carried),
     checker_convicts: Some(checker_convicts::carried),
     terms_agree: Some(terms_agree::carried),
+    repair_invariants: Some(repair_invariants::carried),
 }
 
 const NAMES: [&str; TABLE.len()] = {

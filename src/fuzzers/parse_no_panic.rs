@@ -83,7 +83,7 @@ fn exercise(v: &Value) {
                 let _ = validate(&views, Options { allow_pending });
             }
         }
-        for policy in Policy::ALL {
+        for policy in Policy::EVERY {
             for b in &budgets {
                 let _ = reduce(policy, format, messages, b);
             }

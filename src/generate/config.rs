@@ -152,6 +152,33 @@ pub struct Config {
     /// do not change. Default off; on for `certify --protocol 2`. Not drawn
     /// by swarm testing.
     pub costs: bool,
+    /// Broken histories (spec §17.6, [`super::breakage`]): the knobs
+    /// below break a valid history the ways real histories break, and
+    /// when any is on every history gets at least one break. Default off
+    /// (every one); [`Config::for_repair`] turns on those the format
+    /// carries. Not drawn by swarm testing. A run interrupted after its
+    /// calls: their results missing, the conversation goes on.
+    pub interrupted_run: bool,
+    /// One of several parallel results lost.
+    pub lost_parallel_result: bool,
+    /// A result stored twice by a retry.
+    pub duplicated_result: bool,
+    /// A result stored before its call.
+    pub result_before_call: bool,
+    /// A non-tool message between a call and its results.
+    pub interjected_message: bool,
+    /// An approval request left unanswered, the conversation going on.
+    pub unanswered_approval: bool,
+    /// An approval response without its request.
+    pub orphan_approval_response: bool,
+    /// A reasoning item cut off from its call (Responses only).
+    pub reasoning_cut_off: bool,
+    /// A tool message rewritten as a user message (canonical only: OpenAI
+    /// and Responses have no user message holding a result, and in the
+    /// other formats it is their tool message).
+    pub tool_as_user: bool,
+    /// A reused call id whose first pair is broken.
+    pub reused_id_broken: bool,
 }
 
 impl Default for Config {
@@ -190,6 +217,16 @@ impl Default for Config {
             mixed_tool_messages: true,
             format: Format::Canonical,
             costs: false,
+            interrupted_run: false,
+            lost_parallel_result: false,
+            duplicated_result: false,
+            result_before_call: false,
+            interjected_message: false,
+            unanswered_approval: false,
+            orphan_approval_response: false,
+            reasoning_cut_off: false,
+            tool_as_user: false,
+            reused_id_broken: false,
         }
     }
 }
@@ -212,6 +249,35 @@ impl Config {
         Config::everything()
             .with_native_shapes(format)
             .sanitize_for(format)
+    }
+
+    /// Broken histories for policy `repair` in `format` (spec §17.6):
+    /// [`Config::for_format`] without pending tails (a valid history to
+    /// break is strictly valid), with every break knob on that the format
+    /// carries.
+    pub fn for_repair(format: Format) -> Config {
+        Config {
+            pending: false,
+            interrupted_run: true,
+            lost_parallel_result: true,
+            duplicated_result: true,
+            result_before_call: true,
+            interjected_message: true,
+            unanswered_approval: true,
+            orphan_approval_response: true,
+            reasoning_cut_off: true,
+            tool_as_user: true,
+            reused_id_broken: true,
+            ..Config::everything()
+        }
+        .with_native_shapes(format)
+        .sanitize_for(format)
+    }
+
+    /// Whether some break knob is on: the histories are broken on purpose
+    /// (spec §17.6).
+    pub fn breaks(&self) -> bool {
+        !super::breakage::enabled(self).is_empty()
     }
 
     /// Turns on the shapes only `format` has: reasoning items for
@@ -256,6 +322,11 @@ impl Config {
         }
         if !self.approvals {
             self.legacy_approvals = false;
+            self.unanswered_approval = false;
+            self.orphan_approval_response = false;
+        }
+        if !self.reasoning_items {
+            self.reasoning_cut_off = false;
         }
         if !self.pinned_system {
             self.pinned_not_first = false;
@@ -294,13 +365,20 @@ impl Config {
     ///   [`crate::formats::bedrock::to_bedrock`]): what Anthropic cannot
     ///   carry, and approvals (`approvals`, `legacy_approvals`).
     ///
-    /// Every format but Responses turns `reasoning_items` off. Sets
-    /// `format`.
+    /// Every format but Responses turns `reasoning_items` off (and
+    /// `reasoning_cut_off` with it), every format but canonical
+    /// `tool_as_user` (OpenAI and Responses have no user message holding a
+    /// result; in the others it is their tool message).
+    /// Sets `format`.
     pub fn sanitize_for(self, format: Format) -> Config {
         let mut c = self.sanitize();
         c.format = format;
         if format != Format::Responses {
             c.reasoning_items = false;
+            c.reasoning_cut_off = false;
+        }
+        if format != Format::Canonical {
+            c.tool_as_user = false;
         }
         match format {
             Format::Canonical => {}

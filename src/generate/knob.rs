@@ -86,6 +86,37 @@ knobs! {
     LargePayloads = "large-payloads", large_payloads;
     /// Results that are not strings ([`Shape::NonStringResult`]).
     NonStringResults = "non-string-results", non_string_results;
+    /// Break: a run interrupted after its calls (spec §17.6).
+    InterruptedRun = "interrupted-run", interrupted_run;
+    /// Break: one of several parallel results lost.
+    LostParallelResult = "lost-parallel-result", lost_parallel_result;
+    /// Break: a result duplicated by a retry.
+    DuplicatedResult = "duplicated-result", duplicated_result;
+    /// Break: a result stored before its call.
+    ResultBeforeCall = "result-before-call", result_before_call;
+    /// Break: a non-tool message between a call and its results.
+    InterjectedMessage = "interjected-message", interjected_message;
+    /// Break: an approval request left unanswered.
+    UnansweredApproval = "unanswered-approval", unanswered_approval;
+    /// Break: an approval response without its request.
+    OrphanApprovalResponse = "orphan-approval-response", orphan_approval_response;
+    /// Break: a reasoning item cut off from its call (Responses).
+    ReasoningCutOff = "reasoning-cut-off", reasoning_cut_off;
+    /// Break: a tool message rewritten as a user message.
+    ToolAsUser = "tool-as-user", tool_as_user;
+    /// Break: a reused call id whose first pair is broken.
+    ReusedIdBroken = "reused-id-broken", reused_id_broken;
+}
+
+impl Knob {
+    /// The break this knob turns on (spec §17.6), when it is a break
+    /// knob.
+    pub fn as_break(self) -> Option<super::Break> {
+        super::Break::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == self.name())
+    }
 }
 
 impl fmt::Display for Knob {
@@ -164,6 +195,11 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
         return Vec::new();
     };
     let s = shapes(messages, budget);
+    let broken = if off.iter().any(|k| k.as_break().is_some()) {
+        super::breakage::shown(messages)
+    } else {
+        BTreeSet::new()
+    };
     let has = |shape: Shape| s.contains(&shape);
     let any_item = |kinds: &[ItemKind]| {
         views
@@ -218,6 +254,7 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
             Knob::NonAsciiText => has(Shape::NonAsciiText),
             Knob::LargePayloads => has(Shape::LargePayload),
             Knob::NonStringResults => has(Shape::NonStringResult),
+            k => k.as_break().is_some_and(|b| broken.contains(&b)),
         })
         .collect()
 }

@@ -14,7 +14,10 @@
 //! Every history is valid by construction: it passes
 //! [`crate::validate::validate`], with `allow_pending` only when the config
 //! has [`Config::pending`] on. Each shape sits behind a [`Config`] knob;
-//! [`shapes`] reports which [`Shape`]s a case shows.
+//! [`shapes`] reports which [`Shape`]s a case shows. With a break knob on
+//! ([`Config::for_repair`], spec §17.6) the valid history is then broken
+//! on purpose ([`breakage::apply`]): it breaks a validator rule, and
+//! [`GeneratedCase::breaks`] says how.
 //!
 //! [`seeded_cases`] is a deterministic stream of cases: the same seed gives
 //! the same cases on every machine (ChaCha8 bytes fed to `Unstructured`).
@@ -31,11 +34,13 @@
 //! | `mod.rs` | [`GeneratedCase`], [`history`], the seeded streams |
 //! | `builder/` | the steps that build one history and the budget draw (`mod.rs`); ids, messages and items (`content.rs`) |
 //! | `config.rs` | [`Config`]: one knob per shape, swarm drawing |
+//! | [`breakage`] | broken histories on purpose (spec §17.6): the [`Break`]s and where they apply |
 //! | `costs.rs` | [`Costs`]: token budgets for protocol 2 |
 //! | `shape.rs` | [`Shape`]s, detected from any canonical case |
 //! | [`knob`] | the config's switches by name (`certify --without`), and whether a case shows one |
 //! | [`shrink`] | shrinking a case greedily to a smaller valid one ([`shrink::QuickCase`], also quickcheck's `Arbitrary`) |
 
+pub mod breakage;
 mod builder;
 mod config;
 mod costs;
@@ -43,6 +48,7 @@ pub mod knob;
 mod shape;
 pub mod shrink;
 
+pub use breakage::Break;
 pub use config::{
     Config, MAX_APPROVAL_REQUESTS, MAX_LARGE_PAYLOAD_BYTES, MAX_PARALLEL_CALLS, MAX_STEPS,
     MAX_TURNS,
@@ -79,6 +85,10 @@ pub struct GeneratedCase {
     /// with a token budget, those of the history (not of `budget`) and
     /// [`token_shapes`].
     pub shapes: BTreeSet<Shape>,
+    /// The breaks applied to the history (spec §17.6), in order: empty
+    /// unless the config turns a break knob on ([`Config::breaks`]); the
+    /// history is then broken (it breaks a validator rule).
+    pub breaks: Vec<Break>,
 }
 
 impl Costs {
@@ -236,12 +246,24 @@ fn build(
     cfg: &Config,
     detect_shapes: bool,
 ) -> arbitrary::Result<(GeneratedCase, Option<History>)> {
+    let ceiling = cfg;
     let cfg = if cfg.swarm {
         Config::arbitrary_within(u, cfg)?
     } else {
         cfg.clone().sanitize()
     };
-    let messages = builder::messages(u, &cfg)?;
+    let mut messages = builder::messages(u, &cfg)?;
+    // Broken on purpose (spec §17.6), with the ceiling's breaks and
+    // format: a swarm draw restricts the shapes, not the breaks.
+    let breaks = if ceiling.breaks() {
+        breakage::apply(
+            u,
+            &mut messages,
+            &ceiling.clone().sanitize_for(ceiling.format),
+        )?
+    } else {
+        Vec::new()
+    };
     let mut reading = None;
     let budget = builder::draw_budget(u, &messages, &mut reading, cfg.format)?;
     let costs = match (cfg.costs, costs_from) {
@@ -257,9 +279,10 @@ fn build(
     let case = GeneratedCase {
         messages,
         budget,
-        allow_pending: cfg.pending,
+        allow_pending: cfg.pending && breaks.is_empty(),
         costs,
         shapes,
+        breaks,
     };
     Ok((case, reading))
 }

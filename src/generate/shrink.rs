@@ -26,7 +26,9 @@
 //! [`QuickCase::minimize`] repeats the passes until none changes the case
 //! (a fixed point). Every candidate passes the validator (candidates that
 //! do not are filtered out), so a shrunk counterexample is still a valid
-//! history.
+//! history. A broken history (policy `repair`, spec §17) shrinks with
+//! [`QuickCase::minimize_broken`] instead, whose candidates all break a
+//! rule: the breakage is kept.
 //!
 //! # Examples
 //!
@@ -265,9 +267,37 @@ impl QuickCase {
             .collect()
     }
 
+    /// Whether the history is readable and breaks a validator rule with
+    /// pending calls not allowed: a broken history, what policy `repair`
+    /// is certified on (spec §17.1).
+    pub fn is_broken(&self) -> bool {
+        view_history(Format::Canonical, &self.messages).is_ok_and(|views| {
+            !validate(
+                &views,
+                Options {
+                    allow_pending: false,
+                },
+            )
+            .is_empty()
+        })
+    }
+
     /// The candidates of one pass, in a fixed order: each differs from
     /// `self` and is valid.
     pub fn candidates(&self, pass: Pass) -> Vec<QuickCase> {
+        self.candidates_that(pass, QuickCase::is_valid)
+    }
+
+    /// The candidates of one pass that are still broken
+    /// ([`QuickCase::is_broken`]), in the same order: what
+    /// [`QuickCase::minimize_broken`] tries.
+    pub fn broken_candidates(&self, pass: Pass) -> Vec<QuickCase> {
+        self.candidates_that(pass, QuickCase::is_broken)
+    }
+
+    /// The candidates of one pass that differ from `self` and for which
+    /// `keep` holds.
+    fn candidates_that(&self, pass: Pass, keep: fn(&QuickCase) -> bool) -> Vec<QuickCase> {
         let mut out = Vec::new();
         let views = view_history(Format::Canonical, &self.messages).ok();
         match (pass, &views) {
@@ -326,7 +356,7 @@ impl QuickCase {
         let mut seen: Vec<&QuickCase> = Vec::new();
         let mut kept = Vec::with_capacity(out.len());
         for c in &out {
-            if c != self && !seen.contains(&c) && c.is_valid() {
+            if c != self && !seen.contains(&c) && keep(c) {
                 seen.push(c);
                 kept.push(c.clone());
             }
@@ -342,15 +372,29 @@ impl QuickCase {
     /// Returns a case for which `fails` holds if it held for `self`. A
     /// `fails` that starts answering `false` (a try or time budget spent)
     /// ends the shrinking within one round.
-    pub fn minimize(self, mut fails: impl FnMut(&QuickCase) -> bool) -> QuickCase {
+    pub fn minimize(self, fails: impl FnMut(&QuickCase) -> bool) -> QuickCase {
+        self.minimize_with(QuickCase::candidates, fails)
+    }
+
+    /// [`QuickCase::minimize`] of a broken history: every candidate is
+    /// broken too ([`QuickCase::broken_candidates`]), so the shrunk case
+    /// keeps a breakage (policy `repair`, spec §17).
+    pub fn minimize_broken(self, fails: impl FnMut(&QuickCase) -> bool) -> QuickCase {
+        self.minimize_with(QuickCase::broken_candidates, fails)
+    }
+
+    fn minimize_with(
+        self,
+        candidates: fn(&QuickCase, Pass) -> Vec<QuickCase>,
+        mut fails: impl FnMut(&QuickCase) -> bool,
+    ) -> QuickCase {
         let mut current = self;
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
             for pass in Pass::ALL {
                 let mut from = 0;
                 loop {
-                    let found = current
-                        .candidates(pass)
+                    let found = candidates(&current, pass)
                         .into_iter()
                         .enumerate()
                         .skip(from)

@@ -123,6 +123,20 @@ clauses! {
     /// note a reducer inserts where it cut is text only and stands at a cut.
     PlaceholderShape = "placeholder-shape", Safety,
         "the placeholder (the first output message that is no input message) holds only text items, at least one, is not a tool message, and stands where messages of M were dropped";
+    /// `repair-valid` (spec §17.3, policy `repair`): the output passes
+    /// the validator strictly, whatever the input.
+    RepairValid = "repair-valid", Safety,
+        "the output passes the validator with no call or approval request left unanswered, whatever the input";
+    /// `no-unanswered-call` (spec §17.3, policy `repair`): every kept call
+    /// is answered right after its message, every kept approval request
+    /// before the next turn start.
+    NoUnansweredCall = "no-unanswered-call", Safety,
+        "every call in the output has its result in the tool messages right after its message, and every approval request its response before the next turn start";
+    /// `completes-calls` (spec §17.4, policy `repair` with `--declare
+    /// complete-calls`): a message of the reducer's own answers a call
+    /// the input left unanswered, right after it.
+    CompletesCalls = "completes-calls", Safety,
+        "every output message that is no input message is a tool message of results only, right after the call they answer, for calls the input left unanswered";
     /// `whole-turns` (turns): outside the overflow case the output is whole turns.
     WholeTurns = "whole-turns", Policy,
         "outside the overflow case, every turn in the output is kept whole";
@@ -151,6 +165,15 @@ clauses! {
     /// `budget-monotone`: the output for a smaller budget is a subsequence of the output for a larger one.
     BudgetMonotone = "budget-monotone", Policy,
         "the output for a smaller budget is a subsequence of the output for a larger one";
+    /// `repair-keeps-whole` (spec §17.3, policy `repair`): every call,
+    /// result and approval item that is whole and well placed in the input
+    /// is in the output.
+    RepairKeepsWhole = "repair-keeps-whole", Policy,
+        "every call and its result, and every approval request and its response, that are whole and well placed in the input are in the output";
+    /// `repair-keeps-content` (spec §17.3, policy `repair`): nothing but
+    /// broken calls, results and approval items goes.
+    RepairKeepsContent = "repair-keeps-content", Policy,
+        "every input message that holds anything besides calls, results and approval items (or nothing) is in the output, but for attached reasoning whose item goes";
     /// `matches-reference`: the output equals the reference reducer's output.
     MatchesReference = "matches-reference", Exact,
         "the output equals the reference reducer's output for the same policy";
@@ -190,7 +213,21 @@ impl Clause {
             | Clause::Maximal
             | Clause::OverflowQuestion => policy == Policy::Turns,
             Clause::ContiguousSuffix | Clause::MaximalSuffix => policy == Policy::Suffix,
-            Clause::ReasoningAttached | Clause::ProviderAccepts | Clause::PlaceholderShape => false,
+            Clause::RepairValid
+            | Clause::NoUnansweredCall
+            | Clause::RepairKeepsWhole
+            | Clause::RepairKeepsContent => policy == Policy::Repair,
+            // A repair has no budget, and its input need not be valid: its
+            // own clauses judge what these judge on valid inputs (§17.3).
+            Clause::Budget
+            | Clause::CallsKeepResults
+            | Clause::ValidOutput
+            | Clause::IdentityWhenFits
+            | Clause::BudgetMonotone => policy.has_budget(),
+            Clause::ReasoningAttached
+            | Clause::ProviderAccepts
+            | Clause::PlaceholderShape
+            | Clause::CompletesCalls => false,
             Clause::SummaryShape | Clause::SummaryReplacesPrefix => summaries,
             _ => true,
         }
@@ -215,11 +252,12 @@ impl Clause {
         }
     }
 
-    /// The clauses judged in a run (spec §14.6, §15.5, spec §16.5):
-    /// those of [`Clause::for_run`], plus `reasoning-attached` when the
-    /// wire format has reasoning items, `provider-accepts` with a provider
-    /// profile and `placeholder-shape` when the reducer declares
-    /// `placeholder`, in report order. Without any, exactly `for_run`.
+    /// The clauses judged in a run (spec §14.6, §15.5, spec §16.5,
+    /// §17.4): those of [`Clause::for_run`], plus `reasoning-attached`
+    /// when the wire format has reasoning items, `provider-accepts` with a
+    /// provider profile, `placeholder-shape` when the reducer declares
+    /// `placeholder` and `completes-calls` when a `repair` reducer declares
+    /// `complete-calls`, in report order. Without any, exactly `for_run`.
     pub fn judged_in(
         policy: super::Policy,
         summaries: bool,
@@ -234,6 +272,9 @@ impl Clause {
                 Clause::ReasoningAttached => reasoning,
                 Clause::ProviderAccepts => provider,
                 Clause::PlaceholderShape => declared.placeholder,
+                Clause::CompletesCalls => {
+                    declared.complete_calls && policy == super::Policy::Repair
+                }
                 _ => c.in_run(policy, summaries),
             })
             .collect()
@@ -310,5 +351,44 @@ mod tests {
                 "budget-monotone"
             ]
         );
+        assert_eq!(
+            policy_ids(Policy::Repair),
+            ["idempotent", "repair-keeps-whole", "repair-keeps-content"]
+        );
+    }
+
+    #[test]
+    fn repair_judges_its_own_clauses_and_none_of_the_budget() {
+        let ids: Vec<&str> = Clause::for_policy(Policy::Repair)
+            .into_iter()
+            .map(|c| c.id())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "protocol-json",
+                "protocol-timeout",
+                "protocol-crash",
+                "protocol-size",
+                "system-pinned",
+                "no-fabrication",
+                "no-orphan-result",
+                "no-orphan-approval",
+                "rejects-bad-budget",
+                "deterministic",
+                "repair-valid",
+                "no-unanswered-call",
+                "idempotent",
+                "repair-keeps-whole",
+                "repair-keeps-content",
+                "matches-reference"
+            ]
+        );
+        let declared = crate::terms::Declared::parse("complete-calls").unwrap();
+        let with = Clause::judged_in(Policy::Repair, false, false, false, &declared);
+        assert!(with.contains(&Clause::CompletesCalls));
+        let turns = Clause::judged_in(Policy::Turns, false, false, false, &declared);
+        assert!(!turns.contains(&Clause::CompletesCalls));
+        assert!(!Clause::for_policy(Policy::Turns).contains(&Clause::RepairValid));
     }
 }

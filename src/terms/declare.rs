@@ -15,6 +15,7 @@
 //! | `placeholder` | inserts one note of its own where it cut | `placeholder-shape` (§16.5) |
 //! | `system-first-only` | honours a pinned system message only at index 0 | cases with the pinned message later are skipped (§16.6) |
 //! | `json-numbers` | its JSON library reads numbers as doubles | numbers compared as doubles (§16.7) |
+//! | `complete-calls` | (policy `repair`) answers an unanswered call with a result of its own | `completes-calls` (§17.4) |
 
 use super::{History, ItemKind};
 use std::fmt;
@@ -78,6 +79,8 @@ pub struct Declared {
     pub system_first_only: bool,
     /// `json-numbers` (§16.7).
     pub json_numbers: bool,
+    /// `complete-calls` (§17.4, policy `repair` only).
+    pub complete_calls: bool,
 }
 
 /// Every declaration name, in the order reports list them.
@@ -91,6 +94,7 @@ pub const NAMES: &[&str] = &[
     "placeholder",
     "system-first-only",
     "json-numbers",
+    "complete-calls",
 ];
 
 /// A `--declare` list the kit cannot take.
@@ -169,6 +173,10 @@ impl Declared {
                 self.json_numbers = true;
                 None
             }
+            "complete-calls" => {
+                self.complete_calls = true;
+                None
+            }
             other => return Err(DeclareError::Unknown(other.to_string())),
         };
         if let Some(u) = unit {
@@ -210,6 +218,7 @@ impl Declared {
             "placeholder" => self.placeholder,
             "system-first-only" => self.system_first_only,
             "json-numbers" => self.json_numbers,
+            "complete-calls" => self.complete_calls,
             _ => false,
         };
         NAMES.iter().copied().filter(has).collect()
@@ -310,7 +319,7 @@ mod tests {
     fn unknown_and_conflicting_declarations_are_refused() {
         assert_eq!(
             Declared::parse("soft-budget,loose").unwrap_err().to_string(),
-            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers"
+            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers, complete-calls"
         );
         assert_eq!(
             Declared::parse("budget-unit=turns,budget-unit=items")

@@ -6,7 +6,7 @@
 
 use super::interrupt;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Mutex;
@@ -153,13 +153,25 @@ pub(super) fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     Ok(())
 }
 
+/// A pidfd of `pid` (Linux 5.3 and later): readable once the process
+/// exits, so the poll loop wakes for the exit itself. `None` where there is
+/// none (an older kernel, macOS): the loop then looks for the exit every 10
+/// ms, with the same guarantees.
+#[cfg(target_os = "linux")]
 pub(super) fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    use std::os::fd::{FromRawFd, RawFd};
     // SAFETY: plain syscall; on success the kernel returns a new descriptor
     // (close-on-exec) that we own.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     let fd = RawFd::try_from(fd).ok().filter(|&fd| fd >= 0)?;
     // SAFETY: `fd` is a new descriptor owned by nobody else.
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// No pidfd outside Linux (see the Linux version).
+#[cfg(not(target_os = "linux"))]
+pub(super) fn pidfd_open(_pid: libc::pid_t) -> Option<OwnedFd> {
+    None
 }
 
 /// `read(2)` into `buf`; `Ok(0)` is end-of-file.

@@ -314,7 +314,7 @@ fn head(run: &Run) -> Value {
         // spec §8.5: the run stopped feeding a reducer that answered nothing.
         put(
             "stopped",
-            json!({"unansweredInARow": crate::certify::run::MAX_UNANSWERED, "notRun": g.not_run,
+            json!({"unansweredInARow": crate::certify::collect::MAX_UNANSWERED, "notRun": g.not_run,
                    "lastFailure": g.last_failure, "stderrLine": g.stderr_line}),
         );
     }

@@ -7,12 +7,13 @@ pub mod json;
 pub mod junit;
 pub mod text;
 
+use super::collect::GaveUp;
 use super::counterexample::Counterexample;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
 use super::records::Records;
-use super::run::{GaveUp, Settings};
 use super::session::Restarts;
+use super::settings::Settings;
 use super::PlanCounts;
 use crate::generate::knob::Knob;
 
@@ -65,12 +66,17 @@ pub struct Interruption {
 /// The spec version a run judges against, as the certificate line and the
 /// JSON report's `spec` name it: the newest the run relies on, the runner
 /// protocol's (1 or 2), 2 for a format of spec §14, a provider profile
-/// (§15) or summaries (§12), else 1.
+/// (§15), summaries (§12), a declaration (§16) or policy `repair` (§17),
+/// else 1.
 pub fn spec_version(settings: &Settings) -> u32 {
     [
         settings.protocol.number(),
         settings.format.spec(),
-        if settings.provider.is_some() || settings.summaries || !settings.declared.is_empty() {
+        if settings.provider.is_some()
+            || settings.summaries
+            || !settings.declared.is_empty()
+            || !settings.policy.has_budget()
+        {
             2
         } else {
             1

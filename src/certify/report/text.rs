@@ -175,7 +175,7 @@ impl Report<'_> {
                 self,
                 "{}: the reducer gave no answer to {} cases in a row (spec section 8.5); {} cases were not run. Last: {}",
                 self.red("STOPPED"),
-                crate::certify::run::MAX_UNANSWERED,
+                crate::certify::collect::MAX_UNANSWERED,
                 thousands(g.not_run),
                 show(&g.last_failure)
             );
@@ -274,7 +274,7 @@ impl Report<'_> {
             None if run.gave_up.is_some() => line!(
                 self,
                 "certificate: none (the reducer gave no answer to {} cases in a row)",
-                crate::certify::run::MAX_UNANSWERED
+                crate::certify::collect::MAX_UNANSWERED
             ),
             None => line!(self, "{}", certificate(run)),
             Some(i) => line!(
@@ -429,7 +429,7 @@ impl Report<'_> {
             let last = &lines[lines.len().saturating_sub(5)..];
             // The line that says why, when the tail's last lines do not
             // (a stack trace after the error).
-            if let Some(d) = crate::certify::run::decisive_line(&r.stderr_tail) {
+            if let Some(d) = crate::certify::collect::decisive_line(&r.stderr_tail) {
                 let d = show(d).to_string();
                 if !last.iter().any(|l| l.trim() == d) {
                     line!(self, "  reducer stderr says: {d}");

@@ -2,7 +2,10 @@
 
 use super::*;
 use crate::certify::generated_case;
+use crate::certify::process::{Limits, Reducer};
 use crate::certify::session::{Exchange, ReferenceSession};
+use crate::protocol::Protocol;
+use crate::terms::Policy;
 
 /// One worker's protocol 1 settings with the extra requests, for an
 /// in-process session (no reducer command).
