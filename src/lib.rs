@@ -16,6 +16,9 @@
 //!   the regression-corpus workflow; [`fuzzers`]: the fuzz targets.
 //! - [`json`], [`atomic`], [`input`], [`terminal`]: small utilities
 //!   (the last makes text from outside the kit safe to print).
+//! - `cli` (feature `cli`): the `reducer-kit` command line as a function,
+//!   `cli::run(args) -> ExitCode`; the binary and the Python package's
+//!   console script call it.
 
 //!
 //! **The public surface.** What the command line and the bindings call is
@@ -37,10 +40,19 @@
 
 #![deny(missing_docs)]
 
+// The command line (`src/commands/`, feature `cli`) names the library as
+// `reducer_kit::...`, as it did when it was the binary's own module.
+#[cfg(feature = "cli")]
+extern crate self as reducer_kit;
+
 pub mod atomic;
 pub mod case;
 pub mod certify;
 pub mod check;
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
+mod commands;
 pub mod corpus;
 pub mod formats;
 pub mod fuzzers;

@@ -1,9 +1,9 @@
-//! The `reducer-kit` command line. Exit codes: `commands::EXIT_CODES` (0 pass,
-//! 1 a judged failure, 2 usage or unreadable input).
+//! The `reducer-kit` command line: a thin shim over [`reducer_kit::cli::run`]
+//! (the commands live in the library, behind the `cli` feature, so that the
+//! Python package runs the same command line in process). Exit codes:
+//! `commands::EXIT_CODES` (0 pass, 1 a judged failure, 2 usage or
+//! unreadable input).
 
-mod commands;
-
-use clap::Parser;
 use std::process::ExitCode;
 
 /// mimalloc on Linux: the kit allocates and frees a `serde_json` value per
@@ -13,12 +13,5 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = commands::Cli::parse();
-    match commands::run(cli) {
-        Ok(code) => code,
-        Err(e) => {
-            commands::print_error(format!("{e:#}"));
-            ExitCode::from(2)
-        }
-    }
+    reducer_kit::cli::run(std::env::args_os())
 }

@@ -29,6 +29,7 @@ const TOP: &[&str] = &[
     "docs/",
     "spec/",
     "compat/",
+    "python/",
     ".ci/",
     ".clusterfuzzlite/",
     "README.md",

@@ -155,13 +155,20 @@ fn every_room_imports_only_what_it_may() {
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
+/// Whether `rel` (a path below `src/`) is the command line: `src/commands/`,
+/// `src/cli.rs` (the command line as a library function, feature `cli`)
+/// and `src/main.rs` (the binary's shim over it).
+fn is_command_line(rel: &Path) -> bool {
+    rel.starts_with("commands") || rel == Path::new("cli.rs") || rel == Path::new("main.rs")
+}
+
 /// The library builds without the command line's crates (they sit behind
-/// the `cli` feature, for `src/main.rs` and `src/commands/` only).
+/// the `cli` feature, for the command line's files only).
 #[test]
 fn only_the_command_line_uses_clap_anyhow_or_indicatif() {
     for f in rust_files(&src()) {
         let rel = f.strip_prefix(src()).unwrap();
-        if rel.starts_with("commands") || rel == Path::new("main.rs") {
+        if is_command_line(rel) {
             continue;
         }
         let code = code(&f);
@@ -169,4 +176,25 @@ fn only_the_command_line_uses_clap_anyhow_or_indicatif() {
             assert!(!code.contains(krate), "{} uses {krate}", f.display());
         }
     }
+}
+
+/// The command line calls the library, never the other way round: no room
+/// names `crate::commands` or `crate::cli` (only `src/lib.rs` declares
+/// them, behind the `cli` feature).
+#[test]
+fn the_library_never_imports_the_command_line() {
+    let mut broken = Vec::new();
+    for f in rust_files(&src()) {
+        let rel = f.strip_prefix(src()).unwrap();
+        if is_command_line(rel) || rel == Path::new("lib.rs") {
+            continue;
+        }
+        let code = code(&f);
+        for name in ["crate::commands", "crate::cli", "reducer_kit::cli"] {
+            if code.contains(name) {
+                broken.push(format!("{}: names {name}", f.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
 }

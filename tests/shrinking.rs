@@ -93,6 +93,7 @@ fn settings() -> Settings {
         summaries: false,
         declared: Default::default(),
         provider: None,
+        sessions: None,
     }
 }
 

@@ -18,7 +18,7 @@ use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCh
 use super::process::{Limits, Reducer};
 use super::report::{Interruption, Run};
 use super::session::RunError;
-use super::settings::Settings;
+use super::settings::{Sessions, Settings};
 use super::{CasePlan, Shard, SourceError, Sources};
 use crate::formats::Format;
 use crate::generate::knob::{parse_knobs, Knob};
@@ -211,6 +211,7 @@ impl Options {
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .max(1),
+            sessions: None,
         };
         Ok(Job {
             settings,
@@ -299,6 +300,19 @@ impl Certified {
 }
 
 impl Job {
+    /// The job with an in-process reducer in place of its command: every
+    /// session of the run, and of its shrinking, is `make(settings)`
+    /// ([`Sessions`]; an [`InProcessSession`](super::session::InProcessSession)
+    /// runs a function). The reports say `in-process` where they name the
+    /// mode; `--timeout` does not apply.
+    pub fn with_sessions<F>(mut self, make: F) -> Job
+    where
+        F: Fn(&Settings) -> Box<dyn super::session::Session> + Send + Sync + 'static,
+    {
+        self.settings.sessions = Some(Sessions(std::sync::Arc::new(make)));
+        self
+    }
+
     /// The cases of the run ([`Sources::plan`]).
     ///
     /// # Errors

@@ -18,13 +18,13 @@ use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Response};
 use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
-use crate::terms::{Budget, Clause, Level};
+use crate::terms::{Budget, Clause, Level, Policy};
 use serde_json::Value;
 use std::borrow::Cow;
 
 use super::result::{add_protocol_failure, labelled};
 pub use super::result::{CaseResult, RunCase};
-pub use super::settings::Settings;
+pub use super::settings::{SessionFactory, Sessions, Settings};
 
 /// A case's result as the runner holds it until the case is recorded: the
 /// case as the list gave it (borrowed or made), and its wire messages only

@@ -7,13 +7,15 @@
 //! | [`PerCaseSession`] | a new reducer process per request (§8.2), [`process::run_once`] |
 //! | [`PersistentSession`] | one long-lived reducer process speaking JSON Lines (§8.3), [`process::Persistent`], restarted after a failure |
 //! | [`ReferenceSession`] | the kit's reference reducer, in process (what `reducer-kit serve` runs) |
+//! | [`InProcessSession`] | a function in the kit's own process, from a request's text to its answer's text (a binding's reducer: the Python package's `certify(fn)`) |
 //!
 //! The runner ([`super::run`]) drives any of them the same way, one
 //! exchange at a time: [`Session::settle`] before each exchange and
 //! [`Session::close`] at the end give the unrequested output a persistent
 //! reducer wrote after an answer (spec §8.3), charged to the exchange it
 //! followed. A new kind of session (a hardened sandbox, a network reducer)
-//! is a new implementation of the trait.
+//! is a new implementation of the trait; a run is given one through
+//! [`Sessions`](super::run::Sessions) ([`super::job::Job::with_sessions`]).
 
 use super::process::{self, run_once, Failure, Limits, Reducer, Unrequested};
 use crate::formats::Format;
@@ -561,5 +563,86 @@ impl ReferenceSession {
 impl Session for ReferenceSession {
     fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
         Ok(Ok(self.respond(&request.to_value())))
+    }
+}
+
+/// A reducer that runs in the kit's own process: a function from the text
+/// of a request (the line a persistent process would read, with its `"id"`
+/// under protocol 2) to the text of its answer (the line it would write).
+/// The answer is read as a process's answer is (spec §8.4, §13.7): it must
+/// be JSON, in the run's wire format, echo the request's id under protocol
+/// 2, and be no longer than `--max-output`; otherwise it fails
+/// `protocol-json` (or `protocol-size`) with the same detail. Nothing can
+/// time the function out: `--timeout` does not apply.
+///
+/// The function stops the run by returning a [`RunError`] (a binding does
+/// so when its user interrupts it: [`RunError::Interrupted`]).
+///
+/// # Examples
+///
+/// The reference reducer as a function of text, certified in process:
+///
+/// ```
+/// use reducer_kit::certify::session::{InProcessSession, ReferenceSession, Session};
+/// use reducer_kit::{CertifyOptions, Policy, Protocol, Format};
+/// let options = CertifyOptions { policy: Policy::Suffix, generated: 20, jobs: Some(1), ..CertifyOptions::default() };
+/// let job = options.resolve().unwrap().with_sessions(|settings| {
+///     let reference = ReferenceSession { policy: Policy::Suffix, format: settings.format, provider: None, protocol: Protocol::V1 };
+///     Box::new(InProcessSession::new(settings, move |request: &str| Ok(reference.answer(request).to_string())))
+/// });
+/// let plan = job.plan().unwrap();
+/// let certified = job.run(&plan, &[], &reducer_kit::certify::job::Unwatched).unwrap();
+/// assert!(certified.grade.passed());
+/// ```
+pub struct InProcessSession<F> {
+    format: Format,
+    max_output: usize,
+    ids: Ids,
+    answer: F,
+}
+
+impl<F> std::fmt::Debug for InProcessSession<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InProcessSession")
+            .field("format", &self.format)
+            .field("max_output", &self.max_output)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F> InProcessSession<F>
+where
+    F: FnMut(&str) -> Result<String, RunError>,
+{
+    /// A session that answers each request with `answer`, in the run's
+    /// wire format and protocol, within its `--max-output`.
+    pub fn new(settings: &super::run::Settings, answer: F) -> InProcessSession<F> {
+        InProcessSession {
+            format: settings.format,
+            max_output: settings.limits.max_output,
+            ids: Ids::for_protocol(settings.protocol),
+            answer,
+        }
+    }
+}
+
+impl<F> Session for InProcessSession<F>
+where
+    F: FnMut(&str) -> Result<String, RunError>,
+{
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        let id = self.ids.take();
+        let text = sent_text(request, id);
+        let mut stdout = (self.answer)(&text)?.into_bytes();
+        let failure = (stdout.len() > self.max_output).then(|| {
+            stdout.truncate(self.max_output);
+            Failure::TooLarge
+        });
+        let reply = process::Reply {
+            stdout,
+            stderr_tail: String::new(),
+            failure,
+        };
+        interpret(self.format, reply, id)
     }
 }

@@ -41,6 +41,29 @@ pub struct Settings {
     pub summaries: bool,
     /// What the reducer declares of its contract (`--declare`, spec §16).
     pub declared: Declared,
+    /// The sessions of an in-process reducer, made in place of reducer
+    /// processes ([`Settings::session`]); `None`: the reducer is
+    /// [`Settings::reducer`]'s command.
+    pub sessions: Option<Sessions>,
+}
+
+/// What makes the sessions of a run whose reducer is not a process (a
+/// binding's function, a test's fake): called by [`Settings::session`]
+/// with the run's settings, once per worker and per shrinking worker,
+/// possibly on another thread (the runner's workers, the shrinkers). The
+/// session it gives is usually an
+/// [`InProcessSession`](super::session::InProcessSession). Given to a
+/// run with [`super::job::Job::with_sessions`].
+#[derive(Clone)]
+pub struct Sessions(pub std::sync::Arc<SessionFactory>);
+
+/// The function behind [`Sessions`].
+pub type SessionFactory = dyn Fn(&Settings) -> Box<dyn Session> + Send + Sync;
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sessions(in process)")
+    }
 }
 
 impl Settings {
@@ -63,10 +86,13 @@ impl Settings {
         }
     }
 
-    /// A new session for one worker: a [`PersistentSession`] in persistent
-    /// mode, else a [`PerCaseSession`].
+    /// A new session for one worker: the in-process reducer's when the run
+    /// has [`Settings::sessions`], else a [`PersistentSession`] in
+    /// persistent mode, else a [`PerCaseSession`].
     pub fn session(&self) -> Box<dyn Session + '_> {
-        if self.persistent {
+        if let Some(Sessions(make)) = &self.sessions {
+            make(self)
+        } else if self.persistent {
             Box::new(PersistentSession::speaking(
                 &self.reducer,
                 self.format,
@@ -80,6 +106,16 @@ impl Settings {
                 self.limits,
                 self.protocol,
             ))
+        }
+    }
+
+    /// How the reducer runs, as the reports name it: `in-process` (with
+    /// [`Settings::sessions`]), `persistent` or `per-case`.
+    pub fn mode(&self) -> &'static str {
+        match (&self.sessions, self.persistent) {
+            (Some(_), _) => "in-process",
+            (None, true) => "persistent",
+            (None, false) => "per-case",
         }
     }
 

@@ -541,6 +541,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         flags: rerun_flags(&args),
         report_json: args.report_json.clone(),
+        rerun: None,
     };
     // A closed stdout (piped into `head`) is not an error.
     let _ = std::io::stdout()

@@ -24,7 +24,7 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `policy` | `"turns"` \| `"suffix"` | the policy the reducer claims |
 /// | `format` | `"canonical"` \| `"openai"` \| `"anthropic"` \| `"responses"` \| `"gemini"` \| `"bedrock"` | the wire format |
 /// | `provider` | string, only with `--provider` | the provider profile (spec §15.5) |
-/// | `mode` | `"per-case"` \| `"persistent"` | how the reducer was run |
+/// | `mode` | `"per-case"` \| `"persistent"` \| `"in-process"` | how the reducer was run (`in-process`: [`crate::certify::job::Job::with_sessions`]) |
 /// | `summaries` | `true` | only in a run with `--summaries` (spec §12) |
 /// | `command` | array of strings | the reducer command, one element per argument |
 /// | `declared` | array of strings | the declarations of `--declare` (spec §16), in the order of [`crate::terms::declare::NAMES`] (empty without it) |
@@ -274,14 +274,7 @@ fn head(run: &Run) -> Value {
     if let Some(p) = run.settings.provider {
         put("provider", json!(p.name()));
     }
-    put(
-        "mode",
-        json!(if run.settings.persistent {
-            "persistent"
-        } else {
-            "per-case"
-        }),
-    );
+    put("mode", json!(run.settings.mode()));
     if run.settings.summaries {
         put("summaries", json!(true));
     }
@@ -409,6 +402,7 @@ mod tests {
             protocol: crate::protocol::Protocol::V1,
             summaries: false,
             declared: Default::default(),
+            sessions: None,
         };
         for results in [
             Vec::new(),

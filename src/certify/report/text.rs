@@ -44,6 +44,12 @@ pub struct TextOptions {
     /// The `--report-json` file, when one is written: named where the
     /// report leaves failing cases out.
     pub report_json: Option<PathBuf>,
+    /// How a case is rerun when no `reducer-kit certify` command can rerun
+    /// it (an in-process reducer, [`crate::certify::job::Job::with_sessions`]):
+    /// a template whose `{case}` becomes the case id as a JSON string
+    /// (`"gen/1/55"`, also a Python string literal). `None`: the
+    /// `reducer-kit certify ... --case ID -- COMMAND` line.
+    pub rerun: Option<String>,
 }
 
 /// The text report of `run`, one line per `\n`.
@@ -368,7 +374,7 @@ impl Report<'_> {
             settings.protocol_flags()
         );
         out.push_str(&provider_flag(settings));
-        if settings.persistent {
+        if settings.persistent && settings.sessions.is_none() {
             out.push_str(" --persistent");
         }
         for f in &self.options.flags {
@@ -385,6 +391,10 @@ impl Report<'_> {
 
     /// The command that reruns `case_id` (or the replayed files).
     fn reproduce(&self, case_id: &str) -> String {
+        if let Some(template) = &self.options.rerun {
+            let id = serde_json::Value::String(case_id.to_string()).to_string();
+            return template.replace("{case}", &id);
+        }
         let flags = self.run_flags();
         let command_line = &self.command_line;
         if !self.options.replay.is_empty() {
