@@ -306,7 +306,7 @@ pub(super) fn run_case_pending<'a>(
     let in_h = read_history(settings.format, &judged);
     // Under `repair` broken inputs are the point (spec §17.1): every
     // readable input is judged as a valid one is.
-    let valid = if settings.policy == crate::terms::Policy::Repair {
+    let valid = if settings.policy == Policy::Repair {
         in_h.is_ok()
     } else {
         valid_input(&in_h)

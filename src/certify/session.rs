@@ -148,6 +148,29 @@ pub const WRITTEN_SHOWN: usize = 300;
 /// [`WRITTEN_SHOWN`] characters (invalid UTF-8 replaced), quoted as a JSON
 /// string, then `... (N bytes)` when it was longer (the report escapes it
 /// for the terminal when printed).
+/// A note, "(`Infinity` is not JSON: ...)", when the JSON error `e` in `text` is at
+/// `Infinity`, `-Infinity` or `NaN` (what a JSON writer that allows them
+/// writes for a number read as a double beyond the doubles' range), else
+/// empty.
+fn not_a_number_at(text: &str, e: &serde_json::Error) -> String {
+    let Some(line) = text.lines().nth(e.line().saturating_sub(1)) else {
+        return String::new();
+    };
+    // serde_json's column is 1-based and points at or just after the
+    // first byte it could not read.
+    let at = e.column().saturating_sub(1).min(line.len());
+    let bytes = line.as_bytes();
+    let found = (at.saturating_sub(2)..=at).find_map(|i| {
+        ["-Infinity", "Infinity", "NaN"]
+            .into_iter()
+            .find(|w| bytes.get(i..).is_some_and(|b| b.starts_with(w.as_bytes())))
+    });
+    match found {
+        Some(w) => format!(" (`{w}` is not JSON: a number read as a double and written back)"),
+        None => String::new(),
+    }
+}
+
 fn written(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     match text.char_indices().nth(WRITTEN_SHOWN) {
@@ -242,7 +265,8 @@ fn interpret(
             return fail(
                 Clause::ProtocolJson,
                 format!(
-                    "the response is not JSON: {e}; it wrote {}",
+                    "the response is not JSON: {e}{}; it wrote {}",
+                    not_a_number_at(text.trim(), &e),
                     written(&reply.stdout)
                 ),
             )

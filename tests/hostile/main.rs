@@ -909,6 +909,92 @@ fn stray_lines_fail_protocol_json_only_under_request_ids() {
     }
 }
 
+/// Under protocol 1 a debug line on stdout is read as an answer: the run
+/// fails protocol-json and the report says where debug output goes and
+/// that protocol 2 sets such lines apart.
+#[test]
+fn a_debug_line_under_protocol_1_gets_a_hint() {
+    let s = script("proxy.py");
+    let run = certify(
+        &[
+            "--persistent",
+            "--jobs",
+            "1",
+            "--replay",
+            "corpus/seed/order-shipment.json",
+            "--shrink-tries",
+            "0",
+        ],
+        &["python3", "-S", &s, kit(), "--debug", "0"],
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    assert!(
+        run.stdout().contains("hint: under protocol 1 every line the reducer writes on stdout is read as an answer, so a debug print is taken for the next request's answer; write debug output to stderr, or certify with --protocol 2, whose request ids set such lines apart (spec section 13.7)\n"),
+        "{}",
+        run.stdout()
+    );
+    // Under protocol 2 the same reducer gets no such hint.
+    let run = certify(
+        &[
+            "--protocol",
+            "2",
+            "--persistent",
+            "--jobs",
+            "1",
+            "--replay",
+            "corpus/seed/order-shipment.json",
+            "--shrink-tries",
+            "0",
+        ],
+        &[
+            "python3",
+            "-S",
+            &s,
+            kit(),
+            "--protocol",
+            "2",
+            "--debug",
+            "0",
+        ],
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    assert!(
+        !run.stdout().contains("hint: under protocol 1"),
+        "{}",
+        run.stdout()
+    );
+}
+
+/// A reducer that reads numbers as doubles and writes them back with
+/// Python's json writes `Infinity` for 1e400, which is not JSON: the
+/// report says why and what to do.
+#[test]
+fn infinity_in_an_answer_gets_a_hint() {
+    let echo = "import json,sys\nr=json.loads(sys.stdin.read())\nprint(json.dumps({'messages': r['messages']}))";
+    let run = certify(
+        &[
+            "--corpus",
+            "corpus/spec",
+            "--case",
+            "spec/exact-numbers",
+            "--shrink-tries",
+            "0",
+        ],
+        &["python3", "-S", "-c", echo],
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    assert!(
+        run.detail(0, "protocol-json").starts_with("the response is not JSON: expected value at line 1 column 344 (`Infinity` is not JSON: a number read as a double and written back); it wrote "),
+        "{}",
+        run.stdout()
+    );
+    assert!(
+        run.stdout().contains("hint: JSON has no Infinity or NaN; the reducer read a number like 1e400 as a double and wrote it back so (spec/exact-numbers): keep numbers as their text, or, under --declare json-numbers, write such a number as null (spec section 16.7)\n"),
+        "{}",
+        run.stdout()
+    );
+}
+
 /// A reducer whose JSON library reads numbers as doubles (JSON.parse)
 /// gives a big integer back as the nearest double and 1e400 as null:
 /// without a declaration that is no-fabrication alone, and the failure

@@ -254,6 +254,7 @@ impl Report<'_> {
             );
         }
         self.format_hint();
+        self.protocol_hint();
         let declared = &run.settings.declared;
         if !declared.is_empty() {
             line!(
@@ -341,6 +342,40 @@ impl Report<'_> {
                 self,
                 "hint: the run sent {} messages (--format {format}); a reducer that reads another format sees no tool calls in them and fails these clauses (check one request's messages with `reducer-kit validate --format {format}`)",
                 format.title()
+            );
+        }
+    }
+
+    /// Hints when `protocol-json` fails: a number JSON cannot hold
+    /// (`Infinity`, `NaN`: the reducer read numbers as doubles, spec
+    /// `exact-numbers`), and, in persistent mode under protocol 1, a line
+    /// the reducer wrote besides its answers (under protocol 1 the kit
+    /// cannot tell a debug print from the next answer; protocol 2's
+    /// request ids can, spec §13.7).
+    fn protocol_hint(&mut self) {
+        let (mut failed, mut not_a_number) = (false, false);
+        for r in self.run.results.iter() {
+            for (c, d) in &r.failures {
+                if *c == crate::terms::Clause::ProtocolJson {
+                    failed = true;
+                    not_a_number |= d.contains("Infinity") || d.contains("NaN");
+                }
+            }
+        }
+        if !failed {
+            return;
+        }
+        if not_a_number {
+            line!(
+                self,
+                "hint: JSON has no Infinity or NaN; the reducer read a number like 1e400 as a double and wrote it back so (spec/exact-numbers): keep numbers as their text, or, under --declare json-numbers, write such a number as null (spec section 16.7)"
+            );
+        }
+        let s = self.run.settings;
+        if s.persistent && s.protocol == crate::protocol::Protocol::V1 {
+            line!(
+                self,
+                "hint: under protocol 1 every line the reducer writes on stdout is read as an answer, so a debug print is taken for the next request's answer; write debug output to stderr, or certify with --protocol 2, whose request ids set such lines apart (spec section 13.7)"
             );
         }
     }
