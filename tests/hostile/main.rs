@@ -1103,3 +1103,44 @@ fn a_reducer_that_cannot_start_is_stopped_with_its_error() {
         .to_string();
     assert!(line.ends_with(said), "{line}");
 }
+
+/// A level whose every clause goes unjudged passes only vacuously: under
+/// `--declare soft-budget` `matches-reference` is judged on no case, so the
+/// report says exact was not judged, the certificate leaves it out of the
+/// levels passed, and the JSON report lists it in `levelsNotJudged`.
+#[test]
+fn a_level_no_case_judged_is_said_not_judged() {
+    let run = certify(
+        &["--persistent", "--declare", "soft-budget", "--cases", "20"],
+        &[kit(), "serve", "--persistent"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stdout());
+    let out = run.stdout();
+    assert!(
+        out.contains("level exact     not judged (no clause of it applies to this run)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            " declares soft-budget: levels passed [protocol, safety, policy] (not judged: exact); "
+        ),
+        "{out}"
+    );
+    assert_eq!(run.report()["levelsNotJudged"], json!(["exact"]));
+    assert_eq!(
+        run.report()["clauses"]["matches-reference"]["passed"],
+        json!(0)
+    );
+    // Without the declaration every level is judged.
+    let run = certify(
+        &["--persistent", "--cases", "20"],
+        &[kit(), "serve", "--persistent"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stdout());
+    assert_eq!(run.report()["levelsNotJudged"], json!([]));
+    assert!(
+        run.stdout().contains("level exact     pass\n"),
+        "{}",
+        run.stdout()
+    );
+}
