@@ -128,16 +128,7 @@ fn value(
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut out = Map::with_capacity(d.len());
         for (k, x) in d.iter() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(format!(
-                    "{path}: a key that is not a string ({})",
-                    type_name(&k)
-                ));
-            };
-            let key = key
-                .to_cow()
-                .map_err(|e| format!("{path}: a key that is not UTF-8 ({e})"))?
-                .into_owned();
+            let key = dict_key(&k, path)?.into_owned();
             let len = path.len();
             path.push('.');
             path.push_str(&key);
@@ -237,15 +228,7 @@ fn write(
     if let Ok(d) = obj.cast::<PyDict>() {
         out.push(b'{');
         for (n, (k, x)) in d.iter().enumerate() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(format!(
-                    "{path}: a key that is not a string ({})",
-                    type_name(&k)
-                ));
-            };
-            let key = key
-                .to_cow()
-                .map_err(|e| format!("{path}: a key that is not UTF-8 ({e})"))?;
+            let key = dict_key(&k, path)?;
             if n > 0 {
                 out.push(b',');
             }
@@ -303,4 +286,17 @@ fn write_seq<'py>(
     }
     out.push(b']');
     Ok(())
+}
+
+/// A dict key as text: the key of a JSON object must be a `str` holding
+/// UTF-8 (errors name `path` and the key's type).
+fn dict_key<'a>(k: &'a Bound<'_, PyAny>, path: &str) -> Result<std::borrow::Cow<'a, str>, String> {
+    let Ok(key) = k.cast::<PyString>() else {
+        return Err(format!(
+            "{path}: a key that is not a string ({})",
+            type_name(k)
+        ));
+    };
+    key.to_cow()
+        .map_err(|e| format!("{path}: a key that is not UTF-8 ({e})"))
 }
