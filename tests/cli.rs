@@ -740,3 +740,89 @@ fn validate_and_check_number_a_top_level_system_prompt_alike() {
         text(&out.stdout)
     );
 }
+
+/// `generate --requests` writes the protocol request `certify` sends for
+/// each case (spec §8.1), its messages in `--format`: the same budget and
+/// the case's messages carried in that format.
+#[test]
+fn generate_requests_are_the_cases_as_a_reducer_reads_them() {
+    let args = [
+        "generate", "--count", "20", "--seed", "3", "--format", "openai",
+    ];
+    let cases = run(&args);
+    let requests = run(&[&args[..], &["--requests"]].concat());
+    assert_eq!(
+        requests.status.code(),
+        Some(0),
+        "{}",
+        text(&requests.stderr)
+    );
+    let cases: Vec<Value> = text(&cases.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let requests: Vec<Value> = text(&requests.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(requests.len(), 20);
+    assert_eq!(requests[0], json!({"maxMessages": 1, "messages": []}));
+    let mut with_calls = 0;
+    for (case, req) in cases.iter().zip(&requests) {
+        let keys: Vec<&str> = req
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(keys, ["maxMessages", "messages"], "{req}");
+        assert_eq!(req["maxMessages"], case["maxMessages"]);
+        let canonical = case["messages"].as_array().unwrap();
+        let wire =
+            reducer_kit::formats::to_wire(reducer_kit::formats::Format::OpenAi, canonical).unwrap();
+        assert_eq!(req["messages"], Value::Array(wire));
+        with_calls += req["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m.get("tool_calls").is_some())
+            .count();
+    }
+    // The requests carry OpenAI tool calls, not canonical items.
+    assert!(with_calls > 0);
+}
+
+/// `certify` without `--policy` judges `turns` and says on its start line
+/// that it took the default; with `--policy` the line names the policy
+/// alone.
+#[test]
+fn certify_says_when_it_takes_the_default_policy() {
+    let kit_path = env!("CARGO_BIN_EXE_reducer-kit");
+    let start_line = |policy: &[&str]| {
+        let args = [
+            &[
+                "certify",
+                "--cases",
+                "0",
+                "--replay",
+                "corpus/seed/order-shipment.json",
+            ][..],
+            policy,
+            &["--persistent", "--", kit_path, "serve", "--persistent"],
+        ]
+        .concat();
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        text(&out.stderr).lines().next().unwrap().to_string()
+    };
+    let line = start_line(&[]);
+    assert!(
+        line.starts_with("certify: 9 cases, policy turns (the default: --policy turns, suffix or repair names the reducer's), format canonical, persistent mode, "),
+        "{line}"
+    );
+    let line = start_line(&["--policy", "turns"]);
+    assert!(
+        line.starts_with("certify: 9 cases, policy turns, format canonical, persistent mode, "),
+        "{line}"
+    );
+}

@@ -30,9 +30,10 @@ use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The policy the reducer claims to implement.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
-    pub policy: PolicyArg,
+    /// The policy the reducer claims to implement [default: turns; the
+    /// start line says when the run takes the default]
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyArg>,
     /// The wire format the reducer speaks.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
@@ -379,7 +380,7 @@ Exit codes:
 fn options(args: &Args) -> Options {
     Options {
         command: args.command.clone(),
-        policy: Policy::from(args.policy),
+        policy: Policy::from(args.policy.unwrap_or(PolicyArg::Turns)),
         format: Format::from(args.format),
         provider: args.provider.map(Into::into),
         protocol: Protocol::from(args.protocol),
@@ -486,9 +487,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let settings = &job.settings;
     eprintln!(
-        "certify: {} cases, policy {}, format {}{}, {} mode, {} jobs, reducer: {} ({RUN_ENV}={})",
+        "certify: {} cases, policy {}{}, format {}{}, {} mode, {} jobs, reducer: {} ({RUN_ENV}={})",
         cases.count(),
         settings.policy,
+        if args.policy.is_none() {
+            " (the default: --policy turns, suffix or repair names the reducer's)"
+        } else {
+            ""
+        },
         settings.format,
         match (settings.protocol, settings.summaries) {
             (Protocol::V1, _) => String::new(),

@@ -36,8 +36,8 @@ pub struct Args {
     /// Bedrock, ...; see `Config::sanitize_for`) and, without `--config`,
     /// on the shapes only it has (reasoning items for `responses`; see
     /// `Config::with_native_shapes`), and budgets count its messages (a
-    /// Responses item per call). Messages are written in the canonical case
-    /// format either way.
+    /// Responses item per call). Cases are written in the canonical case
+    /// format either way; `--requests` writes them in this format.
     #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
     pub format: FormatArg,
     /// Print to stderr how often each shape occurs.
@@ -48,6 +48,12 @@ pub struct Args {
     /// `certify --policy repair` runs them.
     #[arg(long, value_enum, default_value_t = PolicyArg::Turns)]
     pub policy: PolicyArg,
+    /// Write each case as the protocol request `certify` sends a reducer
+    /// (`{"maxMessages": N, "messages": [...]}`, spec §8.1), its messages
+    /// in `--format`, instead of a case in the canonical case format: lines
+    /// to pipe into a reducer by hand
+    #[arg(long)]
+    pub requests: bool,
 }
 
 /// Runs the command: exit 0, or an error (exit 2) for an unreadable config
@@ -81,8 +87,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for s in &generated.shapes {
             *counts.entry(*s).or_default() += 1;
         }
-        let case = generated.to_case(format!("gen/{}/{n}", args.seed), Policy::from(args.policy));
-        let mut line = serde_json::to_string(&case).expect("a case always serializes");
+        let id = format!("gen/{}/{n}", args.seed);
+        let mut line = if args.requests {
+            let wire = reducer_kit::formats::to_wire(format, &generated.messages)
+                .with_context(|| format!("case {id} has no form in --format {format}"))?;
+            reducer_kit::protocol::request(format, &generated.budget_fields(), None, &wire)
+                .to_string()
+        } else {
+            let case = generated.to_case(id, Policy::from(args.policy));
+            serde_json::to_string(&case).expect("a case always serializes")
+        };
         line.push('\n');
         if let Err(e) = out.write_all(line.as_bytes()) {
             return closed_pipe_is_success(e);
