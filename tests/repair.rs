@@ -53,6 +53,22 @@ fn broken_histories(format: Format, count: u64) -> BTreeMap<&'static str, u64> {
         for b in &case.breaks {
             *seen.entry(b.name()).or_default() += 1;
         }
+        // A break never gives two reasoning items one id (a provider that
+        // dedupes items by id would see one).
+        let ids: Vec<&str> = case
+            .messages
+            .iter()
+            .filter_map(|m| m["contents"].as_array())
+            .flatten()
+            .filter(|i| i["$type"] == "reasoning")
+            .filter_map(|i| i["id"].as_str())
+            .collect();
+        let distinct: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            ids.len(),
+            "{format} case {n}: reasoning ids {ids:?}"
+        );
         let wire =
             to_wire(format, &case.messages).unwrap_or_else(|e| panic!("{format} case {n}: {e}"));
         assert!(

@@ -195,6 +195,22 @@ fn fresh(read: &Read, stem: &str) -> String {
         .expect("some id is free")
 }
 
+/// An item id (a reasoning item's `id`) no item of the history has: two
+/// reasoning items with one id are one item to a provider that dedupes by
+/// id, a break the knob does not mean to make.
+fn fresh_item_id(msgs: &[Value], stem: &str) -> String {
+    let used: BTreeSet<&str> = msgs
+        .iter()
+        .filter_map(|m| m["contents"].as_array())
+        .flatten()
+        .filter_map(|i| i["id"].as_str())
+        .collect();
+    (1..)
+        .map(|n| format!("{stem}_{n}"))
+        .find(|id| !used.contains(id.as_str()))
+        .expect("some id is free")
+}
+
 /// Removes element `e` of message `m`'s contents; the message goes when
 /// left empty. Returns whether it went.
 fn remove_elem(msgs: &mut Vec<Value>, m: usize, e: usize) -> bool {
@@ -429,7 +445,7 @@ fn apply_one(u: &mut Unstructured, msgs: &mut Vec<Value>, b: Break, cfg: &Config
                 msgs.push(message(
                     "assistant",
                     vec![
-                        json!({"$type": "reasoning", "id": fresh(&read, "rs_cut"), "summary": []}),
+                        json!({"$type": "reasoning", "id": fresh_item_id(msgs, "rs_cut"), "summary": []}),
                     ],
                 ));
                 msgs.push(message("tool", vec![result(&id)]));
