@@ -33,19 +33,27 @@ def main_run(a):
 
 
 POLICIES = ("turns", "suffix")
+# A sanitizer claims `repair` (spec §17) and runs under it alone.
+REPAIR = "repair"
+CLAIMS = POLICIES + (REPAIR,)
+
+
+def is_sanitizer(a):
+    return a["claims"] == REPAIR
 
 
 def judged_run(a):
     """The run whose failures on valid input are the reducer's defects: under
     the claimed policy, or for a reducer that claims none the `turns` run
     (its protocol and safety clauses)."""
-    want = a["claims"] if a["claims"] in POLICIES else "turns"
+    want = a["claims"] if a["claims"] in CLAIMS else "turns"
     return next((r for r in a.get("runs", []) if r["policy"] == want and "levels" in r), None)
 
 
 def judged_levels(a):
-    """protocol and safety always; policy and exact when a policy is claimed."""
-    return ("protocol", "safety") + (("policy", "exact") if a["claims"] in POLICIES else ())
+    """protocol and safety always; policy and exact when a policy is claimed
+    (`repair` included)."""
+    return ("protocol", "safety") + (("policy", "exact") if a["claims"] in CLAIMS else ())
 
 
 def defects_of(a, r):
@@ -152,7 +160,7 @@ def matrix_md(m, out_dir):
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in m["adapters"]:
-        if not a.get("installed"):
+        if not a.get("installed") or is_sanitizer(a):
             continue
         r = main_run(a)
         if r is None:
@@ -167,6 +175,7 @@ def matrix_md(m, out_dir):
             mark_kit(lv, kit, "protocol"), mark_kit(lv, kit, "safety"), mark_kit(lv, kit, "policy"),
             mark_kit(lv, kit, "exact"),
             clause_list(r, ("protocol", "safety")), sum(x.get("seconds", 0) for x in a["runs"])))
+    lines += sanitizer_levels_md(m)
     lines += [
         "",
         "## Both policies",
@@ -254,6 +263,35 @@ def matrix_md(m, out_dir):
     return "\n".join(lines) + "\n"
 
 
+def sanitizer_levels_md(m):
+    """The levels of the sanitizers (policy `repair`), apart from the reducers'."""
+    sans = [a for a in m["adapters"] if a.get("installed") and is_sanitizer(a)]
+    if not sans:
+        return []
+    lines = ["", "## Sanitizers under policy repair", "",
+             "A sanitizer repairs a broken history before a model call (spec §17): certified under "
+             "`--policy repair` alone, on the corpus and on histories broken on purpose, every readable "
+             "input judged as a valid one (there is no invalid input to set apart); the budget is read, "
+             "not used. Levels as above (*pass\\** where the kit's own level fails only on differences).",
+             "",
+             "| sanitizer | library | format | protocol | safety | policy | exact | failing clauses (failing cases) | time |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for a in sans:
+        r = judged_run(a)
+        if r is None:
+            err = next((x.get("error") for x in a["runs"] if x.get("error")), "no run")
+            lines.append("| %s | %s %s | %s | error: %s | | | | | |" % (
+                a["name"], a["library"], a.get("version", ""), a["format"], err[:80]))
+            continue
+        lv = r["levels"]
+        kit = r.get("kitLevels", lv)
+        lines.append("| [%s](#%s) | %s %s | %s | %s | %s | %s | %s | %s | %.0f s |" % (
+            a["name"], a["name"], a["library"], a["version"], a["format"],
+            mark_kit(lv, kit, "protocol"), mark_kit(lv, kit, "safety"), mark_kit(lv, kit, "policy"),
+            mark_kit(lv, kit, "exact"), clause_list(r, LEVELS), sum(x.get("seconds", 0) for x in a["runs"])))
+    return lines
+
+
 def cx_link(r, clause, out_dir, kind=None):
     """The minimal counterexample of a clause (of a defect, or of a
     difference of this kind), as a link to its case file."""
@@ -270,7 +308,10 @@ def verdict_md(m, out_dir):
     """The verdicts: defects on valid input (each with its finding), then
     the differences that are not defects (kit readings, documented
     behaviours the kit cannot declare), then the rest."""
-    runs = [(a, judged_run(a)) for a in m["adapters"] if a.get("installed") and judged_run(a)]
+    runs = [(a, judged_run(a)) for a in m["adapters"]
+            if a.get("installed") and judged_run(a) and not is_sanitizer(a)]
+    sans = [(a, judged_run(a)) for a in m["adapters"]
+            if a.get("installed") and judged_run(a) and is_sanitizer(a)]
     bad = [(a, r, defects_of(a, r)) for a, r in runs if defects_of(a, r)]
     unjudged_any = any(a.get("unjudged") for a, _ in runs)
     lines = ["## Verdicts", "",
@@ -320,7 +361,33 @@ def verdict_md(m, out_dir):
             + ("; declared, not judged: " + ", ".join("`%s`" % c for c in unj) if unj else ""),
             ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in inv.items()) or "—",
             r.get("casesUnsupported", 0)))
-    diffs = [(a, r) for a, r in runs if differences_of(a, r)]
+    if sans:
+        bad_s = [(a, r, defects_of(a, r)) for a, r in sans if defects_of(a, r)]
+        lines += ["", "### Sanitizers (policy repair)", "",
+                  "Sanitizers claim `repair` (spec §17): every clause of a repair run is judged, on every "
+                  "readable input. **%d of %d sanitizers have defects**%s." % (
+                      len(bad_s), len(sans),
+                      (": " + ", ".join("[%s](#%s)" % (a["name"], a["name"]) for a, _, _ in bad_s)) if bad_s else ""),
+                  "",
+                  "| sanitizer | configuration | declares | defects (cases) | not defects: kit reading or undeclarable (cases) |",
+                  "|---|---|---|---|---|"]
+        for a, r in sans:
+            lines.append("| %s | %s | %s | %s | %s |" % (
+                a["name"], a.get("source") or "—", ", ".join("`%s`" % x for x in a.get("declared", [])) or "—",
+                ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in defects_of(a, r).items()) or "none",
+                ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in differences_of(a, r).items()) or "—"))
+        if bad_s:
+            lines += ["", "| sanitizer | clause | cases | minimal counterexample | cause | source |",
+                      "|---|---|---|---|---|---|"]
+            for a, r, d in bad_s:
+                finding = {f["clause"]: f for f in a.get("findings", [])}
+                for c, ids in d.items():
+                    f = finding.get(c, {})
+                    lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` |" % (
+                        a["name"], a["name"], c, len(ids), cx_link(r, c, out_dir),
+                        (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+        bad = bad + bad_s
+    diffs = [(a, r) for a, r in runs + sans if differences_of(a, r)]
     if diffs:
         lines += ["", "### Not defects: kit readings and undeclarable documented behaviour", "",
                   "Failures on valid input that a difference in `compat/adapters.json` explains. A *kit reading* "
@@ -362,7 +429,10 @@ def verdict_md(m, out_dir):
 
 def findings_md(m, out_dir):
     """The README section: numbers, not adjectives."""
-    runs = [(a, judged_run(a)) for a in m["adapters"] if a.get("installed") and judged_run(a)]
+    runs = [(a, judged_run(a)) for a in m["adapters"]
+            if a.get("installed") and judged_run(a) and not is_sanitizer(a)]
+    sans = [(a, judged_run(a)) for a in m["adapters"]
+            if a.get("installed") and judged_run(a) and is_sanitizer(a)]
     libs = sorted({a["library"] for a, _ in runs})
     bad = [(a, r, defects_of(a, r)) for a, r in runs if defects_of(a, r)]
     lines = ["",
@@ -370,7 +440,8 @@ def findings_md(m, out_dir):
                  m["generated"], m["kit"], m["settings"]["cases"]),
              "",
              "- %d reducer configurations from %d libraries (%s) were certified; %d more were not installed." % (
-                 len(runs), len(libs), ", ".join(libs), len(m["adapters"]) - len(runs)),
+                 len(runs), len(libs), ", ".join(libs),
+                 len([a for a in m["adapters"] if not is_sanitizer(a)]) - len(runs)),
              "- **%d of %d have defects on valid input** under their claimed policy and declared contract; "
              "%d have none (%s)." % (len(bad), len(runs), len(runs) - len(bad),
                                      ", ".join(a["name"] for a, r in runs if not defects_of(a, r)) or "—"),
@@ -403,6 +474,33 @@ def findings_md(m, out_dir):
                 lines.append("| %s | `%s` | %d | %s | `%s` |" % (
                     a["name"], c, len(ids), (f.get("cause") or "**no finding**").replace("|", "\\|"),
                     f.get("source", "—")))
+    if sans:
+        bad_s = [(a, r, defects_of(a, r)) for a, r in sans if defects_of(a, r)]
+        lines += ["", "Sanitizers (spec §17, `certify --policy repair`, every readable input judged): "
+                  "%d configurations from %d libraries (%s); **%d of %d have defects**%s." % (
+                      len(sans), len({a["library"] for a, _ in sans}),
+                      ", ".join("%s %s" % (a["library"], a["version"]) for a, _ in sans),
+                      len(bad_s), len(sans),
+                      "" if len(bad_s) == len(sans) else "; none: " + ", ".join(
+                          a["name"] for a, r in sans if not defects_of(a, r)))]
+        if bad_s:
+            lines += ["", "| sanitizer | clause | cases | cause | source |", "|---|---|---|---|---|"]
+            for a, r, d in bad_s:
+                finding = {f["clause"]: f for f in a.get("findings", [])}
+                for c, ids in d.items():
+                    f = finding.get(c, {})
+                    lines.append("| %s | `%s` | %d | %s | `%s` |" % (
+                        a["name"], c, len(ids), (f.get("cause") or "**no finding**").replace("|", "\\|"),
+                        f.get("source", "—")))
+        diff_s = [(a, differences_of(a, r)) for a, r in sans if differences_of(a, r)]
+        if diff_s:
+            lines.append("")
+            lines.append("Not defects (see [matrix.md](matrix.md#not-defects-kit-readings-and-undeclarable-documented-"
+                         "behaviour)): %s." % "; ".join(
+                             "%s (%s)" % (a["name"], ", ".join(
+                                 "`%s` %s" % (c, "/".join(sorted({KIND.get(x["kind"], x["kind"])
+                                                                   for x in a.get("differences", []) if x["clause"] == c})))
+                                 for c in d)) for a, d in diff_s))
     lines += ["", "Every failing clause has its minimal counterexample in [matrix.md](matrix.md#counterexamples) "
               "and under `corpus/compat/`.", ""]
     return "\n".join(lines)
