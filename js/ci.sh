@@ -5,7 +5,8 @@
 # crate in Cargo.lock, installed with cargo when absent), packs the package
 # with `npm pack`, installs the tarball with fast-check (pinned below) into
 # a fresh folder as a user would, and runs js/test and examples/js there
-# with Node's test runner.
+# with Node's test runner, and type-checks js/test/types.ts with tsc
+# (pinned below) against the declarations.
 #
 # What cannot be had (node >= 18, npm, the wasm32 target, wasm-bindgen, a
 # package from the npm registry) is reported on a "js package: skipped: ..."
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 work="$root/target/js-ci"
 FAST_CHECK=${FAST_CHECK:-"fast-check@4.11.0"}
+TYPESCRIPT=${TYPESCRIPT:-"typescript@7.0.2"}
 
 skip() {
     echo "js package: skipped: $*"
@@ -102,7 +104,15 @@ node -e 'import("reducer-kit").then(k => console.log("import reducer-kit:", k.ve
     fail "import reducer-kit"
 
 mkdir -p test
-cp "$root"/js/test/*.mjs "$root"/examples/js/*.mjs test/
+cp "$root"/js/test/*.mjs "$root"/js/test/types.ts "$root"/examples/js/*.mjs test/
+# The TypeScript declarations, as a TypeScript user compiles against them.
+if quietly npm install --no-audit --no-fund "$TYPESCRIPT"; then
+    npx --no-install tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 test/types.ts ||
+        fail "tsc --noEmit test/types.ts: the declarations do not type-check"
+    echo "tsc --noEmit --strict test/types.ts: ok"
+else
+    echo "js package: the type check skipped: cannot install $TYPESCRIPT"
+fi
 export REDUCER_KIT_BIN=${REDUCER_KIT_BIN:-}
 if [ -z "$REDUCER_KIT_BIN" ]; then
     for b in "$root/target/release/reducer-kit" "$root/target/debug/reducer-kit"; do

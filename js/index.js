@@ -57,7 +57,6 @@ function call(f) {
 
 const MARK = "\u0000reducer-kit-number:";
 const MARKED = /"\\u0000reducer-kit-number:([^"]*)"/g;
-const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /** A JSON number that JavaScript's numbers would not write back the same: its text. */
 export class JsonNumber {
@@ -89,13 +88,16 @@ const BUDGET = ["maxMessages", "maxTokens", "countPinned", "summaryTokens"];
 
 /** JSON text as values, numbers exact (JsonNumber), as certify gives a request to a reducer. */
 export function parse(text) {
-  let changed = false;
-  const marked = text.replace(TOKENS, (t) => {
-    if (t.charCodeAt(0) === 34 || String(Number(t)) === t) return t;
-    changed = true;
-    return JSON.stringify(MARK + t);
-  });
-  if (!changed) return JSON.parse(text);
+  return parseMarked(text, native.markNumbers(text));
+}
+
+/**
+ * `text` as values; `marked`: the same text with the numbers JavaScript
+ * would not write back the same as marked strings (markNumbers, in the
+ * WebAssembly module), or undefined when it has none.
+ */
+function parseMarked(text, marked) {
+  if (marked === undefined) return JSON.parse(text);
   const v = JSON.parse(marked, (_k, x) => (typeof x === "string" && x.startsWith(MARK) ? new JsonNumber(x.slice(MARK.length)) : x));
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {
     const plain = (x) => (x instanceof JsonNumber && wholeText(x.text) ? Number(x.text) : x);
@@ -238,8 +240,8 @@ export function errorText(text, e) {
 
 /** The function of text the WebAssembly run calls: the reducer's answers, synchronously. */
 function syncAnswerer(fn) {
-  return (text) => {
-    const req = parse(text);
+  return (text, marked) => {
+    const req = parseMarked(text, marked);
     let out;
     try {
       out = fn(req);
@@ -395,10 +397,10 @@ async function certifyInWorker(fn, options) {
     workerData: { options: opts, flag, port: port2 },
     transferList: [port2],
   });
-  port1.on("message", async (text) => {
+  port1.on("message", async ([text, marked]) => {
     let answer;
     try {
-      const req = parse(text);
+      const req = parseMarked(text, marked);
       let out;
       try {
         out = await fn(req);

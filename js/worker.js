@@ -10,9 +10,9 @@ const require = createRequire(import.meta.url);
 const native = require("./wasm/reducer_kit_js.js");
 const { options, flag, port } = workerData;
 
-function answer(text) {
+function answer(text, marked) {
   Atomics.store(flag, 0, 0);
-  port.postMessage(text);
+  port.postMessage([text, marked]);
   for (;;) {
     Atomics.wait(flag, 0, 0, 1000);
     const got = receiveMessageOnPort(port);

@@ -60,9 +60,14 @@ mod js_sys_free {
         #[derive(Clone)]
         pub type Function;
 
-        /// `f(text)`: the answer's text, or what it threw.
+        /// `f(text, marked)`: the answer's text, or what it threw.
         #[wasm_bindgen(method, catch, js_name = call)]
-        pub fn call1(this: &Function, this_arg: &JsValue, text: &str) -> Result<JsValue, JsValue>;
+        pub fn call2(
+            this: &Function,
+            this_arg: &JsValue,
+            text: &str,
+            marked: Option<String>,
+        ) -> Result<JsValue, JsValue>;
     }
 }
 
@@ -515,6 +520,54 @@ fn certify_options(o: &Value) -> Result<(CertifyOptions, Option<String>), JsErro
     Ok((options, s("rerun")))
 }
 
+/// What `js/index.js` puts in place of a number it must keep exactly.
+const MARK: &str = "\u{0}reducer-kit-number:";
+
+/// Whether JavaScript reads the JSON number `text` to a double that it
+/// writes back as the same text. Conservative: `false` for some numbers it
+/// would (`1e-7`), which then reach JavaScript as a `JsonNumber`, written
+/// back as they came all the same.
+fn js_exact(text: &str) -> bool {
+    if !text.contains(['.', 'e', 'E']) {
+        // Whole numbers below 10^15 are exact doubles, written as digits.
+        return text != "-0" && text.trim_start_matches('-').len() <= 15;
+    }
+    let Ok(x) = text.parse::<f64>() else {
+        return false;
+    };
+    // JavaScript writes these without an exponent, the shortest digits
+    // that read back the same, as Rust's `Display` does.
+    x.is_finite() && (1e-6..1e21).contains(&x.abs()) && x.to_string() == text
+}
+
+/// `v` with each number that is not [`js_exact`] a string: [`MARK`] and
+/// its text; whether one was.
+fn mark(v: &mut Value) -> bool {
+    match v {
+        Value::Number(n) => {
+            let text = n.to_string();
+            if js_exact(&text) {
+                return false;
+            }
+            *v = Value::String(format!("{MARK}{text}"));
+            true
+        }
+        Value::Array(a) => a.iter_mut().fold(false, |m, x| mark(x) | m),
+        Value::Object(o) => o.values_mut().fold(false, |m, x| mark(x) | m),
+        _ => false,
+    }
+}
+
+/// The JSON text `text` with its numbers that JavaScript would not write
+/// back the same as marked strings (`js/index.js`'s `parse` reads them as
+/// `JsonNumber`s), or `undefined` when it has none (JavaScript parses
+/// `text` itself).
+#[wasm_bindgen(js_name = markNumbers)]
+pub fn marked(text: &str) -> Option<String> {
+    let mut v: Value = serde_json::from_str(text).ok()?;
+    mark(&mut v).then(|| v.to_string())
+}
+
 /// SIGINT's number: what a reducer that throws a stop stops the run as.
 const SIGINT: i32 = 2;
 
@@ -527,7 +580,7 @@ fn answer(text: &str) -> Result<String, RunError> {
     let Some(f) = f else {
         return Err(RunError::Interrupted(SIGINT));
     };
-    match f.call1(&JsValue::UNDEFINED, text) {
+    match f.call2(&JsValue::UNDEFINED, text, marked(text)) {
         Ok(v) => Ok(v
             .as_string()
             .unwrap_or_else(|| "<not JSON: not a string>".into())),

@@ -106,11 +106,11 @@ test("options the command line refuses are refused with its text", async () => {
 });
 
 test("numbers come back exactly", () => {
-  const text = '{"maxMessages":3.0,"messages":[{"role":"user","content":"x","n":1.0,"big":12345678901234567890,"e":1e2,"f":0.5}]}';
+  const text = '{"maxMessages":3.0,"messages":[{"role":"user","content":"x","n":1.0,"big":12345678901234567890,"e":1e+2,"f":0.5}]}';
   const v = parse(text);
   assert.equal(v.maxMessages, 3);
   assert.ok(v.messages[0].n instanceof JsonNumber);
   assert.equal(v.messages[0].f, 0.5);
-  assert.equal(stringify(v.messages), '[{"role":"user","content":"x","n":1.0,"big":12345678901234567890,"e":1e2,"f":0.5}]');
+  assert.equal(stringify(v.messages), '[{"role":"user","content":"x","n":1.0,"big":12345678901234567890,"e":1e+2,"f":0.5}]');
   assert.ok(parse('{"maxMessages":3.5000000000000000001,"messages":[]}').maxMessages instanceof JsonNumber);
 });
