@@ -68,9 +68,14 @@ test("an async function works, and passes as the sync one does", async () => {
     await new Promise((resolve) => setImmediate(resolve));
     return suffixOpenAi(request);
   }
+  // The run goes on in a worker: this thread's event loop keeps turning.
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
   const r = await certify(asyncSuffix, { policy: "suffix", format: "openai", cases: 200 });
+  clearInterval(timer);
   assert.ok(r.passed, r.explain());
   assert.ok(calls > 200);
+  assert.ok(ticks > 0);
   // A function that is not declared async but returns a Promise.
   const promising = (request) => Promise.resolve(lastN(request));
   const bad = await certify(promising, { policy: "suffix", format: "openai", cases: 200 });
