@@ -53,6 +53,34 @@ pub const MAX_DEPTH: usize = 100;
 /// The I/O error opening or reading it; [`std::io::ErrorKind::InvalidInput`]
 /// with `not a regular file (a FIFO)` (a directory, a character or block
 /// device, a socket) or `larger than the limit of N bytes (--max-input)`.
+#[cfg(not(feature = "process"))]
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("larger than the limit of {max} bytes (--max-input)"),
+        ));
+    }
+    let mut out = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Reads the file at `path` (see the other build of this function).
+///
+/// # Errors
+///
+/// As the other build's.
+#[cfg(feature = "process")]
 pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let file = std::fs::OpenOptions::new()

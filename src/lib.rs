@@ -45,6 +45,12 @@
 #[cfg(feature = "cli")]
 extern crate self as reducer_kit;
 
+#[cfg(feature = "process")]
+pub mod atomic;
+/// Files written whole (without the feature `process`: plain writes, for
+/// the few callers of the library that write case files).
+#[cfg(not(feature = "process"))]
+#[path = "atomic_plain.rs"]
 pub mod atomic;
 pub mod case;
 pub mod certify;

@@ -8,8 +8,8 @@
 //!
 //! The GIL: the run releases it and each exchange takes it back
 //! (`Python::attach`), so the callable runs with it held, on the calling
-//! thread for the cases (with `jobs=1`) and on a shrinking thread for the
-//! counterexamples. An exception the callable raises is its error answer,
+//! thread for the cases and the counterexamples' shrinking (with `jobs=1`;
+//! with more, on worker threads). An exception the callable raises is its error answer,
 //! `{"error": str(e)}`; a `KeyboardInterrupt` (or any `BaseException` that
 //! is no `Exception`) stops the run and is raised again when it has.
 

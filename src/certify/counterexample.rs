@@ -21,7 +21,10 @@ use crate::reduce::respond_request_with;
 use crate::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
 
 /// A failure shrunk to a minimal counterexample.
 #[derive(Clone, Debug, PartialEq)]
@@ -456,34 +459,42 @@ pub fn counterexamples(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: std::sync::Mutex<Vec<Option<Result<Counterexample, RunError>>>> =
         std::sync::Mutex::new((0..work.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..settings.jobs.max(1).min(work.len().max(1)) {
-            s.spawn(|| {
-                let mut session = settings.session();
-                loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let Some((i, g, limits)) = work.get(k) else {
-                        break;
-                    };
-                    let each = |p: &ShrinkProgress| progress(*i, p);
-                    let cx = shrink_in(
-                        session.as_mut(),
-                        settings,
-                        &g.example,
-                        g.clause,
-                        limits,
-                        &each,
-                    )
-                    .map(|mut cx| {
-                        cx.cases = g.cases;
-                        cx
-                    });
-                    out.lock().expect("no shrinker panics")[k] = Some(cx);
-                }
-                let _ = session.close();
+    let shrinker = || {
+        let mut session = settings.session();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let Some((i, g, limits)) = work.get(k) else {
+                break;
+            };
+            let each = |p: &ShrinkProgress| progress(*i, p);
+            let cx = shrink_in(
+                session.as_mut(),
+                settings,
+                &g.example,
+                g.clause,
+                limits,
+                &each,
+            )
+            .map(|mut cx| {
+                cx.cases = g.cases;
+                cx
             });
+            out.lock().expect("no shrinker panics")[k] = Some(cx);
         }
-    });
+        let _ = session.close();
+    };
+    let shrinkers = settings.jobs.max(1).min(work.len().max(1));
+    if shrinkers == 1 {
+        // One shrinker runs in the calling thread (WebAssembly has no
+        // threads; an in-process reducer answers on the caller's).
+        shrinker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..shrinkers {
+                s.spawn(shrinker);
+            }
+        });
+    }
     process::sweep(&settings.reducer.run_id);
     let cxs = out
         .into_inner()

@@ -11,24 +11,34 @@
 //!
 //! The state is global to the process (signals are): once a stop is
 //! requested, every later reducer request in this process fails at once.
+//!
+//! Without the feature `process` (WebAssembly) there are no signals and no
+//! pipe: [`request`] and [`requested`] still record a stop.
 
+#[cfg(feature = "process")]
 use std::io;
+#[cfg(feature = "process")]
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+#[cfg(feature = "process")]
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(feature = "process")]
 use std::sync::OnceLock;
 
 /// The signal that stopped the run, 0 while none has.
 static SIGNAL: AtomicUsize = AtomicUsize::new(0);
 
 /// The self-pipe: its read end (polled) and write end (written on a stop).
+#[cfg(feature = "process")]
 struct Wake {
     read: UnixStream,
     write: UnixStream,
 }
 
+#[cfg(feature = "process")]
 static WAKE: OnceLock<Option<Wake>> = OnceLock::new();
 
+#[cfg(feature = "process")]
 fn wake() -> Option<&'static Wake> {
     WAKE.get_or_init(|| {
         let (read, write) = UnixStream::pair().ok()?;
@@ -48,6 +58,7 @@ fn wake() -> Option<&'static Wake> {
 ///
 /// The operating system's error when the self-pipe cannot be made or a
 /// handler cannot be registered.
+#[cfg(feature = "process")]
 pub fn install() -> io::Result<()> {
     let w = wake().ok_or_else(|| io::Error::other("cannot create the self-pipe"))?;
     for signal in [libc::SIGINT, libc::SIGTERM] {
@@ -86,6 +97,7 @@ pub fn request(signal: i32) {
         Ordering::SeqCst,
         Ordering::SeqCst,
     );
+    #[cfg(feature = "process")]
     if let Some(w) = wake() {
         use std::io::Write;
         let _ = (&w.write).write(&[1]);
@@ -93,6 +105,7 @@ pub fn request(signal: i32) {
 }
 
 /// The read end of the self-pipe, readable once a stop was requested.
+#[cfg(feature = "process")]
 pub(crate) fn wake_fd() -> Option<BorrowedFd<'static>> {
     wake().map(|w| w.read.as_fd())
 }

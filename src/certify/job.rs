@@ -27,7 +27,11 @@ use crate::protocol::Protocol;
 use crate::terms::{Declared, Policy, Provider};
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(not(target_arch = "wasm32"))]
+use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
 
 /// What a certification run is asked to do, field for field `certify`'s
 /// options (`reducer-kit certify --help`); [`Options::default`] is the

@@ -42,17 +42,26 @@
 //! ignored in the kit's process, which is the Rust runtime's default for
 //! binaries and test harnesses (the write then fails with `EPIPE`).
 
+#[cfg(feature = "process")]
 use super::interrupt;
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
+#[cfg(feature = "process")]
 use std::os::unix::process::ExitStatusExt;
+#[cfg(feature = "process")]
 use std::process::ExitStatus;
 use std::time::Duration;
 
+// The processes themselves (feature `process`): without it the types of
+// this module remain, for the sessions that run in process.
+#[cfg(feature = "process")]
 mod persistent;
+#[cfg(feature = "process")]
 mod proc;
+#[cfg(feature = "process")]
 pub use persistent::{IsAnswer, Persistent};
+#[cfg(feature = "process")]
 use proc::{deadline_after, reap_orphans, Outgoing, Proc, Woke};
 
 /// The environment variable that marks every reducer process of a run: its
@@ -68,6 +77,7 @@ pub const GRACE: Duration = Duration::from_secs(1);
 
 /// How many bytes of unrequested output are kept to show
 /// ([`Unrequested::head`]).
+#[cfg_attr(not(feature = "process"), allow(dead_code))]
 const UNREQUESTED_HEAD: usize = 80;
 
 /// A reducer command and the run it belongs to.
@@ -204,6 +214,7 @@ pub fn start_error(reducer: &Reducer, e: &io::Error) -> String {
     }
 }
 
+#[cfg_attr(not(feature = "process"), allow(dead_code))]
 impl Reply {
     fn failed(failure: Failure, stdout: Vec<u8>, stderr_tail: String) -> Reply {
         Reply {
@@ -237,6 +248,7 @@ pub struct Unrequested {
     pub lines: usize,
 }
 
+#[cfg_attr(not(feature = "process"), allow(dead_code))]
 impl Unrequested {
     fn push(&mut self, data: &[u8]) {
         let room = UNREQUESTED_HEAD.saturating_sub(self.head.len());
@@ -298,6 +310,7 @@ impl fmt::Display for Unrequested {
 /// process group is then killed and the process reaped before returning. A
 /// reducer that closes its stdin without reading it all is not a failure
 /// by itself.
+#[cfg(feature = "process")]
 pub fn run_once(reducer: &Reducer, input: &[u8], limits: &Limits) -> Reply {
     if let Some(s) = interrupt::requested() {
         return Reply::failed(Failure::Interrupted(s), Vec::new(), String::new());
@@ -341,11 +354,19 @@ pub fn run_once(reducer: &Reducer, input: &[u8], limits: &Limits) -> Reply {
     }
 }
 
+/// Without the feature `process` there are no reducer processes to sweep:
+/// 0.
+#[cfg(not(feature = "process"))]
+pub fn sweep(_run_id: &str) -> usize {
+    0
+}
+
 /// Kills every process that carries `run_id` as its [`RUN_ENV`] (read from
 /// `/proc/<pid>/environ`), except this one: descendants of the run's
 /// reducers that escaped their process group (with `setsid`) and are still
 /// alive. Returns how many were killed. Processes of other users, and those
 /// that changed their environment, are out of its reach.
+#[cfg(feature = "process")]
 pub fn sweep(run_id: &str) -> usize {
     let marker = format!("{RUN_ENV}={run_id}");
     let me = std::process::id();
@@ -381,6 +402,7 @@ pub fn sweep(run_id: &str) -> usize {
 // One running reducer process.
 
 /// `"exit status 3"`, `"killed by signal 9 (SIGKILL)"`.
+#[cfg(feature = "process")]
 fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         format!("exit status {code}")
@@ -399,7 +421,20 @@ fn signal_text(sig: i32) -> String {
     }
 }
 
+/// The name of signal `sig` (`"SIGINT"`), when it has one: without the
+/// feature `process`, SIGINT (2) and SIGTERM (15), the stops a binding
+/// requests ([`super::interrupt::request`]).
+#[cfg(not(feature = "process"))]
+pub fn signal_name(sig: i32) -> Option<&'static str> {
+    match sig {
+        2 => Some("SIGINT"),
+        15 => Some("SIGTERM"),
+        _ => None,
+    }
+}
+
 /// The name of signal `sig` (`"SIGINT"`), when it has one.
+#[cfg(feature = "process")]
 pub fn signal_name(sig: i32) -> Option<&'static str> {
     Some(match sig {
         libc::SIGHUP => "SIGHUP",

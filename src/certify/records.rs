@@ -9,7 +9,26 @@ use super::result::{CaseResult, RunCase};
 use crate::check::{Outcome, Verdict};
 use crate::terms::{BudgetFields, Clause};
 use serde_json::{json, Value};
+#[cfg(feature = "process")]
 use std::os::unix::fs::FileExt;
+
+/// Without the feature `process` no records file is made ([`Store::File`]
+/// is never built): these are never called.
+#[cfg(not(feature = "process"))]
+trait FileExt {
+    fn write_all_at(&self, buf: &[u8], at: u64) -> std::io::Result<()>;
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()>;
+}
+
+#[cfg(not(feature = "process"))]
+impl FileExt for std::fs::File {
+    fn write_all_at(&self, _: &[u8], _: u64) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+    fn read_exact_at(&self, _: &mut [u8], _: u64) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
 
 /// The longest failure detail a [`CaseRecord`] keeps, in characters; a
 /// longer one is cut and ends in `...`.
@@ -224,6 +243,7 @@ enum Store {
     /// bytes it holds, and the records after those, not written yet (at
     /// most [`FLUSH_AT`] bytes, so that a run does not pay a system call
     /// per case).
+    #[cfg_attr(not(feature = "process"), allow(dead_code))]
     File(std::fs::File, u64, Vec<u8>),
     /// Memory, when no temporary file could be made.
     Memory(Vec<u8>),
@@ -262,10 +282,14 @@ impl From<Vec<CaseRecord>> for Records {
 impl Records {
     /// An empty store for `slots` cases.
     pub fn with_slots(slots: usize) -> Records {
+        #[cfg(feature = "process")]
         let store = match tempfile::tempfile() {
             Ok(f) => Store::File(f, 0, Vec::new()),
             Err(_) => Store::Memory(Vec::new()),
         };
+        // No files without the feature `process` (WebAssembly): in memory.
+        #[cfg(not(feature = "process"))]
+        let store = Store::Memory(Vec::new());
         Records {
             store,
             spans: vec![None; slots],

@@ -17,7 +17,9 @@
 //! is a new implementation of the trait; a run is given one through
 //! [`Sessions`](super::run::Sessions) ([`super::job::Job::with_sessions`]).
 
-use super::process::{self, run_once, Failure, Limits, Reducer, Unrequested};
+use super::process::{self, Failure, Unrequested};
+#[cfg(feature = "process")]
+use super::process::{run_once, Limits, Reducer};
 use crate::formats::Format;
 use crate::protocol::{
     id_echo, request_from_json, response_from_value, response_json, response_json_with_id, with_id,
@@ -132,6 +134,7 @@ impl std::ops::AddAssign for Restarts {
 }
 
 /// Unrequested output as a `protocol-json` failure.
+#[cfg_attr(not(feature = "process"), allow(dead_code))]
 fn unrequested_failure(u: Unrequested) -> ProtocolFailure {
     ProtocolFailure {
         clause: Clause::ProtocolJson,
@@ -189,6 +192,7 @@ fn written(bytes: &[u8]) -> String {
 /// not JSON, a line that holds `"id":<id>` (an answer gone wrong, failed
 /// by [`interpret`] too, rather than waited for until the time limit).
 /// Any other line answers no request in flight.
+#[cfg_attr(not(feature = "process"), allow(dead_code))]
 fn answers(line: &[u8], id: RequestId) -> bool {
     match serde_json::from_slice::<Value>(line) {
         Ok(v @ Value::Object(_)) => id_echo(&v, id) != IdEcho::Other,
@@ -341,6 +345,7 @@ fn sent_text<'r>(
 /// Per-case mode: every request starts the reducer `argv` anew, writes the
 /// request and a newline to its stdin, closes it, and reads all of stdout.
 #[derive(Clone, Debug)]
+#[cfg(feature = "process")]
 pub struct PerCaseSession<'a> {
     reducer: &'a Reducer,
     format: Format,
@@ -348,6 +353,7 @@ pub struct PerCaseSession<'a> {
     ids: Ids,
 }
 
+#[cfg(feature = "process")]
 impl<'a> PerCaseSession<'a> {
     /// A session running `reducer` (directly, never through a shell) in
     /// `format` within `limits`, speaking protocol 1.
@@ -372,6 +378,7 @@ impl<'a> PerCaseSession<'a> {
     }
 }
 
+#[cfg(feature = "process")]
 impl Session for PerCaseSession<'_> {
     fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
         let id = self.ids.take();
@@ -391,6 +398,7 @@ impl Session for PerCaseSession<'_> {
 /// one request line in and one response line out (restarted after a
 /// failure, see [`process::Persistent`]).
 #[derive(Debug)]
+#[cfg(feature = "process")]
 pub struct PersistentSession<'a> {
     reducer: &'a Reducer,
     format: Format,
@@ -403,6 +411,7 @@ pub struct PersistentSession<'a> {
     ids: Ids,
 }
 
+#[cfg(feature = "process")]
 impl<'a> PersistentSession<'a> {
     /// A session that will run `reducer` (directly, never through a shell)
     /// in `format` within `limits`, speaking protocol 1; nothing starts
@@ -436,6 +445,7 @@ impl<'a> PersistentSession<'a> {
 /// leading `{"id":<id>,` (when it starts so: answers that put their `id`
 /// elsewhere are always read), so that two answers that differ only in the
 /// id they echo compare equal.
+#[cfg(feature = "process")]
 fn without_id(stdout: &[u8], id: Option<RequestId>) -> Option<&[u8]> {
     let Some(id) = id else {
         return Some(stdout);
@@ -444,6 +454,7 @@ fn without_id(stdout: &[u8], id: Option<RequestId>) -> Option<&[u8]> {
     stdout.strip_prefix(head.as_bytes())
 }
 
+#[cfg(feature = "process")]
 impl PersistentSession<'_> {
     /// One request and its answer: `None` when `unless_same` and the answer
     /// is the previous one's bytes.
@@ -491,6 +502,7 @@ impl PersistentSession<'_> {
     }
 }
 
+#[cfg(feature = "process")]
 impl Session for PersistentSession<'_> {
     fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
         Ok(self

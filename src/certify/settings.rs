@@ -3,7 +3,9 @@
 //! mode, workers and runner protocol.
 
 use super::process::{Limits, Reducer};
-use super::session::{PerCaseSession, PersistentSession, Session};
+use super::session::Session;
+#[cfg(feature = "process")]
+use super::session::{PerCaseSession, PersistentSession};
 use crate::formats::Format;
 use crate::protocol::Protocol;
 use crate::terms::{Clause, Declared, Policy, Provider};
@@ -88,11 +90,25 @@ impl Settings {
 
     /// A new session for one worker: the in-process reducer's when the run
     /// has [`Settings::sessions`], else a [`PersistentSession`] in
-    /// persistent mode, else a [`PerCaseSession`].
+    /// persistent mode, else a [`PerCaseSession`]. Without the feature
+    /// `process` a run needs [`Settings::sessions`]: the session it has
+    /// otherwise cannot start a reducer ([`RunError::Start`](super::session::RunError::Start)).
     pub fn session(&self) -> Box<dyn Session + '_> {
         if let Some(Sessions(make)) = &self.sessions {
             make(self)
-        } else if self.persistent {
+        } else {
+            self.process_session()
+        }
+    }
+
+    #[cfg(not(feature = "process"))]
+    fn process_session(&self) -> Box<dyn Session + '_> {
+        Box::new(NoProcesses)
+    }
+
+    #[cfg(feature = "process")]
+    fn process_session(&self) -> Box<dyn Session + '_> {
+        if self.persistent {
             Box::new(PersistentSession::speaking(
                 &self.reducer,
                 self.format,
@@ -130,5 +146,22 @@ impl Settings {
             self.provider.is_some(),
             &self.declared,
         )
+    }
+}
+
+/// The session of a run without in-process sessions in a build without the
+/// feature `process`: no reducer can be started.
+#[cfg(not(feature = "process"))]
+struct NoProcesses;
+
+#[cfg(not(feature = "process"))]
+impl Session for NoProcesses {
+    fn exchange(
+        &mut self,
+        _request: &crate::protocol::OutgoingRequest,
+    ) -> Result<super::session::Exchange, super::session::RunError> {
+        Err(super::session::RunError::Start(
+            "this build runs no processes (the feature `process` is off): give the run an in-process session (Job::with_sessions)".into(),
+        ))
     }
 }
