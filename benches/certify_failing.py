@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Certifying a failing reducer costs about what certifying a passing one
-does (issue 8): in persistent mode every shrink candidate goes to the live
+does: in persistent mode every shrink candidate goes to the live
 reducer of its worker, so shrinking adds tries, not process starts.
 
 Runs `reducer-kit certify --persistent` (release build, the kit's corpus and

@@ -31,7 +31,7 @@ With `--cpu` every run is timed by the thread's CPU time (the example's
 a shared machine count less.
 
 With `--before DIR`, the same figures of an older tree (DIR: a checkout of
-the kit before issue 14, with this tree's examples/throughput.rs and
+the kit before the speed work of 1 December 2026, with this tree's examples/throughput.rs and
 benches/shapes/ copied in and the `indices` op removed, since the old kit
 has no `reduce_indices`) are measured in the same run, named `before: ...`;
 its sizes whose predicted time is over `--before-limit` seconds (default
@@ -180,7 +180,7 @@ def main():
                 cells.append("—" if s is None or lc is None else f"{lc / s:.2f}x")
             print(f"| {name} | " + " | ".join(cells) + " |")
     if a.before:
-        print("\nAfter / before (speed ratio, > 1: faster than before issue 14)")
+        print("\nAfter / before (speed ratio, > 1: faster than before)")
         print("| what | " + " | ".join(f"{n:,}" for n in sizes) + " |")
         print("|" + "---|" * (len(sizes) + 1))
         for name in names:

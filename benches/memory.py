@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Peak memory of `reducer-kit certify` against the number of cases (issue 13,
-spec §8.8): a run keeps a compact record per case and, in full, only the
+"""Peak memory of `reducer-kit certify` against the number of cases (spec
+§8.8): a run keeps a compact record per case and, in full, only the
 smallest failing case of each clause, so its peak RSS must not grow with the
 number of cases.
 

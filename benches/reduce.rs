@@ -8,7 +8,7 @@
 //! beforehand; `read_history` is the classification alone. Each has a
 //! token-budget twin (`…-tokens`, spec §11): costs 1 to 5 in turn and
 //! `maxTokens` three times the message budget, so about as many messages
-//! are kept; issue 10 asks it to stay within 1.5× of the unit-cost path.
+//! are kept; it should stay within 1.5× of the unit-cost path.
 //!
 //! `python3 benches/compare_langchain.py` prints the same figures beside
 //! LangChain's `trim_messages` in one run.
