@@ -352,7 +352,14 @@ export class Report {
     if (this.counterexamples.length) {
       lines.push(this.counterexamples[0].text);
       const rest = this.counterexamples.slice(1).map((c) => c.clause);
-      if (rest.length) lines.push(`(${rest.length} more counterexamples: ${rest.join(", ")}; report.text has them all)`);
+      if (rest.length) {
+        // One entry per clause, with how many kinds of failure it had.
+        const kinds = new Map();
+        for (const c of rest) kinds.set(c, (kinds.get(c) ?? 0) + 1);
+        const named = [...kinds].map(([c, n]) => (n === 1 ? c : `${c} (${n} kinds)`)).join(", ");
+        const noun = rest.length === 1 ? "counterexample" : "counterexamples";
+        lines.push(`(${rest.length} more ${noun}: ${named}; report.text has them all)`);
+      }
     } else {
       lines.push(firstFailure(this.text));
     }

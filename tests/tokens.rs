@@ -506,14 +506,22 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
         .collect();
     // spec/tokens.json (26 cases, two of which are the same request as
     // another: the same budget and messages under the other policy) and
-    // spec/summaries.json (4).
-    assert_eq!(r["casesSkipped"], 28);
+    // spec/summaries.json (4) need protocol 2; spec/repair.json's 17
+    // broken histories are run by --policy repair alone (spec §17.6).
+    assert_eq!(r["casesSkipped"], 45);
     assert_eq!(
         skipped
             .iter()
             .filter(|s| s.starts_with("needs protocol 2"))
             .count(),
         28
+    );
+    assert_eq!(
+        skipped
+            .iter()
+            .filter(|s| s.starts_with("a case of policy repair"))
+            .count(),
+        17
     );
     let mut serve2 = serve.to_vec();
     serve2.extend(["--protocol", "2"]);
@@ -533,7 +541,8 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
     assert_eq!(code, Some(0), "{}", r["certificate"]);
     assert_eq!(r["spec"], 2);
     assert_eq!(r["summaries"], true);
-    assert_eq!(r["casesSkipped"], 0);
+    // Only the broken histories of policy repair.
+    assert_eq!(r["casesSkipped"], 17);
     assert!(r["certificate"]
         .as_str()
         .unwrap()

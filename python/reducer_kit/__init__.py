@@ -348,7 +348,13 @@ class Report:
             lines.append(self.counterexamples[0].text)
             rest = [c.clause for c in self.counterexamples[1:]]
             if rest:
-                lines.append(f"({len(rest)} more counterexamples: {', '.join(rest)}; report.text has them all)")
+                # One entry per clause, with how many kinds of failure it had.
+                kinds: dict = {}
+                for c in rest:
+                    kinds[c] = kinds.get(c, 0) + 1
+                named = ", ".join(c if n == 1 else f"{c} ({n} kinds)" for c, n in kinds.items())
+                noun = "counterexample" if len(rest) == 1 else "counterexamples"
+                lines.append(f"({len(rest)} more {noun}: {named}; report.text has them all)")
         else:
             lines.append(_first_failure(self.text))
         return "\n".join(lines)

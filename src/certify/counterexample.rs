@@ -288,6 +288,7 @@ pub fn shrink_in(
                     messages: c.messages.clone(),
                     summary: failing.case.summary,
                     summary_tokens: failing.case.summary_tokens,
+                    for_repair: failing.case.for_repair,
                 };
                 // Output an earlier candidate left behind is not this one's.
                 let _ = session.settle();

@@ -146,6 +146,7 @@ pub fn generated_case_from(seed: u64, n: u64, config: &Config) -> RunCase {
             messages: g.messages,
             summary: false,
             summary_tokens: c.summary_tokens,
+            for_repair: false,
         },
     }
 }
@@ -166,6 +167,7 @@ pub fn from_case(case: &Case) -> RunCase {
         messages: case.messages.clone(),
         summary: case.summary,
         summary_tokens: case.summary_tokens.unwrap_or(1),
+        for_repair: case.policy == crate::terms::Policy::Repair,
     }
 }
 

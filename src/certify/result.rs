@@ -8,7 +8,7 @@ use super::session::ProtocolFailure;
 use super::settings::Settings;
 use crate::check::{ExtraKind, Outcome, Verdict};
 use crate::protocol::{Protocol, Response};
-use crate::terms::BudgetFields;
+use crate::terms::{BudgetFields, Policy};
 use serde_json::Value;
 
 /// One case to run: an id, a budget and a canonical history.
@@ -26,6 +26,9 @@ pub struct RunCase {
     pub summary: bool,
     /// What a summary costs under a token budget in a summaries run (S).
     pub summary_tokens: u64,
+    /// The case file claims policy `repair`: a history broken on purpose
+    /// (spec §17.6), run only under `--policy repair`.
+    pub for_repair: bool,
 }
 
 impl RunCase {
@@ -37,12 +40,18 @@ impl RunCase {
             messages,
             summary: false,
             summary_tokens: 1,
+            for_repair: false,
         }
     }
 
-    /// Why the case cannot run under `protocol` with `summaries`, if it
-    /// cannot (spec §13.2): it needs protocol 2, or summaries.
-    pub fn needs(&self, protocol: Protocol, summaries: bool) -> Option<String> {
+    /// Why the case cannot run under `policy` and `protocol` with
+    /// `summaries`, if it cannot: it needs protocol 2, or summaries (spec
+    /// §13.2), or it is a broken history written for policy `repair`
+    /// (§17.6), which a run of another policy leaves out.
+    pub fn needs(&self, policy: Policy, protocol: Protocol, summaries: bool) -> Option<String> {
+        if self.for_repair && policy != Policy::Repair {
+            return Some("a case of policy repair (a history broken on purpose, spec section 17.6): run by --policy repair".into());
+        }
         if protocol == Protocol::V1 && self.budget.needs_protocol_2() {
             return Some("needs protocol 2 (a token budget)".into());
         }

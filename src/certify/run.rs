@@ -252,7 +252,7 @@ pub(super) fn run_case_pending<'a>(
     settings: &Settings,
     case: Cow<'a, RunCase>,
 ) -> Result<Pending<'a>, RunError> {
-    if let Some(why) = case.needs(settings.protocol, settings.summaries) {
+    if let Some(why) = case.needs(settings.policy, settings.protocol, settings.summaries) {
         return Ok(skipped(case, why));
     }
     let wire_messages = match wire(

@@ -225,7 +225,7 @@ fn interpret(
         Some(Failure::Timeout) => {
             return fail(
                 Clause::ProtocolTimeout,
-                "no response within the time limit (--timeout; a persistent reducer writes each answer as one line and flushes it)".into(),
+                "no response within the time limit (--timeout; a persistent reducer reads each request as one line, not to the end of input, and writes each answer as one line, flushed)".into(),
             )
         }
         Some(Failure::NotReading) => {

@@ -223,8 +223,19 @@ impl Report<'_> {
                 "not judged (no clause of it applies to this run)".to_string()
             } else if *ok {
                 self.green("pass")
-            } else {
+            } else if g
+                .clauses
+                .iter()
+                .any(|(c, t)| c.level() == *level && t.defects > 0)
+            {
                 self.red("FAIL")
+            } else {
+                // A level passes only when every level below it passes
+                // (spec section 9).
+                format!(
+                    "{} (no clause of its own failed: a level below failed)",
+                    self.red("FAIL")
+                )
             };
             line!(self, "level {:<9} {verdict}", level.name());
         }
@@ -353,17 +364,18 @@ impl Report<'_> {
     /// cannot tell a debug print from the next answer; protocol 2's
     /// request ids can, spec §13.7).
     fn protocol_hint(&mut self) {
-        let (mut failed, mut not_a_number) = (false, false);
+        // Failures for a number JSON cannot hold, and any other.
+        let (mut not_a_number, mut other) = (false, false);
         for r in self.run.results.iter() {
             for (c, d) in &r.failures {
                 if *c == crate::terms::Clause::ProtocolJson {
-                    failed = true;
-                    not_a_number |= d.contains("Infinity") || d.contains("NaN");
+                    if d.contains("is not JSON: a number read as a double") {
+                        not_a_number = true;
+                    } else {
+                        other = true;
+                    }
                 }
             }
-        }
-        if !failed {
-            return;
         }
         if not_a_number {
             line!(
@@ -372,7 +384,7 @@ impl Report<'_> {
             );
         }
         let s = self.run.settings;
-        if s.persistent && s.protocol == crate::protocol::Protocol::V1 {
+        if other && s.persistent && s.protocol == crate::protocol::Protocol::V1 {
             line!(
                 self,
                 "hint: under protocol 1 every line the reducer writes on stdout is read as an answer, so a debug print is taken for the next request's answer; write debug output to stderr, or certify with --protocol 2, whose request ids set such lines apart (spec section 13.7)"
