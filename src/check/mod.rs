@@ -41,7 +41,6 @@
 //! [`Outcome::NotJudged`] with the reason.
 
 use crate::formats::{read_history, view_history, Format};
-use crate::json::first_difference_in;
 use crate::protocol::Response;
 use crate::terms::provider::provider_violations;
 use crate::terms::{
@@ -56,6 +55,7 @@ use serde_json::Value;
 use std::cell::OnceCell;
 
 mod declared;
+mod describe;
 mod extras;
 mod mapping;
 mod metamorphic;
@@ -65,6 +65,8 @@ mod repair;
 mod safety;
 mod suffix;
 mod turns;
+
+use describe::{answer_of, describe_answers, describe_difference, preview};
 
 /// One request as the checker sees it.
 #[derive(Clone, Copy, Debug)]
@@ -690,59 +692,6 @@ impl<'a> Judge<'a> {
             | Clause::Deterministic
             | Clause::MatchesReference => unreachable!("judged above or by the runner"),
         }
-    }
-}
-
-fn preview(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 120 {
-        format!("{}…", s.chars().take(120).collect::<String>())
-    } else {
-        s
-    }
-}
-
-fn describe_difference(want: &Response, got: &Response) -> String {
-    match (want, got) {
-        (_, Response::Unsupported(u)) => format!(
-            "expected {}, got unsupported ({u:?})",
-            match want {
-                Response::Messages(m) => format!("{} messages", m.len()),
-                _ => "an error".into(),
-            }
-        ),
-        _ => describe_answers(answer_of(want), answer_of(got)),
-    }
-}
-
-/// A response as borrowed parts: its messages, or its error text.
-fn answer_of(r: &Response) -> Result<&[Value], &str> {
-    match r {
-        Response::Messages(m) => Ok(m),
-        Response::Error(e) | Response::Unsupported(e) => Err(e),
-    }
-}
-
-/// [`describe_difference`] of answers given as borrowed parts (messages or
-/// an error text), so that no history is copied to describe it.
-fn describe_answers(want: Result<&[Value], &str>, got: Result<&[Value], &str>) -> String {
-    match (want, got) {
-        (Ok(a), Ok(b)) => {
-            let path = first_difference_in(a, b);
-            format!(
-                "expected {}, got {} messages, first difference at {}",
-                a.len(),
-                b.len(),
-                path.unwrap_or_else(|| "$".into())
-            )
-        }
-        (Err(e), Ok(b)) => {
-            format!("expected an error ({e:?}), got {} messages", b.len())
-        }
-        (Ok(a), Err(e)) => {
-            format!("expected {} messages, got an error ({e:?})", a.len())
-        }
-        (Err(_), Err(_)) => "both are errors".into(),
     }
 }
 
