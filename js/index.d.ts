@@ -31,7 +31,7 @@ export type Answer =
   | { unsupported: string };
 
 export type Format = "canonical" | "openai" | "anthropic" | "responses" | "gemini" | "bedrock";
-export type Policy = "turns" | "suffix";
+export type Policy = "turns" | "suffix" | "repair";
 export type Provider = "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "bedrock";
 
 export declare const FORMATS: readonly Format[];

@@ -52,6 +52,7 @@ pub mod atomic;
 #[cfg(not(feature = "process"))]
 #[path = "atomic_plain.rs"]
 pub mod atomic;
+pub mod bindings;
 pub mod case;
 pub mod certify;
 pub mod check;

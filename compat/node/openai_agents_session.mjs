@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// reducer-kit compat adapter: @openai/agents session history limit (JS).
+// reducer-kit compat adapter: @openai/agents sessions (JS), with a history
+// limit (a reducer) or without one (the runner's sanitizer).
 //
 // The Agents SDK for JavaScript keeps a conversation in a Session. Its runner
 // has no history limit of its own: before each turn it prepares the model
@@ -28,8 +29,16 @@
 // System prompt: out of band (`new Agent({ instructions })`); later system
 // messages are session items with role system.
 //
-// Budget: N items, which under this format is N messages, the kit's own unit.
-// Items only: a token budget is answered `unsupported`.
+// Configurations (--config):
+//   limit     (default) the callback above keeps the newest N items: the
+//             reducer. Budget: N items, which under this format is N
+//             messages, the kit's own unit; a token budget is answered
+//             `unsupported`.
+//   sanitize  no `sessionInputCallback` (the default): nothing is cut first,
+//             so `dropOrphanToolCalls` (sessionPersistence.mjs:1174) over the
+//             whole stored history, with the reasoning items right before a
+//             dropped call (items.mjs:418-450), is a sanitizer: the repair
+//             certified under `--policy repair`. Budget: none (spec §17.1).
 import { serve, load, withPinned, Unsupported } from "./wire.mjs";
 import { isDeepStrictEqual } from "node:util";
 import path from "node:path";
@@ -87,13 +96,14 @@ async function reduce(request) {
   const core = await load("@openai/agents-core");
   const file = path.join(here, "node_modules", "@openai", "agents-core", "dist", "runner", "sessionPersistence.mjs");
   const persistence = await import(pathToFileURL(file).href);
-  if (request.budgetKind !== "messages") throw new Unsupported("the session limit counts items, not tokens");
+  const limit = request.config === "limit";
+  if (limit && request.budgetKind !== "messages") throw new Unsupported("the session limit counts items, not tokens");
   const N = request.budget;
   const stored = request.messages.filter((m) => m !== request.pinned);
   const items = stored.map((m, k) => toItem(m, k));
   const session = new core.MemorySession();
   await session.addItems(items);
-  const keepNewest = (history, newItems) => [...history.slice(-N), ...newItems];
+  const keepNewest = limit ? (history, newItems) => [...history.slice(-N), ...newItems] : undefined;
   const { preparedInput } = await persistence.prepareInputItemsWithSession([], session, keepNewest, {});
   const out = [];
   let at = 0;
@@ -110,4 +120,4 @@ async function reduce(request) {
   return withPinned(request, out);
 }
 
-serve({ format: "responses", pkg: "@openai/agents-core", reduce });
+serve({ format: "responses", pkg: "@openai/agents-core", reduce, configs: ["limit", "sanitize"], defaultConfig: "limit" });

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""reducer-kit compat adapter: openai-agents session history limit.
+"""reducer-kit compat adapter: openai-agents sessions, with a history limit
+(a reducer) or without one (the runner's sanitizer).
 
 The Agents SDK keeps a conversation in a Session and, with
 `SessionSettings(limit=N)` (on the session or in RunConfig), replays only
@@ -26,8 +27,19 @@ match (changed by the SDK) as the SDK gave it, for the kit to judge.
 System prompt: out of band (`Agent(instructions=...)`); later system
 messages are session items with role system.
 
-Budget: limit = N items, which under this format is N messages, the kit's
-own unit. Items only: a token budget is answered `unsupported`.
+Configurations (--config):
+  limit     (default) `SessionSettings(limit=N)`: the reducer. Budget: limit
+            = N items, which under this format is N messages, the kit's own
+            unit; a token budget is answered `unsupported`.
+  sanitize  no history limit (the default `SessionSettings()`, no
+            session_input_callback): nothing is cut first, so the same path
+            (`drop_orphan_function_calls` over the whole stored history,
+            session_persistence.py:580, then normalisation and
+            deduplication, 585-586) is a sanitizer of the history: the
+            repair certified under `--policy repair`. Budget: none (spec
+            §17.1); outputs whose call is missing are dropped only after a
+            limit cut (`output_pruning_indexes`, session_persistence.py:
+            498-499; items.py:219-220), so without a limit they stay.
 """
 
 import os
@@ -43,13 +55,14 @@ _counter = [0]
 def reduce(request):
     memory = require("agents.memory", "openai-agents")
     persistence = require("agents.run_internal.session_persistence", "openai-agents")
-    if request.budget_kind != "messages":
+    limit = request.config == "limit"
+    if limit and request.budget_kind != "messages":
         raise Unsupported("the session limit counts items, not tokens")
     pinned = request.pinned
     stored = [m for m in request.messages if m is not pinned]
     _counter[0] += 1
-    session = memory.SQLiteSession("compat-%d" % _counter[0], ":memory:",
-                                   session_settings=memory.SessionSettings(limit=request.budget))
+    settings = memory.SessionSettings(limit=request.budget) if limit else memory.SessionSettings()
+    session = memory.SQLiteSession("compat-%d" % _counter[0], ":memory:", session_settings=settings)
     try:
         run_async(session.add_items([m.data for m in stored]))
         prepared, _ = run_async(persistence.prepare_input_with_session([], session, None))
@@ -71,4 +84,5 @@ def reduce(request):
 
 if __name__ == "__main__":
     serve(reduce, fmt="responses", package="openai-agents",
-          module="agents.run_internal.session_persistence")
+          module="agents.run_internal.session_persistence",
+          configs=("limit", "sanitize"), default_config="limit")

@@ -12,16 +12,16 @@
 //! (`js/index.js`); an async reducer is driven from a worker thread that
 //! blocks on each answer (`js/worker.js`).
 
+use reducer_kit::bindings;
 use reducer_kit::certify::generator_config;
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{json as report_json, text};
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
-use reducer_kit::formats::sniff::format_mismatch;
 use reducer_kit::formats::{read_history, view_message, Format};
-use reducer_kit::generate::knob::{parse_knobs, without, Knob};
+use reducer_kit::generate::knob::Knob;
 use reducer_kit::generate::{history, seeded_case, Config};
-use reducer_kit::protocol::{join_system, request_from_json, OutgoingRequest, Response};
+use reducer_kit::protocol::{OutgoingRequest, Response};
 use reducer_kit::reduce::{respond_budget, respond_request_with};
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::{Budget, BudgetFields, MessageView, Policy, Provider};
@@ -102,57 +102,20 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").into()
 }
 
-/// The names a value may take, for an error: `canonical, openai, ...`.
-fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> String {
-    all.iter().map(|&x| name(x)).collect::<Vec<_>>().join(", ")
-}
-
 fn format_named(name: &str) -> Result<Format, JsError> {
-    Format::ALL
-        .into_iter()
-        .find(|f| f.name() == name)
-        .ok_or_else(|| {
-            error(format!(
-                "unknown format {name:?}; the formats are: {}",
-                names(&Format::ALL, Format::name)
-            ))
-        })
+    bindings::format_named(name).map_err(error)
 }
 
 fn policy_named(name: &str) -> Result<Policy, JsError> {
-    Policy::ALL
-        .into_iter()
-        .find(|p| p.name() == name)
-        .ok_or_else(|| {
-            error(format!(
-                "unknown policy {name:?}; the policies are: {}",
-                names(&Policy::ALL, Policy::name)
-            ))
-        })
+    bindings::policy_named(name).map_err(error)
 }
 
 fn provider_named(name: Option<String>) -> Result<Option<Provider>, JsError> {
-    let Some(name) = name else { return Ok(None) };
-    Provider::ALL
-        .into_iter()
-        .find(|p| p.name() == name)
-        .map(Some)
-        .ok_or_else(|| {
-            error(format!(
-                "unknown provider {name:?}; the providers are: {}",
-                names(&Provider::ALL, Provider::name)
-            ))
-        })
+    bindings::provider_named(name.as_deref()).map_err(error)
 }
 
 fn protocol_numbered(n: u32) -> Result<Protocol, JsError> {
-    match n {
-        1 => Ok(Protocol::V1),
-        2 => Ok(Protocol::V2),
-        _ => Err(error(format!(
-            "unknown protocol {n}; the protocols are 1 and 2"
-        ))),
-    }
+    bindings::protocol_numbered(n).map_err(error)
 }
 
 /// JSON text given by JavaScript (`JSON.stringify` of the user's value).
@@ -169,13 +132,7 @@ fn read_request(
     what: &str,
 ) -> Result<(Value, reducer_kit::protocol::IncomingRequest), JsError> {
     let v = parse(text, what)?;
-    let Some(messages) = v.get("messages").and_then(Value::as_array) else {
-        return Err(error(format!(
-            "{what}: expected an array of messages or a request envelope {{\"messages\": [...]}}"
-        )));
-    };
-    format_mismatch(format, messages).map_err(|e| error(format!("{what}: {e}")))?;
-    let incoming = request_from_json(format, &v).map_err(|e| error(format!("{what}: {e}")))?;
+    let incoming = bindings::read_request(&v, format, what).map_err(error)?;
     Ok((v, incoming))
 }
 
@@ -330,26 +287,7 @@ pub fn check(
 /// `{"messages": [...]}` (with the format's top-level system member) or
 /// `{"error": "..."}`.
 fn read_response(format: Format, v: Value) -> Result<Response, JsError> {
-    const EXPECTED: &str =
-        "output: expected an array of messages, {\"messages\": [...]} or {\"error\": \"...\"}";
-    match v {
-        Value::Array(m) => {
-            format_mismatch(format, &m).map_err(|e| error(format!("output: {e}")))?;
-            Ok(Response::Messages(m))
-        }
-        Value::Object(o) if o.contains_key("error") && !o.contains_key("messages") => {
-            Response::from_json(&Value::Object(o)).map_err(|e| error(format!("output: {e}")))
-        }
-        Value::Object(mut o) => match o.remove("messages") {
-            Some(Value::Array(m)) => {
-                format_mismatch(format, &m).map_err(|e| error(format!("output: {e}")))?;
-                let system = format.system_member().and_then(|k| o.remove(k));
-                Ok(Response::Messages(join_system(system, m)))
-            }
-            _ => Err(error(EXPECTED)),
-        },
-        _ => Err(error(EXPECTED)),
-    }
+    bindings::read_response(format, v).map_err(error)
 }
 
 /// A whole number from JavaScript (a double), or the error naming `what`.
@@ -398,26 +336,13 @@ fn draw_config(
     without_knobs: &str,
     knobs: Option<Value>,
 ) -> Result<Config, JsError> {
-    let off: Vec<Knob> = parse_knobs(without_knobs).map_err(|e| error(format!("without: {e}")))?;
-    let mut cfg = without(generator_config(format, protocol), &off);
-    if let Some(Value::Object(k)) = knobs {
-        let mut v = serde_json::to_value(&cfg).map_err(error)?;
-        for (key, x) in k {
-            if v.get(&key).is_none() {
-                let fields: Vec<String> = v
-                    .as_object()
-                    .map(|o| o.keys().cloned().collect())
-                    .unwrap_or_default();
-                return Err(error(format!(
-                    "unknown generator knob {key:?}; the knobs are: {}",
-                    fields.join(", ")
-                )));
-            }
-            v[&key] = x;
-        }
-        cfg = serde_json::from_value(v).map_err(|e| error(format!("generator knobs: {e}")))?;
-    }
-    Ok(cfg.sanitize_for(format))
+    bindings::draw_config(
+        generator_config(format, protocol),
+        format,
+        without_knobs,
+        knobs,
+    )
+    .map_err(error)
 }
 
 /// One history built by the generator from `data` (what a fast-check

@@ -105,7 +105,7 @@ test("a thrown error is an error answer; an answer that is not JSON fails protoc
 test("options the command line refuses are refused with its text", async () => {
   await assert.rejects(certify(lastN, { policy: "nope" }), {
     name: "ReducerKitError",
-    message: 'unknown policy "nope"; the policies are: turns, suffix',
+    message: 'unknown policy "nope"; the policies are: turns, suffix, repair',
   });
   await assert.rejects(certify(lastN, { without: "nope" }), ReducerKitError);
 });

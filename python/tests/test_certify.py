@@ -122,3 +122,18 @@ def test_declarations_and_knobs_reach_the_certificate():
                                  declare=["soft-budget"], without="approvals,pending")
     assert "declares soft-budget" in report.certificate
     assert report.certificate.endswith("; without approvals,pending")
+
+
+def test_policy_repair_certifies_a_sanitizer():
+    # A sanitizer that changes nothing keeps a broken history broken:
+    # under --policy repair (spec §17) it fails repair-valid on a history
+    # broken on purpose, with a small counterexample.
+    def keep_everything(request):
+        return request["messages"]
+
+    r = reducer_kit.certify(keep_everything, policy="repair", cases=200)
+    assert not r.passed
+    assert "policy repair format canonical" in r.certificate
+    assert "repair-valid" in r.failing_clauses
+    cx = next(c for c in r.counterexamples if c.clause == "repair-valid")
+    assert len(cx.input) <= 3, cx.text
