@@ -55,6 +55,7 @@ fn the_reference_reducers_pass_every_level() {
             serde_json::json!({"protocol": true, "safety": true, "policy": true, "exact": true})
         );
         assert!(r["casesRun"].as_u64().unwrap() > 100, "{}", r["casesRun"]);
+        assert_eq!(r.get("firstDefect"), None);
         assert!(text(&out.stdout).contains(&format!(
             "certificate: reducer-kit {} spec v{spec} policy {policy} format {format}: levels passed [protocol, safety, policy, exact]",
             env!("CARGO_PKG_VERSION")
@@ -212,6 +213,49 @@ fn the_naive_reducer_is_convicted_shrunk_saved_and_replayed() {
         std::fs::read_to_string(&file).unwrap(),
         serde_json::to_string_pretty(&case).unwrap() + "\n"
     );
+}
+
+#[test]
+fn the_first_defect_is_named_with_the_time_it_took() {
+    // One worker: the cases finish in order, so the first defect is the
+    // first failing case with a valid input.
+    let dir = tempfile::tempdir().unwrap();
+    let naive = example("naive_last_n.py");
+    let (out, r) = report(
+        dir.path(),
+        &[
+            "--policy",
+            "suffix",
+            "--cases",
+            "40",
+            "--jobs",
+            "1",
+            "--persistent",
+        ],
+        &[python(), "-S", &naive, "--persistent"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let first = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "fail" && c["validInput"] == true)
+        .unwrap();
+    assert_eq!(r["firstDefect"]["case"], first["id"]);
+    let seconds = r["firstDefect"]["seconds"].as_f64().unwrap();
+    assert!(seconds > 0.0 && seconds < 60.0, "{seconds}");
+    let prefix = format!(
+        "first defect: case {}, judged ",
+        first["id"].as_str().unwrap()
+    );
+    let stdout = text(&out.stdout);
+    let shown: f64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix)?.strip_suffix(" s into the run"))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in {stdout}"))
+        .parse()
+        .unwrap();
+    assert!((shown - seconds).abs() < 0.011, "{shown} vs {seconds}");
 }
 
 #[test]

@@ -14,6 +14,11 @@ use crate::formats::Format;
 use crate::terms::Clause;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+#[cfg(not(target_arch = "wasm32"))]
+use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
 
 /// What a run of many cases keeps ([`run_cases`]).
 #[derive(Debug, Default)]
@@ -33,6 +38,11 @@ pub struct Collected {
     /// Set when the run stopped feeding a reducer that gave no answer to
     /// [`MAX_UNANSWERED`] cases in a row (spec §8.5).
     pub gave_up: Option<GaveUp>,
+    /// The first defect of the run (a clause failed on a valid input, spec
+    /// §9.2), in the order the cases finished: its case id and the time
+    /// from the run's start (before the first request) until it was judged.
+    /// `None` when no case has a defect.
+    pub first_defect: Option<(String, Duration)>,
 }
 
 /// How many cases in a row may get no answer at all (a crash, a time-out,
@@ -187,6 +197,9 @@ struct Collector {
     /// each with its count and its best example and key.
     groups: Vec<Vec<Kind>>,
     restarts: Restarts,
+    /// When the run began, and its first defect so far.
+    started: Instant,
+    first_defect: Option<(String, Duration)>,
 }
 
 impl Collector {
@@ -194,7 +207,11 @@ impl Collector {
     /// [`CaseResult`] (the case and its wire messages copied when they
     /// were borrowed) and may be kept as the example of its kind.
     fn submit(&mut self, index: usize, r: Pending<'_>) {
-        self.records.put(index, &r.record());
+        let record = r.record();
+        if self.first_defect.is_none() && record.has_defect() {
+            self.first_defect = Some((r.case.id.clone(), self.started.elapsed()));
+        }
+        self.records.put(index, &record);
         let failing: Vec<(Clause, String)> = r
             .verdicts
             .iter()
@@ -265,6 +282,8 @@ pub fn run_cases(
         records: Records::with_slots(total),
         groups: vec![Vec::new(); Clause::ALL.len()],
         restarts: Restarts::default(),
+        started: Instant::now(),
+        first_defect: None,
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
     // Cases in a row, over all workers, that got no answer (spec §8.5).
@@ -402,6 +421,7 @@ pub fn run_cases(
         restarts: c.restarts,
         interrupted,
         gave_up,
+        first_defect: c.first_defect,
     })
 }
 
@@ -449,6 +469,8 @@ mod grouping_tests {
             records: Records::with_slots(5),
             groups: vec![Vec::new(); Clause::ALL.len()],
             restarts: Restarts::default(),
+            started: Instant::now(),
+            first_defect: None,
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
         c.submit(

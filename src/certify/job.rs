@@ -299,6 +299,11 @@ impl Certified {
             plan: plan.counts,
             without: &job.without,
             gave_up: self.collected.gave_up.as_ref(),
+            first_defect: self
+                .collected
+                .first_defect
+                .as_ref()
+                .map(|(id, t)| (id.as_str(), *t)),
         }
     }
 }

@@ -38,6 +38,7 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `levels` | object | `protocol`, `safety`, `policy`, `exact`: `true` when that level and every lower one passed |
 /// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "defects", "invalidInput", "notJudged"}` (counts of cases run; `failed` is `defects`, on a valid input, plus `invalidInput`, on an input that breaks a validator rule: spec §9.2) |
 /// | `passed` | bool | every level passed, and the run was not stopped |
+/// | `firstDefect` | object, only in a run with a defect | `case` (its id), `seconds` (from the run's start until the first case with a defect was judged, in the order cases finished; spec §9.1) |
 /// | `stopped` | object, only when the run stopped feeding the reducer | `unansweredInARow`, `notRun`, `lastFailure`, `stderrLine` (spec §8.5) |
 /// | `certificate` | string | the certificate line ([`super::certificate`]) |
 /// | `counterexamples` | array | one per failing clause, see below |
@@ -320,6 +321,12 @@ fn head(run: &Run) -> Value {
     );
     put("clauses", Value::Object(clauses));
     put("passed", json!(run.passed()));
+    if let Some((case, t)) = run.first_defect {
+        put(
+            "firstDefect",
+            json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
+        );
+    }
     if let Some(g) = run.gave_up {
         // spec §8.5: the run stopped feeding a reducer that answered nothing.
         put(
@@ -430,6 +437,7 @@ mod tests {
                 plan: Default::default(),
                 without: &[],
                 gave_up: None,
+                first_defect: None,
             };
             let mut out = Vec::new();
             write_pretty(&run, &mut out).unwrap();

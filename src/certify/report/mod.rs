@@ -45,6 +45,10 @@ pub struct Run<'a> {
     /// Set when the run stopped feeding a reducer that answered nothing
     /// (spec §8.5): the cases after were not run, and the run fails.
     pub gave_up: Option<&'a GaveUp>,
+    /// The run's first defect (a clause failed on a valid input, spec
+    /// §9.2) in the order the cases finished: its case id, and the time
+    /// from the run's start until it was judged.
+    pub first_defect: Option<(&'a str, std::time::Duration)>,
 }
 
 impl Run<'_> {

@@ -326,6 +326,13 @@ impl Report<'_> {
                 thousands(failing)
             );
         }
+        if let Some((case, t)) = run.first_defect {
+            line!(
+                self,
+                "first defect: case {case}, judged {:.2} s into the run",
+                t.as_secs_f64()
+            );
+        }
     }
 
     /// A hint when a run in a format other than canonical fails the

@@ -1,0 +1,664 @@
+//! The kit's power over the mutants of its own reference (benches/mutants):
+//! run by `cargo mutants` in a tree where one small change of
+//! `src/reduce.rs`, `src/reduce/*.rs` or `src/validate.rs` is applied. The
+//! mutated build is the software under test; the judge is an unmutated
+//! `reducer-kit` named by `REDUCER_KIT_JUDGE`, so the judge is never the
+//! mutant.
+//!
+//! - [`reducer_mutant_is_convicted`]: the mutant's `serve` is certified,
+//!   persistent, on the default cases, under each configuration of
+//!   [`CONFIGS`] in turn until one convicts it.
+//! - [`api_mutant_is_convicted`]: each public entry of `reducer_kit::reduce`
+//!   that `serve` does not call (`reduce`, `respond_budget`, `select` with
+//!   `remove_orphans`, a [`Selection`](reducer_kit::reduce::Selection)'s
+//!   accessors, ...) is used as its docs show to answer the judge's
+//!   generated requests, and the judge's `check` judges the answers.
+//! - [`the_mutant_certify_passes_the_reference`]: the mutant's own `certify`
+//!   judges the judge's `serve` (a correct reducer) on 300 generated cases
+//!   under three configurations; the reference answers certify builds for
+//!   itself (`respond_request_classified`, `respond_budget`) are seen only
+//!   there. It fails a correct reducer: convicted.
+//! - [`validator_mutant_is_convicted`]: the mutant's `validate` is shown
+//!   histories valid by construction (the generator's), histories broken by
+//!   construction (the generator's break knobs, spec §17.3) and the
+//!   hand-written cases of `corpus/spec` (through `validate` and through
+//!   `corpus check`, which reads each case's `violations`); a case naming a
+//!   rule that does not exist must be refused.
+//!
+//! A test *fails* when the mutant is convicted (cargo-mutants counts it
+//! caught) and passes when it is not (missed). Only the kit's own
+//! definitions convict: a clause other than `matches-reference` failed on a
+//! valid input (a defect, spec §9.2), or a verdict of the validator that
+//! contradicts how the history was made. Each test prints one line
+//! `MUTANT-VERDICT {json}` (run with `--nocapture`) that
+//! `benches/mutants/summarize.py` reads from cargo-mutants' logs.
+//!
+//! Both tests are ignored by `cargo test`: a build of the kit passes them
+//! by definition (the baseline), and they need the judge.
+
+use reducer_kit::formats::{read_history, view_history, Format};
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::{
+    reduce, reduce_budget, reduce_classified, reduce_indices, reduce_request, reference,
+    reference_with, remove_orphans, respond, respond_budget, respond_request, select,
+};
+use reducer_kit::terms::{Budget, BudgetFields, Policy};
+use serde_json::{json, Value};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use wait_timeout::ChildExt;
+
+/// The certify configurations, in the order they are tried: the policies
+/// in the canonical format, token budgets (protocol 2), the provider
+/// profiles in their formats, and `repair` in the OpenAI format (its
+/// `tool_calls` entries).
+const CONFIGS: [&[&str]; 9] = [
+    &["--policy", "turns"],
+    &["--policy", "suffix"],
+    &["--policy", "repair"],
+    &["--policy", "turns", "--protocol", "2"],
+    &["--policy", "suffix", "--protocol", "2"],
+    &[
+        "--policy",
+        "turns",
+        "--format",
+        "gemini",
+        "--provider",
+        "gemini",
+    ],
+    &[
+        "--policy",
+        "suffix",
+        "--format",
+        "responses",
+        "--provider",
+        "openai-responses",
+    ],
+    &[
+        "--policy",
+        "suffix",
+        "--format",
+        "openai",
+        "--provider",
+        "anthropic",
+    ],
+    &["--policy", "repair", "--format", "openai"],
+];
+
+fn judge() -> PathBuf {
+    match std::env::var_os("REDUCER_KIT_JUDGE") {
+        Some(p) => PathBuf::from(p),
+        None => panic!(
+            "REDUCER_KIT_JUDGE must name an unmutated reducer-kit binary (benches/mutants/run sets it)"
+        ),
+    }
+}
+
+fn mutant() -> &'static str {
+    env!("CARGO_BIN_EXE_reducer-kit")
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// How long a command of the mutant may run: a mutant whose loop never ends
+/// is killed then, and convicted of hanging.
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// `cmd`'s output, its stdout and stderr through files (no pipe to fill);
+/// killed after [`LIMIT`], when its status has no code.
+fn bounded(cmd: &mut Command) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, e) = (dir.path().join("out"), dir.path().join("err"));
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(File::create(&o).unwrap())
+        .stderr(File::create(&e).unwrap())
+        .spawn()
+        .unwrap();
+    let status = match child.wait_timeout(LIMIT).unwrap() {
+        Some(status) => status,
+        None => {
+            child.kill().ok();
+            child.wait().unwrap()
+        }
+    };
+    Output {
+        status,
+        stdout: std::fs::read(&o).unwrap(),
+        stderr: std::fs::read(&e).unwrap(),
+    }
+}
+
+/// What a status says when it is not a plain exit: killed after [`LIMIT`]
+/// (or by a signal).
+fn exit_text(status: std::process::ExitStatus) -> String {
+    match status.code() {
+        Some(c) => format!("exit {c}"),
+        None => format!("killed after {} s or by a signal", LIMIT.as_secs()),
+    }
+}
+
+fn verdict(v: &Value) {
+    println!("MUTANT-VERDICT {v}");
+}
+
+/// The clauses of a certify report that failed on a valid input, besides
+/// `matches-reference` (independent), and whether `matches-reference` did.
+fn defects(report: &Value) -> (Vec<String>, bool) {
+    let mut independent = Vec::new();
+    let mut reference = false;
+    if let Some(clauses) = report["clauses"].as_object() {
+        for (id, c) in clauses {
+            if c["defects"].as_u64().unwrap_or(0) > 0 {
+                if id == "matches-reference" {
+                    reference = true;
+                } else {
+                    independent.push(id.clone());
+                }
+            }
+        }
+    }
+    (independent, reference)
+}
+
+#[test]
+#[ignore = "run by benches/mutants/run under cargo mutants, with REDUCER_KIT_JUDGE"]
+fn reducer_mutant_is_convicted() {
+    let judge = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut reference_only = Vec::new();
+    for (n, config) in CONFIGS.iter().enumerate() {
+        let report_path = dir.path().join(format!("report-{n}.json"));
+        let before = started.elapsed().as_secs_f64();
+        let out = Command::new(&judge)
+            .current_dir(root())
+            .arg("certify")
+            .args(*config)
+            .args(["--persistent", "--timeout", "2000", "--shrink-time", "10"])
+            .arg("--report-json")
+            .arg(&report_path)
+            .arg("--")
+            .arg(mutant())
+            .arg("serve")
+            .args(*config)
+            .arg("--persistent")
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let report: Value = match std::fs::read(&report_path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
+            Err(e) => {
+                verdict(
+                    &json!({"test": "reducer", "outcome": "error", "config": config,
+                    "exit": code, "error": e.to_string(),
+                    "stderr": String::from_utf8_lossy(&out.stderr)}),
+                );
+                panic!("the judge wrote no report (exit {code}): {e}");
+            }
+        };
+        let (independent, reference) = defects(&report);
+        if !independent.is_empty() || report.get("stopped").is_some() {
+            let first = &report["firstDefect"];
+            let cx = report["counterexamples"]
+                .as_array()
+                .and_then(|cxs| {
+                    cxs.iter()
+                        .find(|c| c["validInput"] == true && c["clause"] != "matches-reference")
+                })
+                .cloned()
+                .unwrap_or(Value::Null);
+            verdict(&json!({
+                "test": "reducer",
+                "outcome": "convicted",
+                "config": config,
+                "configsTried": n + 1,
+                "clauses": independent,
+                "stopped": report.get("stopped").is_some(),
+                "firstDefectSeconds": first["seconds"].as_f64().map(|s| before + s),
+                "firstDefectCase": first["case"],
+                "counterexampleClause": cx["clause"],
+                "counterexampleMessages": cx["messages"].as_array().map(Vec::len),
+                "seconds": started.elapsed().as_secs_f64(),
+            }));
+            panic!(
+                "convicted under {}: {}",
+                config.join(" "),
+                independent.join(", ")
+            );
+        }
+        if reference {
+            reference_only.push(config.join(" "));
+        }
+        if code != 0 && !reference {
+            verdict(
+                &json!({"test": "reducer", "outcome": "error", "config": config, "exit": code,
+                "stderr": String::from_utf8_lossy(&out.stderr)}),
+            );
+            panic!("the judge exited {code} with no defect");
+        }
+    }
+    verdict(&json!({
+        "test": "reducer",
+        "outcome": if reference_only.is_empty() { "passed" } else { "matches-reference only" },
+        "referenceOnly": reference_only,
+        "seconds": started.elapsed().as_secs_f64(),
+    }));
+}
+
+/// The mutant's `validate` over a JSON Lines file of histories (with
+/// `--allow-pending` when `pending`): exit code (-1 when killed after
+/// [`LIMIT`]) and stdout.
+fn mutant_validate(file: &Path, pending: bool) -> (i32, String) {
+    let mut cmd = Command::new(mutant());
+    cmd.arg("validate");
+    if pending {
+        cmd.arg("--allow-pending");
+    }
+    let out = bounded(cmd.arg(file));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Writes the judge's `generate` output with `args` to `name` in `dir` as
+/// JSON Lines of histories; returns the path and how many.
+fn generated(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, usize) {
+    let out = Command::new(judge())
+        .arg("generate")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the judge's generate failed");
+    let file = dir.join(name);
+    std::fs::write(&file, &out.stdout).unwrap();
+    (file, String::from_utf8_lossy(&out.stdout).lines().count())
+}
+
+#[test]
+#[ignore = "run by benches/mutants/run under cargo mutants, with REDUCER_KIT_JUDGE"]
+fn validator_mutant_is_convicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut convictions: Vec<String> = Vec::new();
+    // Valid by construction: every history the generator makes (pending
+    // tails allowed).
+    let (valid, n) = generated(
+        dir.path(),
+        "valid.jsonl",
+        &["--count", "500", "--seed", "1"],
+    );
+    let (code, stdout) = mutant_validate(&valid, true);
+    if code != 0 || stdout.trim() != format!("{n} histories: all valid") {
+        let first = stdout.lines().next().unwrap_or("").to_string();
+        convictions.push(format!("a valid history found invalid: {first}"));
+    }
+    // Broken by construction: each history of the repair generator breaks
+    // a rule (spec §17.3), so each must be found invalid.
+    let (broken, n) = generated(
+        dir.path(),
+        "broken.jsonl",
+        &["--count", "300", "--seed", "1", "--policy", "repair"],
+    );
+    let (code, stdout) = mutant_validate(&broken, true);
+    let last = stdout.lines().last().unwrap_or("").to_string();
+    if code != 1 || last != format!("{n} histories: {n} invalid") {
+        convictions.push(format!(
+            "a broken history found valid: {last} (exit {code})"
+        ));
+    }
+    // The hand-written cases of corpus/spec: exactly the violations each
+    // lists under its own `allowPending` (none for a valid input), as
+    // `validate` prints them; one file per setting.
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("corpus/spec"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let cases: Vec<Value> = files
+        .iter()
+        .flat_map(|f| {
+            serde_json::from_str::<Vec<Value>>(&std::fs::read_to_string(f).unwrap()).unwrap()
+        })
+        .collect();
+    for pending in [false, true] {
+        let spec = dir.path().join(format!("spec-{pending}.jsonl"));
+        let mut lines = String::new();
+        let mut want: Vec<String> = Vec::new();
+        let of_setting = cases
+            .iter()
+            .filter(|c| (c["allowPending"] == true) == pending);
+        for (k, case) in of_setting.enumerate() {
+            lines.push_str(&json!({"messages": case["messages"]}).to_string());
+            lines.push('\n');
+            for v in case["violations"].as_array().into_iter().flatten() {
+                want.push(format!(
+                    "{}:{}: {}: message {}, id \"{}\"",
+                    spec.display(),
+                    k + 1,
+                    v["rule"].as_str().unwrap(),
+                    v["index"],
+                    v["id"].as_str().unwrap()
+                ));
+            }
+        }
+        std::fs::write(&spec, &lines).unwrap();
+        let (_, stdout) = mutant_validate(&spec, pending);
+        let prefix = format!("{}:", spec.display());
+        let mut got: Vec<String> = stdout
+            .lines()
+            .filter(|l| l.starts_with(&prefix))
+            .map(str::to_string)
+            .collect();
+        want.sort();
+        got.sort();
+        if got != want {
+            let missing = want.iter().find(|w| !got.contains(w));
+            let extra = got.iter().find(|g| !want.contains(g));
+            convictions.push(format!(
+                "corpus/spec: a listed violation not found: {missing:?}; one found not listed: {extra:?}"
+            ));
+        }
+    }
+    // The hand-written violations again, through the reader of case files
+    // (`corpus check corpus/spec` compares each case's `violations` with the
+    // validator's), and a case naming a rule that does not exist, which
+    // must be refused (exit 2).
+    let out = bounded(
+        Command::new(mutant())
+            .args(["corpus", "check", "corpus/spec"])
+            .current_dir(root()),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if let Some(l) = stdout
+        .lines()
+        .find(|l| l.starts_with("differs:") && l.contains("): violations"))
+    {
+        convictions.push(format!("corpus check corpus/spec: {l}"));
+    } else if !matches!(out.status.code(), Some(0 | 1)) {
+        convictions.push(format!(
+            "corpus check corpus/spec failed ({}): {}",
+            exit_text(out.status),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(
+        bad.join("unknown-rule.json"),
+        json!([{"id": "x/unknown-rule", "spec": 1, "policy": "turns", "maxMessages": 2,
+            "messages": [{"role": "tool", "contents": [
+                {"$type": "functionResult", "callId": "c0", "result": "r"}]}],
+            "expected": [],
+            "violations": [{"rule": "no-such-rule", "index": 0, "id": "c0"}]}])
+        .to_string(),
+    )
+    .unwrap();
+    let out = bounded(Command::new(mutant()).args(["corpus", "check"]).arg(&bad));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() != Some(2)
+        || !stderr.contains("unknown validator rule id \"no-such-rule\"")
+    {
+        convictions.push(format!(
+            "a case naming rule \"no-such-rule\" was not refused ({})",
+            exit_text(out.status)
+        ));
+    }
+    if convictions.is_empty() {
+        verdict(&json!({"test": "validator", "outcome": "passed",
+            "seconds": started.elapsed().as_secs_f64()}));
+    } else {
+        verdict(&json!({"test": "validator", "outcome": "convicted",
+            "clauses": convictions, "seconds": started.elapsed().as_secs_f64()}));
+        panic!("convicted: {}", convictions.join("; "));
+    }
+}
+
+/// One way to answer a request `(maxMessages, messages)` with the public
+/// API of `reducer_kit::reduce`, as its docs show: the protocol answer.
+type Entry = (&'static str, fn(Policy, &Value, &[Value]) -> Response);
+
+fn answer(r: Result<Vec<Value>, reducer_kit::reduce::ReduceError>) -> Response {
+    match r {
+        Ok(m) => Response::Messages(m),
+        Err(e) => Response::Error(e.to_string()),
+    }
+}
+
+const C: Format = Format::Canonical;
+
+/// The entries `serve` does not reach (it answers with `respond_with` and
+/// `respond_request_with`), each a reducer of its own.
+const ENTRIES: [Entry; 12] = [
+    ("reduce", |p, max, m| answer(reduce(p, C, m, max))),
+    ("reduce_request", |p, max, m| {
+        answer(reduce_request(
+            p,
+            C,
+            m,
+            &BudgetFields::messages(max.clone()),
+        ))
+    }),
+    ("reduce_budget", |p, max, m| {
+        answer(
+            Budget::parse(max)
+                .map_err(Into::into)
+                .and_then(|b| reduce_budget(p, C, m, &b)),
+        )
+    }),
+    ("reduce_classified", |p, max, m| {
+        let h = read_history(C, m).unwrap();
+        answer(
+            Budget::parse(max)
+                .map_err(Into::into)
+                .and_then(|b| reduce_classified(p, C, m, &h, &b)),
+        )
+    }),
+    ("respond", |p, max, m| respond(p, C, max, m)),
+    ("respond_request", |p, max, m| {
+        respond_request(p, C, &BudgetFields::messages(max.clone()), m)
+    }),
+    ("respond_budget", |p, max, m| {
+        respond_budget(p, C, &Budget::parse(max).unwrap(), m)
+    }),
+    ("reference", |p, max, m| {
+        reference(p, C)(&BudgetFields::messages(max.clone()), m)
+    }),
+    ("reference_with", |p, max, m| {
+        reference_with(p, C, None)(&BudgetFields::messages(max.clone()), m)
+    }),
+    ("select + remove_orphans", |p, max, m| {
+        let views = view_history(C, m).unwrap();
+        let chosen = select(p, &views, &Budget::parse(max).unwrap());
+        Response::Messages(remove_orphans(C, m, &views, &chosen))
+    }),
+    ("reduce_indices + Selection::removed", |p, max, m| {
+        // A kept message with its removed items taken out, one by one.
+        let h = read_history(C, m).unwrap();
+        let s = reduce_indices(p, &h, &Budget::parse(max).unwrap());
+        if s.keeps_all(m.len()) {
+            return Response::Messages(m.to_vec());
+        }
+        Response::Messages(
+            s.kept
+                .iter()
+                .map(|&k| match s.removed(k) {
+                    [] => m[k].clone(),
+                    removed => reducer_kit::reduce::Selection::strip(C, &m[k], &h, k, removed),
+                })
+                .collect(),
+        )
+    }),
+    ("reduce_indices + Selection::elements", |p, max, m| {
+        // The canonical `contents` elements named by `elements` removed.
+        let h = read_history(C, m).unwrap();
+        let s = reduce_indices(p, &h, &Budget::parse(max).unwrap());
+        Response::Messages(
+            s.kept
+                .iter()
+                .map(|&k| {
+                    let gone = s.elements(&h, k, s.removed(k));
+                    let mut msg = m[k].clone();
+                    if let Some(items) = msg["contents"].as_array_mut() {
+                        let mut i = 0;
+                        items.retain(|_| {
+                            i += 1;
+                            !gone.contains(&(i - 1))
+                        });
+                    }
+                    msg
+                })
+                .collect(),
+        )
+    }),
+];
+
+/// The clauses other than `matches-reference` that the judge's `check`
+/// output names, from its `FAIL  file:N: clause: detail` lines.
+fn check_defects(stdout: &str) -> Vec<String> {
+    let mut out: Vec<String> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAIL"))
+        .filter_map(|l| l.trim_start().split(": ").nth(1).map(str::to_string))
+        .filter(|c| c != "matches-reference")
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+#[ignore = "run by benches/mutants/run under cargo mutants, with REDUCER_KIT_JUDGE"]
+fn api_mutant_is_convicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut convictions: Vec<String> = Vec::new();
+    'policies: for (policy, name, extra) in [
+        (Policy::Turns, "turns", &[][..]),
+        (Policy::Suffix, "suffix", &[][..]),
+        (Policy::Repair, "repair", &["--policy", "repair"][..]),
+    ] {
+        let mut args = vec!["--count", "300", "--seed", "1", "--requests"];
+        args.extend_from_slice(extra);
+        let (requests, _) = generated(dir.path(), &format!("{name}.jsonl"), &args);
+        let lines: Vec<Value> = std::fs::read_to_string(&requests)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for (entry, f) in ENTRIES {
+            if policy == Policy::Repair && entry == "select + remove_orphans" {
+                // Spec §3 step 6 is not the repair of §17.2: that pair is
+                // a reducer of `turns` and `suffix` only.
+                continue;
+            }
+            let mut answers = String::new();
+            for r in &lines {
+                let messages: Vec<Value> = serde_json::from_value(r["messages"].clone()).unwrap();
+                let caught = std::panic::catch_unwind(|| f(policy, &r["maxMessages"], &messages));
+                let response = match caught {
+                    Ok(resp) => resp.to_json(),
+                    Err(_) => json!({"error": "the entry panicked"}),
+                };
+                answers.push_str(&response.to_string());
+                answers.push('\n');
+            }
+            let out_file = dir.path().join("answers.jsonl");
+            std::fs::write(&out_file, answers).unwrap();
+            let out = Command::new(judge())
+                .args(["check", "--policy", name])
+                .arg(&requests)
+                .arg(&out_file)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let clauses = check_defects(&stdout);
+            if !clauses.is_empty() {
+                convictions.push(format!("{entry} under {name}: {}", clauses.join(", ")));
+                break 'policies;
+            }
+        }
+    }
+    if convictions.is_empty() {
+        verdict(&json!({"test": "api", "outcome": "passed",
+            "seconds": started.elapsed().as_secs_f64()}));
+    } else {
+        verdict(&json!({"test": "api", "outcome": "convicted",
+            "clauses": convictions, "seconds": started.elapsed().as_secs_f64()}));
+        panic!("convicted: {}", convictions.join("; "));
+    }
+}
+
+#[test]
+#[ignore = "run by benches/mutants/run under cargo mutants, with REDUCER_KIT_JUDGE"]
+fn the_mutant_certify_passes_the_reference() {
+    let judge = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut convictions: Vec<String> = Vec::new();
+    for config in [
+        &["--policy", "turns"][..],
+        &["--policy", "suffix", "--protocol", "2"][..],
+        &["--policy", "repair"][..],
+    ] {
+        let report_path = dir.path().join("report.json");
+        let out = bounded(
+            Command::new(mutant())
+                .current_dir(root())
+                .arg("certify")
+                .args(config)
+                .args([
+                    "--persistent",
+                    "--cases",
+                    "300",
+                    "--shrink-tries",
+                    "0",
+                    "--report-json",
+                ])
+                .arg(&report_path)
+                .arg("--")
+                .arg(&judge)
+                .arg("serve")
+                .args(config)
+                .arg("--persistent"),
+        );
+        if out.status.code() != Some(0) {
+            let failed: Vec<String> = std::fs::read(&report_path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .and_then(|r| {
+                    r["clauses"].as_object().map(|c| {
+                        c.iter()
+                            .filter(|(_, v)| v["failed"].as_u64().unwrap_or(0) > 0)
+                            .map(|(k, _)| k.clone())
+                            .collect()
+                    })
+                })
+                .unwrap_or_default();
+            convictions.push(format!(
+                "its certify {} fails the reference's serve ({}): {}",
+                config.join(" "),
+                exit_text(out.status),
+                if failed.is_empty() {
+                    "no report".to_string()
+                } else {
+                    failed.join(", ")
+                }
+            ));
+            break;
+        }
+    }
+    if convictions.is_empty() {
+        verdict(&json!({"test": "certify", "outcome": "passed",
+            "seconds": started.elapsed().as_secs_f64()}));
+    } else {
+        verdict(&json!({"test": "certify", "outcome": "convicted",
+            "clauses": convictions, "seconds": started.elapsed().as_secs_f64()}));
+        panic!("convicted: {}", convictions.join("; "));
+    }
+}
