@@ -3,7 +3,7 @@
 fixed set of planted bugs (fuzz/README.md, "Planted bugs").
 
     python3 fuzz/planted.py [--targets T,...] [--runs R] [--max-time SECONDS]
-                            [--json FILE]
+                            [--only N,...] [--json FILE]
 
 The planted bugs are the mutants of the reference fuzz/planted.txt names
 (benches/mutants). Each is applied (cargo-mutants' diff) to a clean
@@ -108,6 +108,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--max-time", type=int, default=20)
     ap.add_argument("--json")
+    ap.add_argument("--only", default="",
+                    help="only these bugs of fuzz/planted.txt, by number (1-based, comma-separated)")
     a = ap.parse_args()
     if shutil.which("git") is None or subprocess.run(
             ["cargo", "+nightly", "fuzz", "--version"], capture_output=True).returncode != 0:
@@ -119,6 +121,8 @@ def main():
     listed = [l.strip() for l in (ROOT / "fuzz/planted.txt").read_text().splitlines()
               if l.strip() and not l.startswith("#")]
     bugs = planted(listed)
+    if a.only:
+        bugs = [bugs[int(n) - 1] for n in a.only.split(",")]
     results = []
     work = Path(tempfile.mkdtemp(prefix="planted-"))
     target_dir = Path(os.environ.get("PLANTED_TARGET_DIR", work / "target"))
