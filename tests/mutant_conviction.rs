@@ -53,9 +53,11 @@ use wait_timeout::ChildExt;
 /// The certify configurations, in the order they are tried: the policies
 /// in the canonical format, token budgets (protocol 2), the provider
 /// profiles in their formats, `repair` in the OpenAI format (its
-/// `tool_calls` entries), and `turns` in the Responses format (call groups
-/// and reasoning items a tail must not split, spec §14.5–§14.6).
-const CONFIGS: [&[&str]; 10] = [
+/// `tool_calls` entries), `turns` in the Responses format (call groups
+/// and reasoning items a tail must not split, spec §14.5–§14.6), and
+/// `turns` under the Anthropic, Bedrock and Responses profiles (the cuts a
+/// profile falls back on, spec §15.4).
+const CONFIGS: [&[&str]; 13] = [
     &["--policy", "turns"],
     &["--policy", "suffix"],
     &["--policy", "repair"],
@@ -87,6 +89,30 @@ const CONFIGS: [&[&str]; 10] = [
     ],
     &["--policy", "repair", "--format", "openai"],
     &["--policy", "turns", "--format", "responses"],
+    &[
+        "--policy",
+        "turns",
+        "--format",
+        "openai",
+        "--provider",
+        "anthropic",
+    ],
+    &[
+        "--policy",
+        "turns",
+        "--format",
+        "bedrock",
+        "--provider",
+        "bedrock",
+    ],
+    &[
+        "--policy",
+        "turns",
+        "--format",
+        "responses",
+        "--provider",
+        "openai-responses",
+    ],
 ];
 
 fn judge() -> PathBuf {
