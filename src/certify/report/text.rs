@@ -329,7 +329,8 @@ impl Report<'_> {
         if let Some((case, t)) = run.first_defect {
             line!(
                 self,
-                "first defect: case {case}, judged {:.2} s into the run",
+                "first defect: case {}, judged {:.2} s into the run",
+                show(case),
                 t.as_secs_f64()
             );
         }
