@@ -730,3 +730,46 @@ fn a_summary_that_keeps_an_older_message() {
         ]
     );
 }
+
+/// `check_reducer` judges `matches-reference` against the reference answer
+/// it is given (and leaves it unjudged without one): a reducer that keeps
+/// one turn too few fails it, and only it among the clauses that compare.
+#[test]
+fn check_reducer_judges_the_reference_it_is_given() {
+    let h = history();
+    let max = json!(9);
+    let req = Request {
+        format: Format::Canonical,
+        policy: Policy::Turns,
+        budget: &BudgetFields::messages(max.clone()),
+        messages: &h,
+        summary: None,
+        declared: Default::default(),
+    };
+    let expected = respond(Policy::Turns, Format::Canonical, &max, &h);
+    // The newest turn alone (with the pinned system message): within the
+    // budget and whole, but not the most turns that fit.
+    let short = |_: &BudgetFields, m: &[Value]| {
+        Response::Messages(match m.len() {
+            0..=3 => m.to_vec(),
+            n => pick(m, &[0, n - 2, n - 1]),
+        })
+    };
+    let outcome = |verdicts: Vec<reducer_kit::check::Verdict>, clause: Clause| {
+        verdicts
+            .into_iter()
+            .find(|v| v.clause == clause)
+            .map(|v| v.outcome)
+            .unwrap()
+    };
+    let judged = reducer_kit::check::check_reducer(&req, short, Some(expected)).unwrap();
+    assert!(matches!(
+        outcome(judged, Clause::MatchesReference),
+        Outcome::Fail(d) if d.contains("differs from the reference")
+    ));
+    let unjudged = reducer_kit::check::check_reducer(&req, short, None).unwrap();
+    assert!(!matches!(
+        outcome(unjudged, Clause::MatchesReference),
+        Outcome::Fail(_) | Outcome::Pass
+    ));
+}
