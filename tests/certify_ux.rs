@@ -115,12 +115,12 @@ fn counterexamples_show_one_example_per_kind_of_failure() {
         headers,
         vec![
             "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 22 cases like this)",
-            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 8 cases like this)",
+            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 9 cases like this)",
             "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 19 cases like this)",
-            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 7 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 8 cases like this)",
             "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 11 cases like this)",
             "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/260 in 14 tries; 17 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from spec/approval-partial-strip-suffix in 13 tries; 1 case like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from spec/suffix-split-approval in 14 tries; 1 case like this)",
         ],
         "{stdout}"
     );
@@ -173,7 +173,7 @@ fn without_skips_the_shapes_turned_off() {
     );
     assert_eq!(
         r["casesPlanned"],
-        serde_json::json!({"corpus": 94, "generated": 277, "corpusDuplicates": 12, "generatedDuplicates": 23, "without": 27})
+        serde_json::json!({"corpus": 94, "generated": 277, "corpusDuplicates": 12, "generatedDuplicates": 23, "without": 30})
     );
     // 28 corpus cases need protocol 2 (a token budget) and 5 are broken
     // histories of policy repair (spec §17.6) that --without left in:
@@ -183,7 +183,7 @@ fn without_skips_the_shapes_turned_off() {
         (Some(338), Some(33))
     );
     assert!(stdout.contains(
-        "371 cases: 94 corpus + 277 generated, 12 corpus duplicates dropped, 23 generated duplicates dropped\nskipped: 27 cases with shapes turned off by --without\n"
+        "371 cases: 94 corpus + 277 generated, 12 corpus duplicates dropped, 23 generated duplicates dropped\nskipped: 30 cases with shapes turned off by --without\n"
     ), "{stdout}");
     // Nothing with an approval ran: the approval clause was never failed.
     assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);
@@ -419,7 +419,7 @@ fn more_failing_cases_name_the_report_only_when_written() {
     ]);
     let without = text(&certify(&args, &reducer).stdout);
     assert!(
-        without.contains("\n... and 6 more failing cases\n"),
+        without.contains("\n... and 7 more failing cases\n"),
         "{without}"
     );
     let mut with: Vec<&str> = args.clone();
@@ -427,7 +427,7 @@ fn more_failing_cases_name_the_report_only_when_written() {
     with.extend(["--report-json", r]);
     let with = text(&certify(&with, &reducer).stdout);
     assert!(
-        with.contains(&format!("\n... and 6 more failing cases (all in {r})\n")),
+        with.contains(&format!("\n... and 7 more failing cases (all in {r})\n")),
         "{with}"
     );
 }

@@ -479,6 +479,59 @@ fn gap_inside_the_suffix() {
     );
 }
 
+/// `spec/suffix-split-approval`: a suffix that starts on the assistant
+/// message holding an approval response beside its text keeps that message
+/// without the response (its request, message 1, is cut away): an illegal
+/// start of section 4 that no longer run excuses.
+#[test]
+fn suffix_started_on_a_split_group() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/spec/suffix.json");
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = cases
+        .iter()
+        .find(|c| c["id"] == "spec/suffix-split-approval")
+        .expect("the case is in corpus/spec/suffix.json");
+    let h: Vec<Value> = serde_json::from_value(case["messages"].clone()).unwrap();
+    let mut stripped = h[2].clone();
+    stripped["contents"].as_array_mut().unwrap().remove(0);
+    let answer = vec![stripped, h[3].clone(), h[4].clone(), h[5].clone()];
+    assert_eq!(
+        convicted(
+            Policy::Suffix,
+            json!(4),
+            &h,
+            Response::Messages(answer.clone()),
+            Extras::default()
+        ),
+        ["contiguous-suffix", "matches-reference"]
+    );
+    assert_eq!(
+        detail(Policy::Suffix, json!(4), &h, answer, Clause::ContiguousSuffix).as_deref(),
+        Some("the run starts at input message 2, kept without what answers input message 1 (a result or approval response beside other content): not a legal start")
+    );
+    // Kept whole, the approval response is an orphan: that clause's
+    // failure, not contiguous-suffix's.
+    assert_eq!(
+        convicted(
+            Policy::Suffix,
+            json!(4),
+            &h,
+            Response::Messages(h[2..].to_vec()),
+            Extras::default()
+        ),
+        ["no-orphan-approval", "valid-output", "matches-reference"]
+    );
+    // The reference starts at the call.
+    assert!(convicted(
+        Policy::Suffix,
+        json!(4),
+        &h,
+        Response::Messages(h[3..].to_vec()),
+        Extras::default()
+    )
+    .is_empty());
+}
+
 #[test]
 fn input_that_fits_comes_back_changed() {
     assert_eq!(

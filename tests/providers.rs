@@ -308,6 +308,154 @@ fn anthropic_profile_rejects_a_window_that_starts_with_the_call() {
     }
 }
 
+/// The history of `spec/profile-shortened-tail`: a newest turn whose tail
+/// begins on an assistant text, then an approval response whose request
+/// the cut leaves out, then a call (canonical).
+fn approval_then_call() -> Vec<Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/spec/approvals.json");
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = cases
+        .into_iter()
+        .find(|c| c["id"] == "spec/profile-shortened-tail")
+        .expect("the case is in corpus/spec/approvals.json");
+    list(case["messages"].clone())
+}
+
+/// Spec §15.4 step 2 and the `overflow-question` it judges: at budget 6
+/// the overflow cut is the question and messages 4 to 8; the approval
+/// response 5 answers a request the cut leaves out and goes, so the call 6
+/// follows the assistant's text 4, which Gemini rejects. The tail is
+/// shortened to begin at 5: the question and messages 6 to 8. A reducer
+/// that gives up the tail does not honour the profile's order of cuts.
+#[test]
+fn gemini_shortens_the_overflow_tail_to_the_first_cut_it_accepts() {
+    let h = approval_then_call();
+    let max = json!(6);
+    assert!(provider_violations(
+        Provider::Gemini,
+        &view_history(Format::Canonical, &h).unwrap()
+    )
+    .is_empty());
+    assert_eq!(
+        reduce(Policy::Turns, Format::Canonical, &h, &max).unwrap(),
+        [2, 4, 6, 7, 8].map(|i| h[i].clone()).to_vec()
+    );
+    assert_eq!(
+        reduce_with(
+            Policy::Turns,
+            Format::Canonical,
+            &h,
+            &max,
+            Some(Provider::Gemini)
+        )
+        .unwrap(),
+        [2, 6, 7, 8].map(|i| h[i].clone()).to_vec()
+    );
+    for n in 1..=9 {
+        for p in Provider::ALL {
+            for policy in [Policy::Suffix, Policy::Turns] {
+                reference_passes(Format::Canonical, policy, Some(p), &h, n);
+            }
+        }
+    }
+    let req = Request {
+        format: Format::Canonical,
+        policy: Policy::Turns,
+        budget: &BudgetFields::messages(max.clone()),
+        messages: &h,
+        summary: None,
+        declared: Default::default(),
+    };
+    let judge = |kept: &[usize]| {
+        let answer = Response::Messages(kept.iter().map(|&i| h[i].clone()).collect());
+        let verdicts =
+            check_with(&req, &answer, &Extras::default(), Some(Provider::Gemini)).unwrap();
+        (
+            outcome(&verdicts, Clause::OverflowQuestion),
+            outcome(&verdicts, Clause::ProviderAccepts),
+        )
+    };
+    assert_eq!(judge(&[2, 6, 7, 8]), (Outcome::Pass, Outcome::Pass));
+    // The question alone, or with the last message only: the profile
+    // accepts both, but a longer tail was accepted first.
+    assert_eq!(
+        judge(&[2]).0,
+        Outcome::Fail("input message 6 (the newest turn's question or one of its most recent messages) is dropped (the provider profile rejects every longer tail beside the question)".into())
+    );
+    assert_eq!(
+        judge(&[2, 8]).0,
+        Outcome::Fail("input message 6 (the newest turn's question or one of its most recent messages) is dropped (the provider profile rejects every longer tail beside the question)".into())
+    );
+    // The cut without the profile: overflow-question is measured against
+    // the shortened tail (message 4 is not in it), and the profile rejects
+    // the output.
+    let (overflow, accepts) = judge(&[2, 4, 6, 7, 8]);
+    assert_eq!(
+        overflow,
+        Outcome::Fail("input message 4 is kept, but only the newest turn's question and its last 4 messages may be (the provider profile rejects every longer tail beside the question)".into())
+    );
+    assert!(
+        matches!(accepts, Outcome::Fail(ref t) if t.contains("call-after-user-or-response")),
+        "{accepts:?}"
+    );
+}
+
+/// `spec/tokens-profile-no-question`: the same history with costs, where
+/// the question (50) does not fit B = 5. The tail alone, from message 4,
+/// is rejected by Gemini; with no question to keep and no older turn to
+/// drop, the answer is the newest user message that fits alone (spec
+/// §15.4 step 3), and `overflow-question` holds any other answer to it.
+#[test]
+fn gemini_falls_back_on_the_newest_user_message_when_the_question_does_not_fit() {
+    let h = approval_then_call();
+    let budget = BudgetFields {
+        max_messages: None,
+        max_tokens: Some(json!(5)),
+        tokens: Some(json!([1, 1, 50, 1, 1, 1, 1, 1, 1])),
+        count_pinned: None,
+    };
+    let answer = |p: Option<Provider>| {
+        reduce_request_with(Policy::Turns, Format::Canonical, &h, &budget, p).unwrap()
+    };
+    assert_eq!(answer(None), [4, 6, 7, 8].map(|i| h[i].clone()).to_vec());
+    assert_eq!(answer(Some(Provider::Gemini)), vec![h[0].clone()]);
+    let req = Request {
+        format: Format::Canonical,
+        policy: Policy::Turns,
+        budget: &budget,
+        messages: &h,
+        summary: None,
+        declared: Default::default(),
+    };
+    let judge = |kept: &[usize]| {
+        let out = Response::Messages(kept.iter().map(|&i| h[i].clone()).collect());
+        outcome(
+            &check_with(&req, &out, &Extras::default(), Some(Provider::Gemini)).unwrap(),
+            Clause::OverflowQuestion,
+        )
+    };
+    assert_eq!(judge(&[0]), Outcome::Pass);
+    // A cut that keeps the tail's text and final answer, which the
+    // profile accepts, is not the cut the profile falls back on.
+    assert_eq!(
+        judge(&[4, 8]),
+        Outcome::Fail("input message 4 is kept, but only input message 0, the newest user message that fits the budget alone, may be (the provider profile rejects the newest turn's tail, and its question does not fit)".into())
+    );
+    assert_eq!(
+        judge(&[]),
+        Outcome::Fail("input message 0, the newest user message that fits the budget alone, is dropped (the provider profile rejects the newest turn's tail, and its question does not fit)".into())
+    );
+    // Without the profile the tail is what overflow-question expects.
+    let plain = check_with(
+        &req,
+        &Response::Messages(answer(None)),
+        &Extras::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(outcome(&plain, Clause::OverflowQuestion), Outcome::Pass);
+}
+
 #[test]
 fn a_history_without_a_user_message_is_an_error_under_a_profile() {
     let h = list(json!([

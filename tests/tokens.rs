@@ -434,6 +434,64 @@ fn the_extra_requests_of_a_token_budget_carry_the_outputs_costs() {
     assert_eq!(e[2].budget, BudgetFields::messages(json!(2)));
 }
 
+/// Spec §7 under a token budget: two equal user messages costing 11 and 17
+/// (generated case `gen/1/1590` under `--protocol 2 --provider gemini`).
+/// An answer `[user "a"]` is matched to the later one, but may be the
+/// earlier: `budget` counts the least cost it could have (11, within 14),
+/// and the again-request sends it at that cost, so the reference's answer
+/// under the Gemini profile (the newest user message that fits alone,
+/// message 0) passes both `budget` and `idempotent`.
+#[test]
+fn equal_messages_of_different_costs_count_the_least() {
+    use reducer_kit::check::check_reducer_with;
+    use reducer_kit::reduce::reference_with;
+    use reducer_kit::terms::Provider;
+    let h = vec![text("user", "a"), text("user", "a")];
+    let b = tokens(14, &[11, 17]);
+    let req = Request {
+        format: Format::Canonical,
+        policy: Policy::Turns,
+        budget: &b,
+        messages: &h,
+        summary: None,
+        declared: Default::default(),
+    };
+    let gemini = Some(Provider::Gemini);
+    let answer = reference_with(Policy::Turns, Format::Canonical, gemini)(&b, &h);
+    assert_eq!(answer, Response::Messages(vec![h[0].clone()]));
+    let again = &extra_requests(&req, &answer)[1];
+    assert_eq!(again.kind, ExtraKind::Again);
+    assert_eq!(again.budget.tokens, Some(json!([11])));
+    let verdicts = check_reducer_with(
+        &req,
+        reference_with(Policy::Turns, Format::Canonical, gemini),
+        Some(answer.clone()),
+        gemini,
+    )
+    .unwrap();
+    let failed: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.failed())
+        .map(|v| v.clause.id())
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    // Where the two differ in nothing but place, the cost still decides:
+    // over the budget at the least cost, `budget` fails with that cost.
+    let over = tokens(10, &[11, 17]);
+    let req = Request {
+        budget: &over,
+        ..req
+    };
+    let verdicts = check(&req, &answer, &Extras::default()).unwrap();
+    let budget = verdicts.iter().find(|v| v.clause.id() == "budget").unwrap();
+    assert_eq!(
+        budget.outcome,
+        reducer_kit::check::Outcome::Fail(
+            "counted cost 11, maxTokens 10: 1 kept messages of M cost 11; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)".into()
+        )
+    );
+}
+
 // ---- end to end ---------------------------------------------------------
 
 fn root() -> &'static Path {
@@ -504,17 +562,17 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
         .iter()
         .filter_map(|x| x["skipped"].as_str())
         .collect();
-    // spec/tokens.json (26 cases, two of which are the same request as
+    // spec/tokens.json (27 cases, two of which are the same request as
     // another: the same budget and messages under the other policy) and
     // spec/summaries.json (4) need protocol 2; spec/repair.json's 17
     // broken histories are run by --policy repair alone (spec §17.6).
-    assert_eq!(r["casesSkipped"], 45);
+    assert_eq!(r["casesSkipped"], 46);
     assert_eq!(
         skipped
             .iter()
             .filter(|s| s.starts_with("needs protocol 2"))
             .count(),
-        28
+        29
     );
     assert_eq!(
         skipped

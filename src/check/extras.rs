@@ -172,14 +172,8 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
         key: req.format.items_key(),
     };
     let out_h = read_history_lenient(req.format, m);
-    let out_state = OutputState::new(
-        req,
-        &in_h,
-        texts(req.messages),
-        texts(m),
-        &out_h,
-        Beside::default(),
-    );
+    let in_t = texts(req.messages);
+    let out_state = OutputState::new(req, &in_h, in_t, texts(m), &out_h, Beside::default());
     let summary = out_state.summary;
     let s = req.summary.unwrap_or(1);
     let costs: Option<Vec<u64>> = out_state
@@ -188,7 +182,8 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
         .iter()
         .enumerate()
         .map(|(k, mapped)| match mapped {
-            Some(j) => Some(b.cost(*j)),
+            Some(j) if Some(*j) == pinned => Some(b.cost(*j)),
+            Some(j) => Some(out_state.mapping.source_cost(k, *j, &b, pinned, &in_t)),
             None if Some(k) == summary => Some(s),
             None if !req.policy.has_budget() => Some(0),
             None => None,
@@ -203,7 +198,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
             messages: Cow::Borrowed(m),
         });
     }
-    let used = out_state.counted_cost(&b, pinned, s);
+    let used = out_state.counted_cost(&b, pinned, s, &in_t);
     let smaller = used.min(b.limit()).saturating_sub(1);
     if req.policy.has_budget() && smaller >= 1 && smaller >= b.pinned_cost(pinned) {
         let budget = b.with_limit(smaller).expect("at least 1");

@@ -207,6 +207,35 @@ pub(super) struct Compared {
 }
 
 impl Mapping {
+    /// What output message `k`, matched to input message `j`, costs under
+    /// a token budget (spec §7, §11.6): the least cost among the input
+    /// messages equal to `j` that it could come from as well, those after
+    /// the match of the output message before it up to `j` (the pinned
+    /// message aside). The matching takes the latest; an earlier equal
+    /// message may be the one the reducer kept, and the kit cannot tell
+    /// them apart, so a cost difference between them never fails a
+    /// reducer.
+    pub(super) fn source_cost(
+        &self,
+        k: usize,
+        j: usize,
+        budget: &crate::terms::Budget,
+        pinned: Option<usize>,
+        in_t: &Texts,
+    ) -> u64 {
+        let lo = self.map[..k]
+            .iter()
+            .rev()
+            .flatten()
+            .next()
+            .map_or(0, |&p| p + 1);
+        (lo..=j)
+            .filter(|&i| i == j || (Some(i) != pinned && in_t.same(i, in_t, j)))
+            .map(|i| budget.cost(i))
+            .min()
+            .unwrap_or_else(|| budget.cost(j))
+    }
+
     /// The item indices removed from kept input message `j` (empty when
     /// kept whole or not kept).
     pub(super) fn removed(&self, j: usize) -> &[usize] {

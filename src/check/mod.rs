@@ -370,16 +370,18 @@ impl<'a> OutputState<'a> {
     }
 
     /// The output's counted cost (spec §11.6, `budget`): each output
-    /// message mapped to a message of M at its input's cost, the pinned
-    /// message at its counted cost, the summary at `s`; a message mapped to
-    /// nothing counts 0 (under a message budget every message but the
-    /// pinned one counts 1: see `budget_clause`).
-    fn counted_cost(&self, budget: &Budget, pinned: Option<usize>, s: u64) -> u64 {
+    /// message mapped to a message of M at its input's cost (the least
+    /// among equal messages it could come from, [`Mapping::source_cost`]),
+    /// the pinned message at its counted cost, the summary at `s`; a
+    /// message mapped to nothing counts 0 (under a message budget every
+    /// message but the pinned one counts 1: see `budget_clause`). `in_t`:
+    /// the input's texts.
+    fn counted_cost(&self, budget: &Budget, pinned: Option<usize>, s: u64, in_t: &Texts) -> u64 {
         let mut total = 0u64;
         for (k, mapped) in self.mapping.map.iter().enumerate() {
             let c = match mapped {
                 Some(j) if Some(*j) == pinned => budget.pinned_cost(pinned),
-                Some(j) => budget.cost(*j),
+                Some(j) => self.mapping.source_cost(k, *j, budget, pinned, in_t),
                 None if Some(k) == self.summary => s,
                 None => 0,
             };

@@ -67,7 +67,7 @@ impl Judge<'_> {
 
     /// Whether input message `j` is a turn start that fits the budget
     /// alone.
-    fn fitting_turn_start(&self, j: usize) -> bool {
+    pub(super) fn fitting_turn_start(&self, j: usize) -> bool {
         let Ok(r) = &self.budget else {
             return false;
         };

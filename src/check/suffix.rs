@@ -16,6 +16,21 @@ impl Judge<'_> {
         let Some(s) = self.rest().iter().position(|&j| out.mapping.kept[j]) else {
             return Outcome::Pass;
         };
+        // A run that begins on a split group (section 4: neither a tool
+        // message nor approval-only, yet holding a result or approval
+        // response paired with an earlier message) and keeps it in part,
+        // without what answers the messages cut away. (Kept whole, the
+        // orphan is no-orphan-result's or no-orphan-approval's.)
+        let first = self.rest()[s];
+        let v = self.in_h.view(first);
+        if v.role != Role::Tool && !v.is_approval_only() {
+            let removed = out.mapping.removed(first);
+            if let Some(pm) = self.earlier_partner(first, |t| removed.contains(&t)) {
+                return fail(format!(
+                    "the run starts at input message {first}, kept without what answers input message {pm} (a result or approval response beside other content): not a legal start"
+                ));
+            }
+        }
         match self.rest()[s..]
             .iter()
             .copied()
@@ -38,12 +53,22 @@ impl Judge<'_> {
         v.role != Role::Tool
             && !v.is_approval_only()
             && !linked_to_previous(self.in_h, j)
-            && !self.in_h.items(j).iter().enumerate().any(|(t, item)| {
-                item.kind.is_removable()
-                    && self
-                        .partner()
-                        .partner_message(self.in_h, j, t)
-                        .is_some_and(|pm| pm < j)
+            && self.earlier_partner(j, |_| true).is_none()
+    }
+
+    /// The message of the first result or approval response of input
+    /// message `j`, among the items `t` that `among(t)` takes, whose
+    /// partner (over the whole input) lies before `j`.
+    fn earlier_partner(&self, j: usize, among: impl Fn(usize) -> bool) -> Option<usize> {
+        self.in_h
+            .items(j)
+            .iter()
+            .enumerate()
+            .filter(|&(t, item)| item.kind.is_removable() && among(t))
+            .find_map(|(t, _)| {
+                self.partner()
+                    .partner_message(self.in_h, j, t)
+                    .filter(|&pm| pm < j)
             })
     }
 

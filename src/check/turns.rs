@@ -174,20 +174,47 @@ impl Judge<'_> {
             tail_start += 1;
             tail = tail.saturating_sub(1);
         }
-        let expected = |j: usize| Some(j) == question || j >= tail_start;
-        if self.provider.is_some() {
-            let cut: Vec<usize> = self
-                .rest()
+        let cut_from = |k: usize| -> Vec<usize> {
+            self.rest()
                 .iter()
                 .copied()
-                .filter(|&j| expected(j))
-                .collect();
-            if !self.profile_accepts_cut(&cut) {
+                .filter(|&j| Some(j) == question || j >= k)
+                .collect()
+        };
+        let mut shortened = false;
+        if self.provider.is_some() && !self.profile_accepts_cut(&cut_from(tail_start)) {
+            // Spec §15.4 step 2: the tail is shortened, never to begin
+            // inside a call group or right after an attached reasoning
+            // item, down to the question alone; the first cut the profile
+            // accepts is the one expected. Without the question (it does
+            // not fit) there is no shorter cut of this kind, and no older
+            // turn to drop: step 3, the newest turn start that fits alone.
+            let shorter = question.and_then(|_| {
+                (tail_start + 1..=newest.end)
+                    .filter(|&k| {
+                        k == newest.end
+                            || (Some(k) != self.pinned && !linked_to_previous(self.in_h, k))
+                    })
+                    .find(|&k| self.profile_accepts_cut(&cut_from(k)))
+            });
+            let Some(k) = shorter else {
+                if question.is_none() {
+                    return self.newest_turn_start_alone(out);
+                }
                 return not_judged(
                     "the provider profile rejects the overflow cut (provider-accepts judges the output)",
                 );
-            }
+            };
+            tail_start = k;
+            tail = self.members(&newest).filter(|&j| j >= k).count();
+            shortened = true;
         }
+        let expected = |j: usize| Some(j) == question || j >= tail_start;
+        let profile = if shortened {
+            " (the provider profile rejects every longer tail beside the question)"
+        } else {
+            ""
+        };
         if let Some(j) = self
             .rest()
             .iter()
@@ -200,7 +227,7 @@ impl Judge<'_> {
                 )
             } else {
                 format!(
-                    "input message {j} is kept, but only the newest turn's question and its last {tail} messages may be"
+                    "input message {j} is kept, but only the newest turn's question and its last {tail} messages may be{profile}"
                 )
             });
         }
@@ -210,8 +237,45 @@ impl Judge<'_> {
         if let Some(j) =
             expected_messages.find(|&j| !out.mapping.kept[j] && !self.explainable_drop(out, j))
         {
-            return fail(format!("input message {j} (the newest turn's question or one of its most recent messages) is dropped"));
+            return fail(format!("input message {j} (the newest turn's question or one of its most recent messages) is dropped{profile}"));
         }
         Outcome::Pass
+    }
+
+    /// Spec §15.4 step 3 in the overflow case without the question: the
+    /// profile rejected the tail, so only M's newest turn start that fits
+    /// the budget alone may be kept (not judged when none fits: the
+    /// reference answers an error, which `valid-output` judges).
+    fn newest_turn_start_alone(&self, out: &OutputState) -> Outcome {
+        let Some(u) = self
+            .rest()
+            .iter()
+            .rev()
+            .copied()
+            .find(|&j| self.fitting_turn_start(j))
+        else {
+            return not_judged(
+                "the provider profile rejects the overflow cut and no user message that starts a turn fits the budget alone",
+            );
+        };
+        // An output message equal to u may be matched to a later input
+        // message equal to it (spec §7 matches the latest): the same
+        // answer.
+        let like_u = |j: usize| j == u || self.in_t.same(j, &self.in_t, u);
+        let kept: Vec<usize> = self
+            .rest()
+            .iter()
+            .copied()
+            .filter(|&j| out.mapping.kept[j])
+            .collect();
+        match kept.iter().copied().find(|&j| !like_u(j)) {
+            None if kept.len() == 1 => Outcome::Pass,
+            None => fail(format!(
+                "input message {u}, the newest user message that fits the budget alone, is dropped (the provider profile rejects the newest turn's tail, and its question does not fit)"
+            )),
+            Some(j) => fail(format!(
+                "input message {j} is kept, but only input message {u}, the newest user message that fits the budget alone, may be (the provider profile rejects the newest turn's tail, and its question does not fit)"
+            )),
+        }
     }
 }
