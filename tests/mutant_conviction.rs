@@ -55,9 +55,11 @@ use wait_timeout::ChildExt;
 /// profiles in their formats, `repair` in the OpenAI format (its
 /// `tool_calls` entries), `turns` in the Responses format (call groups
 /// and reasoning items a tail must not split, spec §14.5–§14.6), and
-/// `turns` under the Anthropic, Bedrock and Responses profiles (the cuts a
-/// profile falls back on, spec §15.4).
-const CONFIGS: [&[&str]; 13] = [
+/// `turns` under the Anthropic, Bedrock and Responses profiles and, in the
+/// canonical format, Gemini's, with message and token budgets (the cuts a
+/// profile falls back on, spec §15.4: `spec/profile-shortened-tail`,
+/// `spec/tokens-profile-no-question`).
+const CONFIGS: [&[&str]; 15] = [
     &["--policy", "turns"],
     &["--policy", "suffix"],
     &["--policy", "repair"],
@@ -112,6 +114,15 @@ const CONFIGS: [&[&str]; 13] = [
         "responses",
         "--provider",
         "openai-responses",
+    ],
+    &["--policy", "turns", "--provider", "gemini"],
+    &[
+        "--policy",
+        "turns",
+        "--protocol",
+        "2",
+        "--provider",
+        "gemini",
     ],
 ];
 

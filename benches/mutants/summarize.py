@@ -6,6 +6,8 @@
                                                   (survivors: checker-survivors.txt)
     summarize.py --sample N --seed S < listing    a regex naming N mutants of
                                                   `cargo mutants --list`
+    summarize.py --listed < listing               a regex naming the mutants of
+                                                  survivors.txt (to judge them again)
 
 Reads cargo-mutants' outcomes.json and each mutant's log, where
 tests/mutant_conviction.rs printed `MUTANT-VERDICT {json}` lines. Prints the
@@ -278,6 +280,21 @@ def sample(args):
     return 0
 
 
+def listed_names(args):
+    """A regex naming the mutants of the listing (stdin) whose keys the
+    survivors list holds, to judge them again after a change."""
+    names = [l.strip() for l in sys.stdin if l.strip()]
+    listed = read_list(Path(args.survivors) if args.survivors else SURVIVORS)
+    picked = [n for n, k in zip(names, keyed(names)) if k in listed]
+    missing = set(listed) - set(keyed(names))
+    for k in sorted(missing):
+        print(f"summarize.py --listed: not a mutant of the listing: {k}", file=sys.stderr)
+    if not picked or missing:
+        return 2
+    print("^(" + "|".join(rust_escape(n) for n in picked) + ")$")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", nargs="*", help="mutants.out folders; a mutant in several "
@@ -290,7 +307,11 @@ def main():
     p.add_argument("--write", help="write every mutant's outcome to this file (tab-separated)")
     p.add_argument("--sample", type=int)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--listed", action="store_true",
+                   help="print a regex naming the listed survivors of the listing on stdin")
     args = p.parse_args()
+    if args.listed:
+        sys.exit(listed_names(args))
     if args.sample is not None:
         sys.exit(sample(args))
     if not args.out:
