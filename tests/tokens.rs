@@ -487,7 +487,7 @@ fn equal_messages_of_different_costs_count_the_least() {
     assert_eq!(
         budget.outcome,
         reducer_kit::check::Outcome::Fail(
-            "counted cost 11, maxTokens 10: 1 kept messages of M cost 11; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)".into()
+            "counted cost 11, maxTokens 10: 1 kept messages of M cost 11; it is one message of M kept whole (--declare soft-budget, if the reducer documents that)".into()
         )
     );
 }

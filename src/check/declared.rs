@@ -9,7 +9,7 @@ use crate::terms::Budget;
 
 impl Judge<'_> {
     /// The kept messages of M (input indices, in input order).
-    fn kept_of_m(&self, out: &OutputState) -> Vec<usize> {
+    pub(super) fn kept_of_m(&self, out: &OutputState) -> Vec<usize> {
         self.rest()
             .iter()
             .copied()

@@ -96,6 +96,9 @@ impl Judge<'_> {
             // An excess that only keeps call groups whole is what
             // soft-budget declares (spec §16.1): the failure says so.
             Some(over) => match self.soft_budget(out, b, room, String::new()) {
+                Outcome::Pass if self.kept_of_m(out).len() <= 1 => fail(format!(
+                    "{over}; it is one message of M kept whole (--declare soft-budget, if the reducer documents that)"
+                )),
                 Outcome::Pass => fail(format!(
                     "{over}; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)"
                 )),
