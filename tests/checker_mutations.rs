@@ -521,6 +521,28 @@ fn suffix_started_on_a_split_group() {
         ),
         ["no-orphan-approval", "valid-output", "matches-reference"]
     );
+    // A tool message holding a note beside its result is an illegal start
+    // too: kept without the result, it is kept in part.
+    let t: Vec<Value> = serde_json::from_value(json!([
+        {"role": "user", "contents": [{"$type": "text", "text": "Is A1 open?"}]},
+        {"role": "assistant", "contents": [{"$type": "functionCall", "callId": "c1", "name": "GetOrder", "arguments": {}}]},
+        {"role": "tool", "contents": [{"$type": "text", "text": "from the cache"}, {"$type": "functionResult", "callId": "c1", "result": "open"}]},
+        {"role": "assistant", "contents": [{"$type": "text", "text": "A1 is open."}]}
+    ]))
+    .unwrap();
+    let mut note = t[2].clone();
+    note["contents"].as_array_mut().unwrap().remove(1);
+    assert_eq!(
+        detail(
+            Policy::Suffix,
+            json!(2),
+            &t,
+            vec![note, t[3].clone()],
+            Clause::ContiguousSuffix
+        )
+        .as_deref(),
+        Some("the run starts at input message 2, kept without what answers input message 1 (a result or approval response beside other content): not a legal start")
+    );
     // The reference starts at the call.
     assert!(convicted(
         Policy::Suffix,

@@ -436,13 +436,13 @@ fn the_extra_requests_of_a_token_budget_carry_the_outputs_costs() {
 
 /// Spec §7 under a token budget: two equal user messages costing 11 and 17
 /// (generated case `gen/1/1590` under `--protocol 2 --provider gemini`).
-/// An answer `[user "a"]` is matched to the later one, but may be the
-/// earlier: `budget` counts the least cost it could have (11, within 14),
-/// and the again-request sends it at that cost, so the reference's answer
-/// under the Gemini profile (the newest user message that fits alone,
-/// message 0) passes both `budget` and `idempotent`.
+/// An answer keeping one message `[user "a"]` would be matched to the later
+/// one (17, over B = 14), but the earlier one fits alone and the bytes are
+/// the same: it is matched to that one, so the reference's answer under the
+/// Gemini profile (the newest user message that fits alone, message 0)
+/// passes `budget` and `idempotent`, whose again-request sends it at 11.
 #[test]
-fn equal_messages_of_different_costs_count_the_least() {
+fn one_kept_message_is_read_as_the_equal_one_that_fits() {
     use reducer_kit::check::check_reducer_with;
     use reducer_kit::reduce::reference_with;
     use reducer_kit::terms::Provider;
@@ -475,8 +475,7 @@ fn equal_messages_of_different_costs_count_the_least() {
         .map(|v| v.clause.id())
         .collect();
     assert!(failed.is_empty(), "{failed:?}");
-    // Where the two differ in nothing but place, the cost still decides:
-    // over the budget at the least cost, `budget` fails with that cost.
+    // When neither fits alone, the latest is read: over the budget.
     let over = tokens(10, &[11, 17]);
     let req = Request {
         budget: &over,
@@ -487,7 +486,30 @@ fn equal_messages_of_different_costs_count_the_least() {
     assert_eq!(
         budget.outcome,
         reducer_kit::check::Outcome::Fail(
-            "counted cost 11, maxTokens 10: 1 kept messages of M cost 11; it is one message of M kept whole (--declare soft-budget, if the reducer documents that)".into()
+            "counted cost 17, maxTokens 10: 1 kept messages of M cost 17; it is one message of M kept whole (--declare soft-budget, if the reducer documents that)".into()
+        )
+    );
+    // Two kept messages are matched as ever, each to the latest: the
+    // earlier, cheaper `a` does not stand in for the later one.
+    let h3 = vec![
+        text("user", "a"),
+        text("assistant", "b"),
+        text("user", "a"),
+        text("assistant", "c"),
+    ];
+    let b3 = tokens(4, &[1, 1, 9, 1]);
+    let req3 = Request {
+        budget: &b3,
+        messages: &h3,
+        ..req
+    };
+    let two = Response::Messages(vec![h3[2].clone(), h3[3].clone()]);
+    let verdicts = check(&req3, &two, &Extras::default()).unwrap();
+    let budget = verdicts.iter().find(|v| v.clause.id() == "budget").unwrap();
+    assert_eq!(
+        budget.outcome,
+        reducer_kit::check::Outcome::Fail(
+            "counted cost 10, maxTokens 4: 2 kept messages of M cost 10".into()
         )
     );
 }

@@ -182,8 +182,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
         .iter()
         .enumerate()
         .map(|(k, mapped)| match mapped {
-            Some(j) if Some(*j) == pinned => Some(b.cost(*j)),
-            Some(j) => Some(out_state.mapping.source_cost(k, *j, &b, pinned, &in_t)),
+            Some(j) => Some(b.cost(*j)),
             None if Some(k) == summary => Some(s),
             None if !req.policy.has_budget() => Some(0),
             None => None,
@@ -198,7 +197,7 @@ pub fn extra_requests<'a>(req: &Request<'a>, first: &'a Response) -> Vec<ExtraRe
             messages: Cow::Borrowed(m),
         });
     }
-    let used = out_state.counted_cost(&b, pinned, s, &in_t);
+    let used = out_state.counted_cost(&b, pinned, s);
     let smaller = used.min(b.limit()).saturating_sub(1);
     if req.policy.has_budget() && smaller >= 1 && smaller >= b.pinned_cost(pinned) {
         let budget = b.with_limit(smaller).expect("at least 1");

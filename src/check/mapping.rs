@@ -207,33 +207,45 @@ pub(super) struct Compared {
 }
 
 impl Mapping {
-    /// What output message `k`, matched to input message `j`, costs under
-    /// a token budget (spec §7, §11.6): the least cost among the input
-    /// messages equal to `j` that it could come from as well, those after
-    /// the match of the output message before it up to `j` (the pinned
-    /// message aside). The matching takes the latest; an earlier equal
-    /// message may be the one the reducer kept, and the kit cannot tell
-    /// them apart, so a cost difference between them never fails a
-    /// reducer.
-    pub(super) fn source_cost(
-        &self,
-        k: usize,
-        j: usize,
+    /// Spec §7 under a token budget: when the output keeps one message of
+    /// M, matched to input message `j` that costs more than `room` alone,
+    /// and an earlier input message equal to `j` (not pinned, not kept)
+    /// costs at most `room`, the message is matched to the latest such one
+    /// instead. The bytes cannot tell the two apart, and a reducer that
+    /// keeps one message within the budget (a provider profile's fallback,
+    /// §15.4) kept the one that fits.
+    pub(super) fn fit_single(
+        &mut self,
         budget: &crate::terms::Budget,
+        room: u64,
         pinned: Option<usize>,
         in_t: &Texts,
-    ) -> u64 {
-        let lo = self.map[..k]
+    ) {
+        let mut mapped = self
+            .map
             .iter()
-            .rev()
-            .flatten()
-            .next()
-            .map_or(0, |&p| p + 1);
-        (lo..=j)
-            .filter(|&i| i == j || (Some(i) != pinned && in_t.same(i, in_t, j)))
-            .map(|i| budget.cost(i))
-            .min()
-            .unwrap_or_else(|| budget.cost(j))
+            .enumerate()
+            .filter_map(|(k, m)| m.filter(|&j| Some(j) != pinned).map(|j| (k, j)));
+        let (Some((k, j)), None) = (mapped.next(), mapped.next()) else {
+            return;
+        };
+        if !budget.is_tokens() || budget.cost(j) <= room {
+            return;
+        }
+        let Some(i) = (0..j).rev().find(|&i| {
+            Some(i) != pinned && !self.kept[i] && budget.cost(i) <= room && in_t.same(i, in_t, j)
+        }) else {
+            return;
+        };
+        self.map[k] = Some(i);
+        self.kept[j] = false;
+        self.kept[i] = true;
+        for (m, _) in &mut self.removed {
+            if *m == j {
+                *m = i;
+            }
+        }
+        self.removed.sort_by_key(|(m, _)| *m);
     }
 
     /// The item indices removed from kept input message `j` (empty when

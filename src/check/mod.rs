@@ -330,7 +330,15 @@ impl<'a> OutputState<'a> {
             let prefer: Vec<bool> = (0..in_h.len()).map(|j| plan.keeps_message(j)).collect();
             mapping::map_output_repair(req.format, in_t, in_h, t, h, &prefer)
         } else {
-            map_output(in_t, in_h, t, h, beside)
+            let mut m = map_output(in_t, in_h, t, h, beside);
+            let budget = Budget::read(req.budget, req.messages.len())
+                .map(|b| in_declared_unit(b, &req.declared, in_h));
+            if let Ok(b) = budget {
+                let room = b.available(in_h.pinned()).unwrap_or(0);
+                let room = room.saturating_sub(req.summary.unwrap_or(0));
+                m.fit_single(&b, room, in_h.pinned(), &in_t);
+            }
+            m
         };
         let first_unmapped = mapping.map.iter().position(Option::is_none);
         let summary = req.summary.and(first_unmapped);
@@ -370,18 +378,16 @@ impl<'a> OutputState<'a> {
     }
 
     /// The output's counted cost (spec §11.6, `budget`): each output
-    /// message mapped to a message of M at its input's cost (the least
-    /// among equal messages it could come from, [`Mapping::source_cost`]),
-    /// the pinned message at its counted cost, the summary at `s`; a
-    /// message mapped to nothing counts 0 (under a message budget every
-    /// message but the pinned one counts 1: see `budget_clause`). `in_t`:
-    /// the input's texts.
-    fn counted_cost(&self, budget: &Budget, pinned: Option<usize>, s: u64, in_t: &Texts) -> u64 {
+    /// message mapped to a message of M at its input's cost, the pinned
+    /// message at its counted cost, the summary at `s`; a message mapped to
+    /// nothing counts 0 (under a message budget every message but the
+    /// pinned one counts 1: see `budget_clause`).
+    fn counted_cost(&self, budget: &Budget, pinned: Option<usize>, s: u64) -> u64 {
         let mut total = 0u64;
         for (k, mapped) in self.mapping.map.iter().enumerate() {
             let c = match mapped {
                 Some(j) if Some(*j) == pinned => budget.pinned_cost(pinned),
-                Some(j) => self.mapping.source_cost(k, *j, budget, pinned, in_t),
+                Some(j) => budget.cost(*j),
                 None if Some(k) == self.summary => s,
                 None => 0,
             };

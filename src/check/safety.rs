@@ -117,7 +117,7 @@ impl Judge<'_> {
             });
         }
         let s = self.summary_cost();
-        let counted = out.counted_cost(b, self.pinned, s, &self.in_t);
+        let counted = out.counted_cost(b, self.pinned, s);
         if counted <= b.limit() {
             return None;
         }
@@ -146,16 +146,9 @@ impl Judge<'_> {
             Some(k) => format!(", the summary (output message {k}) {s}"),
             None => String::new(),
         };
-        let (n, cost) = out
-            .mapping
-            .map
-            .iter()
-            .enumerate()
-            .filter_map(|(k, m)| m.filter(|&j| Some(j) != self.pinned).map(|j| (k, j)))
-            .fold((0usize, 0u64), |(n, c), (k, j)| {
-                let cost = out.mapping.source_cost(k, j, b, self.pinned, &self.in_t);
-                (n + 1, c.saturating_add(cost))
-            });
+        let (n, cost) = kept.fold((0usize, 0u64), |(n, c), j| {
+            (n + 1, c.saturating_add(b.cost(*j)))
+        });
         Some(format!(
             "counted cost {counted}, maxTokens {}: {n} kept messages of M cost {cost}{pinned}{summary}",
             b.limit()

@@ -16,20 +16,17 @@ impl Judge<'_> {
         let Some(s) = self.rest().iter().position(|&j| out.mapping.kept[j]) else {
             return Outcome::Pass;
         };
-        // A run that begins on a split group (section 4: neither a tool
-        // message nor approval-only, yet holding a result or approval
-        // response paired with an earlier message) and keeps it in part,
-        // without what answers the messages cut away. (Kept whole, the
-        // orphan is no-orphan-result's or no-orphan-approval's.)
+        // A run that begins on a message kept in part, without a result or
+        // approval response that answers a message cut away: an illegal
+        // start (section 4), a split group or a tool message with other
+        // content. (Kept whole, the orphan is no-orphan-result's or
+        // no-orphan-approval's.)
         let first = self.rest()[s];
-        let v = self.in_h.view(first);
-        if v.role != Role::Tool && !v.is_approval_only() {
-            let removed = out.mapping.removed(first);
-            if let Some(pm) = self.earlier_partner(first, |t| removed.contains(&t)) {
-                return fail(format!(
-                    "the run starts at input message {first}, kept without what answers input message {pm} (a result or approval response beside other content): not a legal start"
-                ));
-            }
+        let removed = out.mapping.removed(first);
+        if let Some(pm) = self.earlier_partner(first, |t| removed.contains(&t)) {
+            return fail(format!(
+                "the run starts at input message {first}, kept without what answers input message {pm} (a result or approval response beside other content): not a legal start"
+            ));
         }
         match self.rest()[s..]
             .iter()
