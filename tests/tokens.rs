@@ -489,6 +489,24 @@ fn one_kept_message_is_read_as_the_equal_one_that_fits() {
             "counted cost 17, maxTokens 10: 1 kept messages of M cost 17; it is one message of M kept whole (--declare soft-budget, if the reducer documents that)".into()
         )
     );
+    // When the latest fits, it is the one read: the newest message kept
+    // alone under `suffix` is the newest, not an equal older one.
+    let h2 = vec![text("user", "a"), text("assistant", "b"), text("user", "a")];
+    let b2 = tokens(1, &[1, 1, 1]);
+    let req2 = Request {
+        budget: &b2,
+        messages: &h2,
+        policy: Policy::Suffix,
+        ..req
+    };
+    let newest = Response::Messages(vec![h2[2].clone()]);
+    let failed: Vec<&str> = check(&req2, &newest, &Extras::default())
+        .unwrap()
+        .iter()
+        .filter(|v| v.failed())
+        .map(|v| v.clause.id())
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
     // Two kept messages are matched as ever, each to the latest: the
     // earlier, cheaper `a` does not stand in for the later one.
     let h3 = vec![
