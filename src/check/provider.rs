@@ -67,7 +67,7 @@ impl Judge<'_> {
 
     /// Whether input message `j` is a turn start that fits the budget
     /// alone.
-    pub(super) fn fitting_turn_start(&self, j: usize) -> bool {
+    fn fitting_turn_start(&self, j: usize) -> bool {
         let Ok(r) = &self.budget else {
             return false;
         };
@@ -105,19 +105,18 @@ impl Judge<'_> {
         if self.provider.is_none() {
             return false;
         }
-        let kept: Vec<usize> = self
-            .rest()
-            .iter()
-            .copied()
-            .filter(|&j| out.mapping.kept[j])
-            .collect();
-        let newest = self
-            .rest()
+        let kept = self.kept_of_m(out);
+        matches!((kept.as_slice(), self.newest_fitting_turn_start()), ([k], Some(u)) if *k == u && self.rest().last() != Some(&u))
+    }
+
+    /// M's newest turn start that fits the budget alone: what a profile
+    /// falls back on (spec §15.4 step 3).
+    pub(super) fn newest_fitting_turn_start(&self) -> Option<usize> {
+        self.rest()
             .iter()
             .rev()
             .copied()
-            .find(|&j| self.fitting_turn_start(j));
-        matches!((kept.as_slice(), newest), ([k], Some(u)) if *k == u && self.rest().last() != Some(&u))
+            .find(|&j| self.fitting_turn_start(j))
     }
 
     /// With a profile, whether the answer for the smaller budget is what the

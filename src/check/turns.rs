@@ -247,13 +247,7 @@ impl Judge<'_> {
     /// the budget alone may be kept (not judged when none fits: the
     /// reference answers an error, which `valid-output` judges).
     fn newest_turn_start_alone(&self, out: &OutputState) -> Outcome {
-        let Some(u) = self
-            .rest()
-            .iter()
-            .rev()
-            .copied()
-            .find(|&j| self.fitting_turn_start(j))
-        else {
+        let Some(u) = self.newest_fitting_turn_start() else {
             return not_judged(
                 "the provider profile rejects the overflow cut and no user message that starts a turn fits the budget alone",
             );
@@ -262,12 +256,7 @@ impl Judge<'_> {
         // message equal to it (spec §7 matches the latest): the same
         // answer.
         let like_u = |j: usize| j == u || self.in_t.same(j, &self.in_t, u);
-        let kept: Vec<usize> = self
-            .rest()
-            .iter()
-            .copied()
-            .filter(|&j| out.mapping.kept[j])
-            .collect();
+        let kept = self.kept_of_m(out);
         match kept.iter().copied().find(|&j| !like_u(j)) {
             None if kept.len() == 1 => Outcome::Pass,
             None => fail(format!(
