@@ -543,6 +543,32 @@ fn suffix_started_on_a_split_group() {
         .as_deref(),
         Some("the run starts at input message 2, kept without what answers input message 1 (a result or approval response beside other content): not a legal start")
     );
+    // An approval-only message kept in part keeps an orphan: the orphan's
+    // clause names the defect, not contiguous-suffix
+    // (spec/approval-partial-strip-suffix without its first message).
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/spec/approvals.json");
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let strip = cases
+        .iter()
+        .find(|c| c["id"] == "spec/approval-partial-strip-suffix")
+        .unwrap();
+    let input: Vec<Value> = serde_json::from_value(strip["messages"].clone()).unwrap();
+    let expected: Vec<Value> = serde_json::from_value(strip["expected"].clone()).unwrap();
+    assert_eq!(
+        convicted(
+            Policy::Suffix,
+            strip["maxMessages"].clone(),
+            &input,
+            Response::Messages(expected[1..].to_vec()),
+            Extras::default()
+        ),
+        [
+            "no-orphan-approval",
+            "valid-output",
+            "maximal-suffix",
+            "matches-reference"
+        ]
+    );
     // The reference starts at the call.
     assert!(convicted(
         Policy::Suffix,

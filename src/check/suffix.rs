@@ -19,11 +19,13 @@ impl Judge<'_> {
         // A run that begins on a message kept in part, without a result or
         // approval response that answers a message cut away: an illegal
         // start (section 4), a split group or a tool message with other
-        // content. (Kept whole, the orphan is no-orphan-result's or
-        // no-orphan-approval's.)
+        // content. When such an item is left in it, it is an orphan, and
+        // no-orphan-result or no-orphan-approval names the defect.
         let first = self.rest()[s];
         let removed = out.mapping.removed(first);
-        if let Some(pm) = self.earlier_partner(first, |t| removed.contains(&t)) {
+        let lost = self.earlier_partner(first, |t| removed.contains(&t));
+        let left = self.earlier_partner(first, |t| !removed.contains(&t));
+        if let (Some(pm), None) = (lost, left) {
             return fail(format!(
                 "the run starts at input message {first}, kept without what answers input message {pm} (a result or approval response beside other content): not a legal start"
             ));
