@@ -333,9 +333,10 @@ impl<'a> OutputState<'a> {
             let mut m = map_output(in_t, in_h, t, h, beside);
             let budget = Budget::read(req.budget, req.messages.len())
                 .map(|b| in_declared_unit(b, &req.declared, in_h));
-            if let Ok(b) = budget {
+            // Not with summaries allowed: a lone output message may then be
+            // the summary, read against the budget left beside it.
+            if let (Ok(b), None) = (budget, req.summary) {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
-                let room = room.saturating_sub(req.summary.unwrap_or(0));
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
             }
             m
