@@ -207,8 +207,9 @@ pub(super) struct Compared {
 }
 
 impl Mapping {
-    /// Spec §7 under a token budget: when the output keeps one message of
-    /// M, matched to input message `j` that costs more than `room` alone,
+    /// Spec §7 under a token budget (the caller: without summaries): when
+    /// the output keeps one message of M, matched to input message `j`
+    /// that costs more than `room` alone,
     /// and an earlier input message equal to `j` (not pinned, not kept)
     /// costs at most `room`, the message is matched to the latest such one
     /// instead. The bytes cannot tell the two apart, and a reducer that
