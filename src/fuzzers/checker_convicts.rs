@@ -469,6 +469,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         }
         let mut before = s.case.messages.len();
         let mut cost = 0u64;
+        let mut last_j = None;
         for (k, o) in out.iter().enumerate().rev() {
             if Some(k) == out_pinned {
                 continue;
@@ -480,8 +481,21 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 // Not an embedding: the cost is not defined; no claim.
                 return false;
             };
+            last_j = Some(j);
             cost = cost.saturating_add(b.cost(j));
             before = j;
+        }
+        // Spec §7: without summaries, one kept message whose latest match
+        // does not fit alone reads as an earlier equal one that does.
+        let kept = out.len() - usize::from(out_pinned.is_some());
+        if let Some(j) = last_j.filter(|_| kept == 1 && s.summary.is_none()) {
+            let msgs = &s.case.messages;
+            if b.cost(j) > room
+                && (0..j)
+                    .any(|i| Some(i) != pinned && b.cost(i) <= room && json_eq(&msgs[i], &msgs[j]))
+            {
+                return false;
+            }
         }
         cost > room
     };
