@@ -323,13 +323,21 @@ fn reduce_writes_a_constant_factor_of_its_input_whatever_the_nesting() {
     assert!(took < Duration::from_secs(2), "{took:?}");
 }
 
-/// Every file and folder below `dir`, by path relative to `dir`.
+/// Every file and folder below `dir`, by path relative to `dir`. A folder
+/// that vanishes while it is listed (the kit's process is running and
+/// removes its staging folder) is passed over.
 fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
+        let listing = match std::fs::read_dir(&d) {
+            Ok(l) => l,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && d != dir => continue,
+            Err(e) => panic!("{}: {e}", d.display()),
+        };
+        for e in listing {
+            let Ok(e) = e else { continue };
+            let p = e.path();
             if p.is_dir() {
                 stack.push(p.clone());
             }
