@@ -127,8 +127,8 @@ rm -f js/wasm/reducer_kit_js*
     target/wasm32-unknown-unknown/release/reducer_kit_js.wasm || fail "wasm-bindgen"
 echo "built js/wasm/reducer_kit_js_bg.wasm ($(wc -c <js/wasm/reducer_kit_js_bg.wasm) bytes) in $(($(date +%s) - started)) s"
 
-rm -rf "$work/pack" "$work/project"
-mkdir -p "$work/pack" "$work/project"
+rm -rf "$work/pack"
+mkdir -p "$work/pack"
 (cd js && npm pack --silent --pack-destination "$work/pack" >/dev/null) || fail "npm pack"
 tarball=$(ls "$work"/pack/reducer-kit-*.tgz 2>/dev/null | head -n 1)
 [ -n "$tarball" ] || fail "npm pack made no tarball"
@@ -136,6 +136,8 @@ echo "packed $(basename "$tarball") ($(wc -c <"$tarball") bytes)"
 [ -n "${JS_BUILD_ONLY:-}" ] && exit 0
 
 # The installed package, from outside the source tree.
+rm -rf "$work/project"
+mkdir -p "$work/project"
 cd "$work/project"
 echo '{"name": "reducer-kit-ci", "private": true, "type": "module"}' >package.json
 quietly npm install --no-audit --no-fund "$FAST_CHECK" || skip "cannot install $FAST_CHECK from the npm registry"

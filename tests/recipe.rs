@@ -25,9 +25,11 @@ fn wheels() -> Option<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target/python-ci/wheels"));
     let prefix = format!("reducer_kit-{}-", env!("CARGO_PKG_VERSION"));
-    let found = std::fs::read_dir(&dir).ok()?.flatten().any(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        name.starts_with(&prefix) && name.ends_with(".whl")
+    let found = std::fs::read_dir(&dir).is_ok_and(|d| {
+        d.flatten().any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with(&prefix) && name.ends_with(".whl")
+        })
     });
     if found {
         Some(dir)
