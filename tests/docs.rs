@@ -32,6 +32,8 @@ const TOP: &[&str] = &[
     "python/",
     ".ci/",
     ".clusterfuzzlite/",
+    ".github/",
+    "action.yml",
     "README.md",
     "CONTRIBUTING.md",
     "CHANGELOG.md",

@@ -1,5 +1,7 @@
-// Certify a chat-history reducer from Node's test runner: `npm install
-// reducer-kit`, then `node --test examples/js/my-reducer.test.mjs`.
+// Certify a chat-history reducer from Node's test runner: install the kit's
+// npm tarball (today built from this repository, js/README.md "Building
+// from source"; after a release, `npm install reducer-kit`), then
+// `node --test examples/js/my-reducer.test.mjs`.
 //
 // myReducer keeps the newest messages of an OpenAI Chat Completions
 // conversation but never starts the kept part on a tool result, so that no

@@ -1,5 +1,7 @@
-"""Certify a chat-history reducer from pytest: ``pip install reducer-kit``,
-then ``pytest examples/python/test_my_reducer.py``.
+"""Certify a chat-history reducer from pytest: install the kit's wheel (today
+built from this repository, python/README.md "Building from source"; after
+a release, ``pip install reducer-kit``) and pytest, then
+``pytest examples/python/test_my_reducer.py``.
 
 ``my_reducer`` keeps the newest messages of an OpenAI Chat Completions
 conversation but never starts the kept part on a tool result, so that no
