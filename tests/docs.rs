@@ -52,6 +52,8 @@ const MADE_BY_RUNS: &[&str] = &[
     "fuzz/coverage",
     "compat/.cache",
     "compat/node/node_modules",
+    // a link to compat/node/node_modules, whose target `npm ci` makes
+    "compat/repro/node_modules",
     "corpus/regressions",
 ];
 

@@ -637,3 +637,89 @@ fn the_command_line_with_a_provider() {
     assert!(out.contains("FAIL        provider-accepts: the anthropic profile rejects the output: first-is-user: message 1: the first message is \"assistant\", not \"user\"\n"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Spec §14.7, §15.3 `required-reasoning`: an item sent with its server id
+/// needs the reasoning item that came before it in the same output, as the
+/// stored conversation (the input) has it; the same item without an id is
+/// new to the provider.
+#[test]
+fn an_item_with_a_server_id_needs_its_reasoning_item() {
+    let h = list(json!([
+        {"role": "user", "content": "weather in Paris and Rome?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "a", "name": "weather", "arguments": "{}", "id": "fc_1"},
+        {"type": "function_call", "call_id": "b", "name": "weather", "arguments": "{}", "id": "fc_2"},
+        {"type": "function_call_output", "call_id": "a", "output": "sun"},
+        {"type": "function_call_output", "call_id": "b", "output": "rain"},
+        {"type": "reasoning", "id": "rs_2", "summary": []},
+        {"role": "assistant", "content": "sun and rain", "id": "msg_3"}
+    ]));
+    let judge = |keep: &[usize], provider: Option<Provider>| {
+        let max = json!(8);
+        let req = Request {
+            format: Format::Responses,
+            policy: Policy::Suffix,
+            budget: &BudgetFields::messages(max),
+            messages: &h,
+            summary: None,
+            declared: Default::default(),
+        };
+        let out = keep.iter().map(|&i| h[i].clone()).collect();
+        check_with(&req, &Response::Messages(out), &Extras::default(), provider).unwrap()
+    };
+    // The answer without its reasoning item: both clauses say so.
+    let v = judge(&[7], Some(Provider::OpenAiResponses));
+    assert_eq!(
+        outcome(&v, Clause::ReasoningAttached),
+        Outcome::Fail("the reasoning item at input message 6 is dropped while the item it is attached to (input message 7) is kept; it carries the server id \"msg_3\", which the openai-responses profile rejects without its reasoning item (required-reasoning)".into())
+    );
+    assert_eq!(
+        outcome(&v, Clause::ProviderAccepts),
+        Outcome::Fail("the openai-responses profile rejects the output: required-reasoning: message 0: the item with server id \"msg_3\" is sent without the reasoning item \"rs_2\" that came before it in the same output (stored message 6)".into())
+    );
+    // The second call of the group came from the output of rs_1 too: a
+    // window from it keeps no attached reasoning item apart, and still
+    // sends fc_2 without rs_1.
+    let v = judge(&[3, 5, 6, 7], Some(Provider::OpenAiResponses));
+    assert_eq!(outcome(&v, Clause::ReasoningAttached), Outcome::Pass);
+    assert_eq!(
+        outcome(&v, Clause::ProviderAccepts),
+        Outcome::Fail("the openai-responses profile rejects the output: required-reasoning: message 0: the item with server id \"fc_2\" is sent without the reasoning item \"rs_1\" that came before it in the same output (stored message 1)".into())
+    );
+    // The whole group with its reasoning passes; other profiles have no
+    // such rule; a history judged alone is its own store.
+    let v = judge(&[1, 2, 3, 4, 5, 6, 7], Some(Provider::OpenAiResponses));
+    assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
+    let v = judge(&[3, 5, 6, 7], Some(Provider::OpenAiChat));
+    assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
+    let sent: Vec<Value> = [3, 5, 6, 7].iter().map(|&i| h[i].clone()).collect();
+    let views = view_history(Format::Responses, &sent).unwrap();
+    assert!(provider_violations(Provider::OpenAiResponses, &views).is_empty());
+    // Without server ids the items are new to the provider.
+    let bare: Vec<Value> = h
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            if m["type"] != "reasoning" {
+                m.as_object_mut().unwrap().remove("id");
+            }
+            m
+        })
+        .collect();
+    let req = Request {
+        format: Format::Responses,
+        policy: Policy::Suffix,
+        budget: &BudgetFields::messages(json!(8)),
+        messages: &bare,
+        summary: None,
+        declared: Default::default(),
+    };
+    let v = check_with(
+        &req,
+        &Response::Messages(vec![bare[7].clone()]),
+        &Extras::default(),
+        Some(Provider::OpenAiResponses),
+    )
+    .unwrap();
+    assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
+}

@@ -123,77 +123,83 @@ fn every_break_appears_and_each_history_is_broken_then_repaired() {
         (
             Format::Canonical,
             &[
-                ("duplicated-result", 282),
-                ("interjected-message", 279),
-                ("interrupted-run", 478),
-                ("lost-parallel-result", 293),
-                ("orphan-approval-response", 293),
-                ("result-before-call", 279),
-                ("reused-id-broken", 269),
-                ("tool-as-user", 273),
-                ("unanswered-approval", 287),
+                ("duplicated-result", 224),
+                ("interjected-message", 253),
+                ("interrupted-run", 455),
+                ("limit-cut", 274),
+                ("lost-parallel-result", 252),
+                ("orphan-approval-response", 265),
+                ("result-before-call", 272),
+                ("reused-id-broken", 226),
+                ("tool-as-user", 251),
+                ("unanswered-approval", 261),
             ],
         ),
         (
             Format::OpenAi,
             &[
-                ("duplicated-result", 331),
-                ("interjected-message", 308),
-                ("interrupted-run", 538),
-                ("lost-parallel-result", 311),
-                ("orphan-approval-response", 330),
-                ("result-before-call", 310),
-                ("reused-id-broken", 314),
-                ("unanswered-approval", 331),
+                ("duplicated-result", 273),
+                ("interjected-message", 284),
+                ("interrupted-run", 512),
+                ("limit-cut", 316),
+                ("lost-parallel-result", 309),
+                ("orphan-approval-response", 275),
+                ("result-before-call", 264),
+                ("reused-id-broken", 287),
+                ("unanswered-approval", 253),
             ],
         ),
         (
             Format::Anthropic,
             &[
-                ("duplicated-result", 327),
-                ("interjected-message", 315),
-                ("interrupted-run", 542),
-                ("lost-parallel-result", 290),
-                ("orphan-approval-response", 308),
-                ("result-before-call", 307),
-                ("reused-id-broken", 357),
-                ("unanswered-approval", 320),
+                ("duplicated-result", 265),
+                ("interjected-message", 279),
+                ("interrupted-run", 473),
+                ("limit-cut", 289),
+                ("lost-parallel-result", 309),
+                ("orphan-approval-response", 252),
+                ("result-before-call", 290),
+                ("reused-id-broken", 310),
+                ("unanswered-approval", 299),
             ],
         ),
         (
             Format::Responses,
             &[
-                ("duplicated-result", 296),
-                ("interjected-message", 309),
-                ("interrupted-run", 483),
-                ("lost-parallel-result", 281),
-                ("orphan-approval-response", 270),
-                ("reasoning-cut-off", 262),
-                ("result-before-call", 303),
-                ("reused-id-broken", 261),
-                ("unanswered-approval", 276),
+                ("duplicated-result", 262),
+                ("interjected-message", 263),
+                ("interrupted-run", 449),
+                ("limit-cut", 244),
+                ("lost-parallel-result", 274),
+                ("orphan-approval-response", 258),
+                ("reasoning-cut-off", 239),
+                ("result-before-call", 260),
+                ("reused-id-broken", 242),
+                ("unanswered-approval", 250),
             ],
         ),
         (
             Format::Gemini,
             &[
-                ("duplicated-result", 418),
-                ("interjected-message", 432),
-                ("interrupted-run", 599),
-                ("lost-parallel-result", 465),
-                ("result-before-call", 418),
-                ("reused-id-broken", 427),
+                ("duplicated-result", 379),
+                ("interjected-message", 368),
+                ("interrupted-run", 534),
+                ("limit-cut", 371),
+                ("lost-parallel-result", 372),
+                ("result-before-call", 364),
+                ("reused-id-broken", 371),
             ],
         ),
         (
             Format::Bedrock,
             &[
-                ("duplicated-result", 418),
-                ("interjected-message", 432),
-                ("interrupted-run", 599),
-                ("lost-parallel-result", 465),
-                ("result-before-call", 418),
-                ("reused-id-broken", 427),
+                ("duplicated-result", 379),
+                ("interjected-message", 368),
+                ("interrupted-run", 534),
+                ("limit-cut", 371),
+                ("lost-parallel-result", 372),
+                ("result-before-call", 364),
+                ("reused-id-broken", 371),
             ],
         ),
     ];
@@ -606,7 +612,7 @@ fn the_example_sanitizers_are_graded_by_their_bugs() {
             "call_id_set_sanitizer.py",
             "no-orphan-result",
             "2 messages",
-            r#"{"messages":[{"role":"user","contents":[{"$type":"functionResult","callId":"c1","result":""}]},{"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]}]}"#,
+            r#"{"messages":[{"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]},{"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]}]}"#,
         ),
     ] {
         let out = run(script);
@@ -622,4 +628,98 @@ fn the_example_sanitizers_are_graded_by_their_bugs() {
         assert_eq!(got, input, "{script}");
         assert!(report.contains("level safety    FAIL"), "{script}");
     }
+}
+
+/// The break knobs are the kinds of repair a sanitizer may claim (spec
+/// §17.8), in the same order.
+#[test]
+fn the_kinds_of_repair_are_the_break_knobs() {
+    let names: Vec<&str> = Break::ALL.iter().map(|b| b.name()).collect();
+    assert_eq!(names, reducer_kit::terms::declare::REPAIR_KINDS);
+}
+
+/// A history cut by a limit (spec §17.6, `limit-cut`) starts with results
+/// whose calls were cut: they are its mark, and the repair removes them.
+#[test]
+fn a_limit_cut_loses_the_results_at_its_head() {
+    let cut = json!([
+        text_msg("system", "be brief"),
+        msg("tool", vec![result("c1")]),
+        text_msg("assistant", "sunny"),
+        text_msg("user", "and tomorrow?")
+    ]);
+    let marks = shown(cut.as_array().unwrap());
+    assert_eq!(marks.into_iter().collect::<Vec<_>>(), [Break::LimitCut]);
+    assert_eq!(
+        repair(Format::Canonical, &cut),
+        json!([
+            text_msg("system", "be brief"),
+            text_msg("assistant", "sunny"),
+            text_msg("user", "and tomorrow?")
+        ])
+    );
+    // After a user question an orphan result is no limit cut.
+    let later = json!([
+        text_msg("user", "q"),
+        msg("tool", vec![result("c1")]),
+        text_msg("assistant", "sunny")
+    ]);
+    assert!(!shown(later.as_array().unwrap()).contains(&Break::LimitCut));
+    // In the Responses format a cut can fall inside a call group: the
+    // calls before it go, their outputs stay at the head.
+    let cfg = Config::for_repair(Format::Responses);
+    let inside = (0..400)
+        .map(|n| seeded_case(1, n, &cfg))
+        .find(|c| {
+            c.breaks == [Break::LimitCut]
+                && c.messages.iter().any(|m| {
+                    m["role"] == "assistant"
+                        && m["contents"]
+                            .as_array()
+                            .is_some_and(|a| a.iter().all(|i| i["$type"] == "functionCall"))
+                })
+                && c.messages
+                    .iter()
+                    .position(|m| m["role"] == "assistant")
+                    .is_some_and(|a| {
+                        c.messages[..a].iter().all(|m| m["role"] != "tool")
+                            && c.messages[a]["contents"]
+                                .as_array()
+                                .is_some_and(|x| x.iter().all(|i| i["$type"] == "functionCall"))
+                    })
+        })
+        .expect("a cut inside a call group in 400 cases");
+    assert!(shown(&inside.messages).contains(&Break::LimitCut));
+}
+
+/// A sanitizer that repairs what a history limit leaves and nothing else
+/// passes under the scope it claims (spec §17.8), and is convicted without
+/// it.
+#[test]
+fn a_sanitizer_is_judged_within_its_declared_scope() {
+    let run = |declare: &[&str]| {
+        let mut args = vec!["--policy", "repair", "--persistent"];
+        args.extend_from_slice(declare);
+        certify(
+            &on_kit_cases(&args),
+            &[
+                python(),
+                "-S",
+                &example("leading_orphans_only.py"),
+                "--persistent",
+            ],
+        )
+    };
+    let out = run(&["--declare", "repairs=limit-cut"]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains(
+            "declares repairs=limit-cut: levels passed [protocol, safety, policy, exact]"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("or outside --declare repairs="), "{report}");
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 }

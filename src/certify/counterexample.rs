@@ -12,6 +12,7 @@ use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
 use crate::case::{save_new, Case};
 use crate::check::Outcome;
+use crate::generate::knob::{self, Knob};
 use crate::generate::shapes;
 use crate::generate::shrink::QuickCase;
 use crate::generate::Costs;
@@ -265,9 +266,26 @@ pub fn shrink_in(
             })
             .filter(QuickCase::is_valid)
         };
+        // A sanitizer's scope (spec §17.8): every candidate stays within it.
+        let scope = super::repair_scope(&settings.declared);
+        let outside: Vec<Knob> = if scope.is_empty() {
+            Vec::new()
+        } else {
+            Knob::ALL
+                .iter()
+                .copied()
+                .filter(|k| k.as_break().is_some() && !scope.contains(k))
+                .collect()
+        };
         if let Some(start) = start {
             let mut fails = |c: &QuickCase| -> bool {
                 if tries >= limits.tries || fatal.is_some() || out_of_time {
+                    return false;
+                }
+                if !scope.is_empty()
+                    && (!super::in_scope(&c.messages, &scope)
+                        || !knob::shown(&c.messages, 1, &outside).is_empty())
+                {
                     return false;
                 }
                 if limits.deadline.is_some_and(|d| Instant::now() >= d) {

@@ -8,8 +8,9 @@
 //! Every rule that ties options together lives here, not in the command
 //! line: `--summaries` needs protocol 2 (spec §13.2), `--declare` is read
 //! and checked (spec §16), `system-first-only` skips the
-//! `pinned-not-first` shape (spec §16.6), a reducer that answered nothing
-//! is not shrunk against (spec §8.5).
+//! `pinned-not-first` shape (spec §16.6), `repairs=` skips the broken
+//! histories outside a sanitizer's scope (spec §17.8), a reducer that
+//! answered nothing is not shrunk against (spec §8.5).
 
 use super::collect::{run_cases, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
@@ -175,13 +176,28 @@ impl Options {
                 "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it".into(),
             ));
         }
+        if declared.repairs != 0 && self.policy != Policy::Repair {
+            return Err(OptionsError(
+                "--declare repairs=: only a repair (--policy repair) claims kinds of broken history (spec §17.8)".into(),
+            ));
+        }
         // What system-first-only declares (spec §16.6): the shape is not
         // generated, and cases that show it are skipped.
         let mut skipped = without.clone();
         if declared.system_first_only && !skipped.contains(&Knob::PinnedNotFirst) {
             skipped.push(Knob::PinnedNotFirst);
-            skipped.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
         }
+        // What repairs= declares (spec §17.8): the breaks outside the scope
+        // are not generated, and cases that show one are skipped.
+        let scope = super::repair_scope(&declared);
+        if !scope.is_empty() {
+            for &k in Knob::ALL {
+                if k.as_break().is_some() && !scope.contains(&k) && !skipped.contains(&k) {
+                    skipped.push(k);
+                }
+            }
+        }
+        skipped.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
         let sources = Sources {
             replay: self.replay.clone(),
             corpus: self.corpus.clone(),
@@ -191,6 +207,7 @@ impl Options {
             shard: self.shard,
             format: self.format,
             without: skipped,
+            scope,
             protocol: self.protocol,
             policy: self.policy,
             max_input: self.max_input,
@@ -418,7 +435,7 @@ mod tests {
                 without: "approval".into(),
                 ..Options::default()
             }),
-            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken"
+            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut"
         );
         // A repair summarizes nothing; only a repair completes calls.
         assert_eq!(
@@ -446,6 +463,37 @@ mod tests {
         .unwrap();
         assert_eq!(repair.sources.policy, Policy::Repair);
         assert!(repair.settings.declared.complete_calls);
+        // A scope of repairs (spec §17.8): the other breaks are skipped.
+        assert_eq!(
+            refused(Options {
+                declare: "repairs=limit-cut".into(),
+                ..Options::default()
+            }),
+            "--declare repairs=: only a repair (--policy repair) claims kinds of broken history (spec §17.8)"
+        );
+        let scoped = Options {
+            policy: Policy::Repair,
+            declare: "repairs=limit-cut,interrupted-run".into(),
+            ..Options::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(scoped.sources.scope, [Knob::InterruptedRun, Knob::LimitCut]);
+        assert_eq!(
+            scoped.sources.without,
+            [
+                Knob::LostParallelResult,
+                Knob::DuplicatedResult,
+                Knob::ResultBeforeCall,
+                Knob::InterjectedMessage,
+                Knob::UnansweredApproval,
+                Knob::OrphanApprovalResponse,
+                Knob::ReasoningCutOff,
+                Knob::ToolAsUser,
+                Knob::ReusedIdBroken,
+            ]
+        );
+        assert!(scoped.without.is_empty());
         assert!(refused(Options {
             declare: "placeholder".into(),
             protocol: Protocol::V2,

@@ -245,6 +245,11 @@ pub struct Sources {
     /// without them, and any case that still shows one
     /// ([`knob::shown`]) is skipped.
     pub without: Vec<Knob>,
+    /// The break knobs of a sanitizer's declared scope (`--declare
+    /// repairs=`, spec §17.8), empty when it declares none: a broken case
+    /// that shows none of them is skipped (those that show a break outside
+    /// it are in `without`).
+    pub scope: Vec<Knob>,
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
@@ -320,7 +325,8 @@ pub struct PlanCounts {
     pub listed_duplicates: usize,
     /// Generated cases dropped as duplicates of an earlier case.
     pub generated_duplicates: usize,
-    /// Cases skipped because they show a knob of `--without`.
+    /// Cases skipped because they show a knob of `--without` (or lie
+    /// outside a declared scope of repairs, spec §17.8).
     pub without: usize,
 }
 
@@ -353,9 +359,9 @@ impl CasePlan {
         &mut self,
         c: RunCase,
         seen: &mut std::collections::HashSet<[u8; 32]>,
-        without: &[Knob],
+        (without, scope): (&[Knob], &[Knob]),
     ) {
-        if shows_any(&c, without) {
+        if shows_any(&c, without) || !in_scope(&c.messages, scope) {
             self.counts.without += 1;
         } else if seen.insert(case_key(&c)) {
             self.order.push(Planned::Listed(self.listed.len()));
@@ -371,10 +377,10 @@ impl CasePlan {
         seed: u64,
         n: u64,
         seen: &mut std::collections::HashSet<[u8; 32]>,
-        without: &[Knob],
+        (without, scope): (&[Knob], &[Knob]),
     ) {
         let c = generated_case_from(seed, n, &self.config);
-        if shows_any(&c, without) {
+        if shows_any(&c, without) || !in_scope(&c.messages, scope) {
             self.counts.without += 1;
         } else if seen.insert(case_key(&c)) {
             self.order.push(Planned::Generated(seed, n));
@@ -398,6 +404,39 @@ impl CasePlan {
 fn shows_any(c: &RunCase, without: &[Knob]) -> bool {
     let budget = Budget::parse(c.budget.max_messages_or_null()).map_or(1, |b| b.max_messages());
     !without.is_empty() && !knob::shown(&c.messages, budget, without).is_empty()
+}
+
+/// The break knobs of the kinds of repair `declared` claims (`repairs=`,
+/// spec §17.8), in [`Knob::ALL`] order; empty when it claims none (every
+/// kind).
+pub fn repair_scope(declared: &crate::terms::Declared) -> Vec<Knob> {
+    let kinds = declared.repair_kinds();
+    Knob::ALL
+        .iter()
+        .copied()
+        .filter(|k| k.as_break().is_some() && kinds.contains(&k.name()))
+        .collect()
+}
+
+/// Whether a canonical history lies within the scope of repairs `scope`
+/// (spec §17.8): always without a scope; else when it passes the
+/// validator strictly (nothing to repair), or shows a break of the scope
+/// ([`knob::shown`]). A break outside the scope is `--without`'s to
+/// skip.
+pub fn in_scope(messages: &[Value], scope: &[Knob]) -> bool {
+    if scope.is_empty() {
+        return true;
+    }
+    let valid = crate::formats::view_history(Format::Canonical, messages).is_ok_and(|v| {
+        crate::validate::validate(
+            &v,
+            crate::validate::Options {
+                allow_pending: false,
+            },
+        )
+        .is_empty()
+    });
+    valid || !knob::shown(messages, 1, scope).is_empty()
 }
 
 /// A SHA-256 of the compact JSON `[maxMessages, messages]` of a case (with
@@ -439,7 +478,7 @@ impl Sources {
             counts: PlanCounts::default(),
             read_ids: Default::default(),
         };
-        let without = &self.without;
+        let without = (self.without.as_slice(), self.scope.as_slice());
         let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {

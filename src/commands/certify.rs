@@ -115,7 +115,9 @@ pub struct Args {
     /// Declare how the reducer's contract differs from the kit's, as its
     /// documentation says (spec §16), comma-separated, repeatable:
     /// soft-budget (may exceed the budget only to keep a call group whole,
-    /// or to keep one message), budget-unit=turns, budget-unit=invocations,
+    /// or to keep one message), soft-budget=tool-run (may also keep the
+    /// whole run of adjacent messages holding calls or results at its
+    /// cut), budget-unit=turns, budget-unit=invocations,
     /// budget-unit=items, budget-unit=batched-results (the budget counts
     /// turns, ADK invocations, Responses items, or a run of tool messages
     /// as one), no-budget (takes no
@@ -123,8 +125,12 @@ pub struct Args {
     /// insert one text note where it cut, judged by placeholder-shape),
     /// system-first-only (honours a pinned system message only at index 0:
     /// cases with one later are skipped), json-numbers (numbers beyond
-    /// 2^53 or f64 may come back as the nearest double). Each narrows a
-    /// clause, never voids it (spec §16); the certificate lists them.
+    /// 2^53 or f64 may come back as the nearest double), repairs=KIND,...
+    /// (--policy repair: the sanitizer claims to repair only these kinds
+    /// of broken history, the break knobs such as
+    /// repairs=limit-cut,interrupted-run; other broken cases are skipped,
+    /// spec §17.8). Each narrows a clause, never voids it (spec §16); the
+    /// certificate lists them.
     #[arg(long, value_name = "NAMES")]
     pub declare: Vec<String>,
     /// Most candidate runs when shrinking one failure.

@@ -106,6 +106,9 @@ knobs! {
     ToolAsUser = "tool-as-user", tool_as_user;
     /// Break: a reused call id whose first pair is broken.
     ReusedIdBroken = "reused-id-broken", reused_id_broken;
+    /// Break: a history cut by a history limit, results at its head
+    /// without their calls.
+    LimitCut = "limit-cut", limit_cut;
 }
 
 impl Knob {

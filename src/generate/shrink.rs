@@ -516,7 +516,8 @@ impl QuickCase {
     }
 
     /// Without the members the kit does not interpret (on messages,
-    /// anything but `role` and `contents`; on items `additionalProperties`)
+    /// anything but `role`, `contents` and a string `id`, the server id of
+    /// spec §14.7; on items `additionalProperties`)
     /// and without call `arguments` and approval `reason`s, nested items
     /// included: one candidate, if any was there.
     fn without_extra_members(&self) -> Option<QuickCase> {
@@ -527,7 +528,9 @@ impl QuickCase {
                 continue;
             };
             let before = obj.len();
-            obj.retain(|k, _| k == "role" || k == "contents");
+            // A message's server id (spec §14.7) is read by the profile rule
+            // `required-reasoning`: it stays.
+            obj.retain(|k, v| k == "role" || k == "contents" || (k == "id" && v.is_string()));
             changed |= obj.len() != before;
             if let Some(Value::Array(items)) = obj.get_mut("contents") {
                 for item in items {

@@ -280,10 +280,11 @@ impl Report<'_> {
                 self,
                 "skipped: {} cases with shapes turned off by --without{}",
                 thousands(run.plan.without),
-                if declared.system_first_only {
-                    " or --declare system-first-only"
-                } else {
-                    ""
+                match (declared.system_first_only, declared.repairs != 0) {
+                    (true, true) => " or --declare system-first-only or outside --declare repairs=",
+                    (true, false) => " or --declare system-first-only",
+                    (false, true) => " or outside --declare repairs=",
+                    (false, false) => "",
                 }
             );
         }
