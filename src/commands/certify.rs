@@ -404,18 +404,22 @@ fn options(args: &Args) -> Options {
     }
 }
 
-/// What `certify` shows while it runs, on a terminal: a bar of the cases
-/// (more than 20), then a line per failure being shrunk; and the line that
-/// sums the shrinking up, on stderr.
+/// What `certify` shows while it runs, on stderr when it is a terminal:
+/// a progress line (cases run of planned, failing so far, elapsed), then
+/// a line per failure being shrunk; and the line that sums the shrinking
+/// up, on stderr whatever it is.
 struct Progress {
     cases: Option<indicatif::ProgressBar>,
     shrinking: std::sync::Mutex<Option<ShrinkBars>>,
 }
 
 impl Watch for Progress {
-    fn cases_done(&self, done: usize) {
+    fn cases_done(&self, done: usize, failing: usize) {
         if let Some(b) = &self.cases {
             b.set_position(done as u64);
+            if failing > 0 {
+                b.set_message(format!(", {failing} failing"));
+            }
         }
     }
 
@@ -513,11 +517,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         settings.reducer.run_id
     );
     let progress = Progress {
-        cases: (std::io::stderr().is_terminal() && cases.count() > 20).then(|| {
+        cases: std::io::stderr().is_terminal().then(|| {
             let b = indicatif::ProgressBar::new(cases.count() as u64);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
+                    "{bar:30} {pos}/{len} cases{msg}, {elapsed} elapsed, eta {eta}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
