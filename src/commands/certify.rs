@@ -15,7 +15,7 @@ use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
 use reducer_kit::certify::process::RUN_ENV;
 use reducer_kit::certify::report::text::{self, TextOptions};
-use reducer_kit::certify::report::{json, junit};
+use reducer_kit::certify::report::{html, json, junit};
 use reducer_kit::certify::run::CaseList;
 use reducer_kit::certify::Shard;
 use reducer_kit::formats::Format;
@@ -93,6 +93,10 @@ pub struct Args {
     /// Write a JUnit XML report.
     #[arg(long, value_name = "FILE")]
     pub report_junit: Option<PathBuf>,
+    /// Write the report as one self-contained HTML page: the levels, the
+    /// clause table, each counterexample drawn as a conversation.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
     /// Known failures: one `CASE-ID CLAUSE-ID` per line; they do not fail the run.
     #[arg(long, value_name = "FILE")]
     pub expect_fail: Option<PathBuf>,
@@ -308,6 +312,7 @@ fn check_outputs(args: &Args) -> Result<(), String> {
     for (flag, file) in [
         ("--report-json", &args.report_json),
         ("--report-junit", &args.report_junit),
+        ("--report-html", &args.report_html),
     ] {
         let Some(p) = file else { continue };
         let shown = show_path(p);
@@ -568,6 +573,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(p) = &args.report_junit {
         if let Err(e) = reducer_kit::atomic::replace(p, junit::to_junit(&run).as_bytes()) {
+            return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
+        }
+    }
+    if let Some(p) = &args.report_html {
+        let page = html::render(&run, &options);
+        if let Err(e) = reducer_kit::atomic::replace(p, page.as_bytes()) {
             return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }
