@@ -375,6 +375,9 @@ fn cell(cell: &Cell, out: &mut String) {
         if removed {
             out.push_str("<em>removed</em>");
         }
+        if g.text.is_empty() && g.kind == ItemKind::Text {
+            out.push_str("<em>(empty)</em>");
+        }
         let _ = write!(out, "{}</p>", esc(&g.text));
     }
     out.push_str("</div>");

@@ -216,6 +216,9 @@ fn lines(c: &Conversation, r: usize, ci: usize, cell: &Cell) -> Vec<Line> {
         if removed {
             line.push((" removed".into(), Style::Dim));
         }
+        if g.text.is_empty() && g.kind == ItemKind::Text {
+            line.push((" (empty)".into(), Style::Dim));
+        }
         if !g.text.is_empty() {
             line.push((
                 format!(" {}", escape(&g.text)),

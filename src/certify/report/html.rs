@@ -285,7 +285,7 @@ fn failing_cases(run: &Run, out: &mut String) {
             .collect();
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            "<tr><td><code>{}</code></td><td class=\"nw\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             esc(&r.id),
             esc(&r.budget_text()),
             r.messages,
@@ -321,7 +321,7 @@ fn definition(c: Clause, one_line: &str, out: &mut String) {
             Level::Policy => "policy",
             Level::Exact => "exact",
         },
-        esc(spec::title(number).unwrap_or("")),
+        markdown_inline(spec::title(number).unwrap_or("")),
         esc(one_line),
         id = c.id()
     );
