@@ -318,7 +318,10 @@ fn a_report_path_that_cannot_be_written_stops_the_run_before_its_first_case() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.starts_with("reducer-kit: error: --report-html "), "{err}");
+    assert!(
+        err.starts_with("reducer-kit: error: --report-html "),
+        "{err}"
+    );
     assert!(err.contains(": no folder "), "{err}");
     assert!(text(&out.stdout).is_empty(), "no case ran");
     let out = Command::new(kit_path())

@@ -22,7 +22,10 @@ fn a_terminal_gets_a_progress_line_and_a_pipe_none() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(!err.contains("elapsed"), "no progress line into a pipe: {err}");
+    assert!(
+        !err.contains("elapsed"),
+        "no progress line into a pipe: {err}"
+    );
     assert!(!err.contains('\u{1b}'), "{err}");
     let script = ["/usr/bin/script", "/bin/script"]
         .into_iter()
