@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
     for (name, s) in runs {
         group.bench_function(name, |b| {
             b.iter(|| {
-                let run = run_cases(&s, &cases, &|_| {}).unwrap();
+                let run = run_cases(&s, &cases, &|_, _| {}).unwrap();
                 assert!(run.records.iter().all(|r| !r.failed()));
             })
         });

@@ -226,6 +226,11 @@ export declare class Report {
   readonly json: Record<string, any>;
   /** The text report `reducer-kit certify` prints. */
   readonly text: string;
+  /**
+   * The HTML report, as `reducer-kit certify --report-html` writes it: one
+   * self-contained page (no script), each counterexample drawn as a conversation.
+   */
+  html(): string;
   /** Every level passed. */
   readonly passed: boolean;
   /** Whether `reducer-kit certify` would exit 1. */

@@ -330,6 +330,7 @@ export class Report {
     this.name = name;
     this.json = report;
     this.text = found.text;
+    this.htmlText = found.html;
     this.passed = Boolean(report.passed);
     this.failed = Boolean(found.failed);
     this.levels = report.levels;
@@ -339,6 +340,11 @@ export class Report {
     this.casesSkipped = report.casesSkipped;
     const blocks = counterexampleBlocks(this.text);
     this.counterexamples = report.counterexamples.map((cx, i) => ({ ...cx, text: blocks[i] ?? "" }));
+  }
+
+  /** The HTML report, as `reducer-kit certify --report-html` writes it: one self-contained page. */
+  html() {
+    return this.htmlText;
   }
 
   get failingClauses() {

@@ -480,6 +480,7 @@ fn the_cli_reference_names_every_option() {
         &["corpus", "min"],
         &["corpus", "seed-fuzz"],
         &["corpus", "trim-fuzz"],
+        &["show"],
     ];
     let mut seen = 0;
     for cmd in commands {

@@ -15,7 +15,7 @@
 use reducer_kit::bindings;
 use reducer_kit::certify::generator_config;
 use reducer_kit::certify::job::Unwatched;
-use reducer_kit::certify::report::{json as report_json, text};
+use reducer_kit::certify::report::{html, json as report_json, text};
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::{read_history, view_message, Format};
@@ -521,8 +521,9 @@ fn answer(text: &str) -> Result<String, RunError> {
 /// The whole battery of `reducer-kit certify` against `answer`, a function
 /// from a request's text to its answer's text, with `options` (JSON: the
 /// options of `certify` in `js/index.d.ts`), as JSON: `{"report": the JSON
-/// report (as `--report-json` writes it), "text": the text report,
-/// "failed": whether `reducer-kit certify` would exit 1}`. What `answer`
+/// report (as `--report-json` writes it), "text": the text report, "html":
+/// the HTML report (as `--report-html` writes it), "failed": whether
+/// `reducer-kit certify` would exit 1}`. What `answer`
 /// throws stops the run and is thrown again.
 #[wasm_bindgen]
 pub fn certify(answer_fn: js_sys_free::Function, options: &str) -> Result<String, JsValue> {
@@ -550,6 +551,7 @@ pub fn certify(answer_fn: js_sys_free::Function, options: &str) -> Result<String
     Ok(json!({
         "report": report_json::to_json(&run),
         "text": text::render(&run, &text_options),
+        "html": html::render(&run, &text_options),
         "failed": certified.failed(false),
     })
     .to_string())

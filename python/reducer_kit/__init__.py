@@ -299,6 +299,7 @@ class Report:
         self.json: Dict[str, Any] = report
         #: The text report ``reducer-kit certify`` prints.
         self.text: str = found["text"]
+        self._html: str = found["html"]
         #: Every level passed (and the run was not stopped).
         self.passed: bool = bool(report["passed"])
         #: Whether ``reducer-kit certify`` would exit 1: a failure on a valid
@@ -338,6 +339,12 @@ class Report:
     def failing_clauses(self) -> List[str]:
         """The clauses that fail on a valid input (the defects), in report order."""
         return [c for c, row in self.clauses.items() if row.get("defects", row["failed"])]
+
+    def html(self) -> str:
+        """The HTML report, as ``reducer-kit certify --report-html`` writes it:
+        one self-contained page (styles inline, no script) with the levels,
+        the clause table and each counterexample drawn as a conversation."""
+        return self._html
 
     def explain(self) -> str:
         """What a failing test shows: the certificate line, the first minimal

@@ -21,7 +21,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use reducer_kit::certify::job::Unwatched;
-use reducer_kit::certify::report::{json, text};
+use reducer_kit::certify::report::{html, json, text};
 use reducer_kit::certify::session::{InProcessSession, RunError};
 use reducer_kit::CertifyOptions;
 use serde_json::{Map, Value};
@@ -129,8 +129,9 @@ impl Shared {
 }
 
 /// The whole battery against `reducer`: `{"report": the JSON report (as
-/// `--report-json` writes it), "text": the text report, "failed": whether
-/// `reducer-kit certify` would exit 1}`.
+/// `--report-json` writes it), "text": the text report, "html": the HTML
+/// report (as `--report-html` writes it), "failed": whether `reducer-kit
+/// certify` would exit 1}`.
 #[pyfunction]
 #[pyo3(signature = (
     reducer, *, name, policy, format, provider, protocol, summaries, declare, without,
@@ -219,6 +220,7 @@ pub fn certify<'py>(
             to_py(py, &json::to_json(&run), shared.json_float.bind(py))?,
         )?;
         out.set_item("text", text::render(&run, &options))?;
+        out.set_item("html", html::render(&run, &options))?;
         out.set_item("failed", certified.failed(false))?;
         Ok(out)
     })

@@ -200,6 +200,8 @@ struct Collector {
     /// When the run began, and its first defect so far.
     started: Instant,
     first_defect: Option<(String, Duration)>,
+    /// Cases recorded so far that failed a clause.
+    failing: usize,
 }
 
 impl Collector {
@@ -211,6 +213,7 @@ impl Collector {
         if self.first_defect.is_none() && record.has_defect() {
             self.first_defect = Some((r.case.id.clone(), self.started.elapsed()));
         }
+        self.failing += usize::from(record.failed());
         self.records.put(index, &record);
         let failing: Vec<(Clause, String)> = r
             .verdicts
@@ -256,7 +259,8 @@ impl Collector {
 /// keeps a [`CaseRecord`](super::records::CaseRecord) of each, in case order, and the failing cases
 /// grouped by clause and kind of failure ([`FailureGroup`]), with the best
 /// example of each. `progress` is called after each case is
-/// recorded with the number done. With one worker the cases run in the
+/// recorded with the number done and the number of them that failed a
+/// clause. With one worker the cases run in the
 /// calling thread (no thread hop per case).
 ///
 /// In persistent mode each worker calls [`Session::settle`](super::session::Session::settle) before each
@@ -272,7 +276,7 @@ impl Collector {
 pub fn run_cases(
     settings: &Settings,
     cases: &dyn CaseList,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Collected, RunError> {
     let total = cases.count();
     let workers = settings.jobs.max(1).min(total.max(1));
@@ -284,14 +288,19 @@ pub fn run_cases(
         restarts: Restarts::default(),
         started: Instant::now(),
         first_defect: None,
+        failing: 0,
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
     // Cases in a row, over all workers, that got no answer (spec §8.5).
     let unanswered = AtomicUsize::new(0);
     let gave_up: Mutex<Option<GaveUp>> = Mutex::new(None);
     let submit = |index: usize, r: Pending<'_>| {
-        collector.lock().expect("no worker panics").submit(index, r);
-        progress(done.fetch_add(1, Ordering::SeqCst) + 1);
+        let failing = {
+            let mut c = collector.lock().expect("no worker panics");
+            c.submit(index, r);
+            c.failing
+        };
+        progress(done.fetch_add(1, Ordering::SeqCst) + 1, failing);
     };
     // One worker's loop: cases taken in turn until none is left or the run
     // stops.
@@ -471,6 +480,7 @@ mod grouping_tests {
             restarts: Restarts::default(),
             started: Instant::now(),
             first_defect: None,
+            failing: 0,
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
         c.submit(
@@ -483,6 +493,8 @@ mod grouping_tests {
             3,
             failing("gen/1/9", large, "the output has 2 messages").into(),
         );
+        // What the progress line counts: four cases, each failing.
+        assert_eq!(c.failing, 4);
         let kinds = &c.groups[clause_bit(Clause::NoOrphanResult).trailing_zeros() as usize];
         let seen: Vec<(&str, usize, &str)> = kinds
             .iter()

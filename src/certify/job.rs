@@ -247,9 +247,10 @@ impl Options {
 /// What a caller watches while a [`Job`] runs: cases done, then the
 /// shrinking of each failure. Every method does nothing by default.
 pub trait Watch: Sync {
-    /// `done` cases of the run have finished.
-    fn cases_done(&self, done: usize) {
-        let _ = done;
+    /// `done` cases of the run have finished, `failing` of them failing
+    /// a clause.
+    fn cases_done(&self, done: usize, failing: usize) {
+        let _ = (done, failing);
     }
     /// Shrinking begins, of the failures of `failures` that are shown
     /// ([`super::counterexample::shown`]).
@@ -365,7 +366,9 @@ impl Job {
         watch: &dyn Watch,
     ) -> Result<Certified, RunError> {
         let settings = &self.settings;
-        let collected = run_cases(settings, plan, &|done| watch.cases_done(done))?;
+        let collected = run_cases(settings, plan, &|done, failing| {
+            watch.cases_done(done, failing)
+        })?;
         let mut interrupted = collected.interrupted;
         let mut cxs = Vec::new();
         if interrupted.is_none() && !collected.failures.is_empty() {

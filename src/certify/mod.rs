@@ -17,10 +17,12 @@
 //! | [`grade`] | per-clause tallies and levels |
 //! | [`known_failures`] | `--expect-fail` lists and how a run compares with them |
 //! | [`counterexample`] | shrinking a failure to a minimal case, and its case file |
-//! | [`report`] | the text, JSON and JUnit reports and the certificate line |
+//! | [`report`] | the text, JSON, JUnit and HTML reports and the certificate line |
+//! | [`draw`] | a counterexample or a case drawn as a conversation (HTML and terminal text), the compatibility matrix as a page |
 
 pub mod collect;
 pub mod counterexample;
+pub mod draw;
 pub mod grade;
 pub mod interrupt;
 pub mod job;

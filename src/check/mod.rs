@@ -16,6 +16,7 @@
 //! | `prepared.rs` | judging on histories read once, as canonical texts ([`check_prepared`]) |
 //! | `declared.rs` | the clauses as a declared contract reads them (spec §16) |
 //! | `mapping.rs` | output messages mapped to input messages (spec §7) |
+//! | [`align`] | that mapping read out for a drawing of the answer ([`align::align`]) |
 //! | `safety.rs` | the safety level (§6.3) |
 //! | `turns.rs` | the policy level of `turns` (§6.4) |
 //! | `suffix.rs` | the policy level of `suffix` (§6.5) |
@@ -54,6 +55,7 @@ pub use prepared::{check_prepared, PreparedAnswers, PreparedInput};
 use serde_json::Value;
 use std::cell::OnceCell;
 
+pub mod align;
 mod declared;
 mod describe;
 mod extras;

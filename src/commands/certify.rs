@@ -15,7 +15,7 @@ use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
 use reducer_kit::certify::process::RUN_ENV;
 use reducer_kit::certify::report::text::{self, TextOptions};
-use reducer_kit::certify::report::{json, junit};
+use reducer_kit::certify::report::{html, json, junit};
 use reducer_kit::certify::run::CaseList;
 use reducer_kit::certify::Shard;
 use reducer_kit::formats::Format;
@@ -93,6 +93,10 @@ pub struct Args {
     /// Write a JUnit XML report.
     #[arg(long, value_name = "FILE")]
     pub report_junit: Option<PathBuf>,
+    /// Write the report as one self-contained HTML page: the levels, the
+    /// clause table, each counterexample drawn as a conversation.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
     /// Known failures: one `CASE-ID CLAUSE-ID` per line; they do not fail the run.
     #[arg(long, value_name = "FILE")]
     pub expect_fail: Option<PathBuf>,
@@ -314,6 +318,7 @@ fn check_outputs(args: &Args) -> Result<(), String> {
     for (flag, file) in [
         ("--report-json", &args.report_json),
         ("--report-junit", &args.report_junit),
+        ("--report-html", &args.report_html),
     ] {
         let Some(p) = file else { continue };
         let shown = show_path(p);
@@ -410,18 +415,22 @@ fn options(args: &Args) -> Options {
     }
 }
 
-/// What `certify` shows while it runs, on a terminal: a bar of the cases
-/// (more than 20), then a line per failure being shrunk; and the line that
-/// sums the shrinking up, on stderr.
+/// What `certify` shows while it runs, on stderr when it is a terminal:
+/// a progress line (cases run of planned, failing so far, elapsed), then
+/// a line per failure being shrunk; and the line that sums the shrinking
+/// up, on stderr whatever it is.
 struct Progress {
     cases: Option<indicatif::ProgressBar>,
     shrinking: std::sync::Mutex<Option<ShrinkBars>>,
 }
 
 impl Watch for Progress {
-    fn cases_done(&self, done: usize) {
+    fn cases_done(&self, done: usize, failing: usize) {
         if let Some(b) = &self.cases {
             b.set_position(done as u64);
+            if failing > 0 {
+                b.set_message(format!(", {failing} failing"));
+            }
         }
     }
 
@@ -519,11 +528,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         settings.reducer.run_id
     );
     let progress = Progress {
-        cases: (std::io::stderr().is_terminal() && cases.count() > 20).then(|| {
+        cases: std::io::stderr().is_terminal().then(|| {
             let b = indicatif::ProgressBar::new(cases.count() as u64);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
+                    "{bar:30} {pos}/{len} cases{msg}, {elapsed} elapsed, eta {eta}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
@@ -570,6 +579,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(p) = &args.report_junit {
         if let Err(e) = reducer_kit::atomic::replace(p, junit::to_junit(&run).as_bytes()) {
+            return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
+        }
+    }
+    if let Some(p) = &args.report_html {
+        let page = html::render(&run, &options);
+        if let Err(e) = reducer_kit::atomic::replace(p, page.as_bytes()) {
             return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }

@@ -58,6 +58,7 @@ pub mod corpus;
 pub mod generate;
 pub mod reduce;
 pub mod serve;
+pub mod show;
 pub mod validate;
 
 /// The exit-code rule every command follows, shown at the end of each
@@ -105,6 +106,9 @@ pub enum Command {
     /// Regression corpora: regen, check, add, min, seed-fuzz, trim-fuzz.
     #[command(after_help = EXIT_CODES)]
     Corpus(corpus::Args),
+    /// Draw a case file, a report's counterexamples or the compatibility matrix as conversations.
+    #[command(after_help = EXIT_CODES)]
+    Show(show::Args),
 }
 
 /// `--format`: the wire formats as the command line names them.
@@ -562,6 +566,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Certify(a) => certify::run(*a),
         Command::Generate(a) => generate::run(a),
         Command::Corpus(a) => corpus::run(a),
+        Command::Show(a) => show::run(a),
     }
 }
 

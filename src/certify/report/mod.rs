@@ -1,8 +1,9 @@
 //! Reports of a certification run, each a rendering of the same records
-//! ([`Run`]): [`text`] (what `certify` prints), [`json`] (`--report-json`)
-//! and [`junit`] (`--report-junit`), plus the [`certificate`] line they
-//! share.
+//! ([`Run`]): [`text`] (what `certify` prints), [`json`] (`--report-json`),
+//! [`junit`] (`--report-junit`) and [`html`] (`--report-html`), plus the
+//! [`certificate`] line they share.
 
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod text;

@@ -54,14 +54,38 @@ pub struct TextOptions {
 
 /// The text report of `run`, one line per `\n`.
 pub fn render(run: &Run, options: &TextOptions) -> String {
-    let mut out = Report {
+    let mut out = report(run, options);
+    out.all();
+    out.text
+}
+
+/// The command that reruns case `case_id` of `run`, as the text report's
+/// `reproduce:` lines print it (the template of [`TextOptions::rerun`]
+/// for an in-process reducer).
+pub fn reproduce(run: &Run, options: &TextOptions, case_id: &str) -> String {
+    report(run, options).reproduce(case_id)
+}
+
+/// The command that replays the saved case file `file` (`--save-failures`)
+/// against the reducer of `run`, as the text report's `replay:` lines
+/// print it.
+pub fn replay(run: &Run, options: &TextOptions, file: &std::path::Path) -> String {
+    let r = report(run, options);
+    format!(
+        "reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
+        r.run_flags(),
+        shell_quote(&file.to_string_lossy()),
+        r.command_line
+    )
+}
+
+fn report<'a>(run: &'a Run<'a>, options: &'a TextOptions) -> Report<'a> {
+    Report {
         run,
         options,
         command_line: command_line(&run.settings.reducer.argv),
         text: String::new(),
-    };
-    out.all();
-    out.text
+    }
 }
 
 struct Report<'a> {
@@ -582,11 +606,9 @@ impl Report<'_> {
         match &cx.saved_to {
             Some(p) => line!(
                 self,
-                "  saved:    {}\n  replay:   reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
+                "  saved:    {}\n  replay:   {}",
                 show_path(p),
-                self.run_flags(),
-                shell_quote(&p.to_string_lossy()),
-                self.command_line
+                replay(self.run, self.options, p)
             ),
             None => {
                 let again = self.reproduce(&cx.original_id);
