@@ -83,6 +83,7 @@ fn main() {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        outside: Vec::new(),
         sessions: None,
     };
     let mut reference = ReferenceSession {

@@ -43,6 +43,25 @@ pub struct Collected {
     /// from the run's start (before the first request) until it was judged.
     /// `None` when no case has a defect.
     pub first_defect: Option<(String, Duration)>,
+    /// The cases where a reducer that reads tool calls shows it, and
+    /// whether it did.
+    pub groups_at_cut: GroupsAtCut,
+}
+
+/// The cases of a run whose input is valid, that the reducer answered
+/// with messages, and where the newest messages that fit the budget
+/// split a call group (a blind cut would leave a result without its call
+/// or a call without its result); and of them, those whose answer kept
+/// every call with its results (it passed `no-orphan-result`,
+/// `calls-keep-results` and `no-fabrication`). A reducer that reads no
+/// tool calls in the run's format (one that reads another format sees
+/// none) keeps none whole: the text report's hint says so only then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupsAtCut {
+    /// Cases where the newest messages that fit split a call group.
+    pub cases: usize,
+    /// Of them, the cases whose answer kept every call group whole.
+    pub kept_whole: usize,
 }
 
 /// How many cases in a row may get no answer at all (a crash, a time-out,
@@ -200,6 +219,7 @@ struct Collector {
     /// When the run began, and its first defect so far.
     started: Instant,
     first_defect: Option<(String, Duration)>,
+    groups_at_cut: GroupsAtCut,
 }
 
 impl Collector {
@@ -212,6 +232,21 @@ impl Collector {
             self.first_defect = Some((r.case.id.clone(), self.started.elapsed()));
         }
         self.records.put(index, &record);
+        if r.group_at_cut {
+            self.groups_at_cut.cases += 1;
+            let kept = [
+                Clause::NoOrphanResult,
+                Clause::CallsKeepResults,
+                Clause::NoFabrication,
+            ]
+            .iter()
+            .all(|c| {
+                r.verdicts
+                    .iter()
+                    .any(|v| v.clause == *c && v.outcome == Outcome::Pass)
+            });
+            self.groups_at_cut.kept_whole += usize::from(kept);
+        }
         let failing: Vec<(Clause, String)> = r
             .verdicts
             .iter()
@@ -284,6 +319,7 @@ pub fn run_cases(
         restarts: Restarts::default(),
         started: Instant::now(),
         first_defect: None,
+        groups_at_cut: GroupsAtCut::default(),
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
     // Cases in a row, over all workers, that got no answer (spec §8.5).
@@ -422,6 +458,7 @@ pub fn run_cases(
         interrupted,
         gave_up,
         first_defect: c.first_defect,
+        groups_at_cut: c.groups_at_cut,
     })
 }
 
@@ -471,6 +508,7 @@ mod grouping_tests {
             restarts: Restarts::default(),
             started: Instant::now(),
             first_defect: None,
+            groups_at_cut: GroupsAtCut::default(),
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
         c.submit(
