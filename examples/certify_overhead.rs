@@ -83,7 +83,9 @@ fn main() {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
-        outside: Vec::new(),
+        // What a run of the format leaves out (spec §9.3): each case is
+        // looked at for those shapes, as in a real run.
+        outside: reducer_kit::generate::knob::outside(format, None, false),
         sessions: None,
     };
     let mut reference = ReferenceSession {

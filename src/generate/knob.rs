@@ -414,6 +414,33 @@ mod tests {
         ));
     }
 
+    /// `non-double-numbers`: a number whose nearest double is another
+    /// number, or that has none, but an integer written in digits.
+    #[test]
+    fn numbers_no_double_holds() {
+        let holds = |t: &str| !has_non_double_number(&serde_json::from_str(t).unwrap());
+        for t in [
+            "1.50",
+            "-0",
+            "2.5E+3",
+            "0.1",
+            "1.0",
+            "123456789012345678901234567890",
+            "9007199254740993",
+            "[1, {\"a\": 19.99}]",
+        ] {
+            assert!(holds(t), "{t}");
+        }
+        for t in [
+            "1e400",
+            "1e-400",
+            "0.1000000000000000055511151231257827",
+            "{\"a\": [1, -1e400]}",
+        ] {
+            assert!(!holds(t), "{t}");
+        }
+    }
+
     /// Generated cases with a knob off show it only where the config
     /// cannot rule it out: with `pinned-not-first` off a later system
     /// message still becomes the pinned one when swarm turns the leading
