@@ -328,6 +328,18 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
     if off.is_empty() {
         return Vec::new();
     }
+    // The knobs of numbers and budgets need no view of the messages (the
+    // default canonical run looks at every case for non-double-numbers).
+    if off
+        .iter()
+        .all(|k| matches!(k, Knob::NonDoubleNumbers | Knob::BudgetSpellings))
+    {
+        return off
+            .iter()
+            .copied()
+            .filter(|&k| k == Knob::NonDoubleNumbers && messages.iter().any(has_non_double_number))
+            .collect();
+    }
     let Ok(views) = view_history(Format::Canonical, messages) else {
         return Vec::new();
     };
@@ -358,14 +370,24 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
             Knob::PinnedNotFirst => has(Shape::PinnedNotFirst),
             Knob::LaterSystem => has(Shape::LaterSystem),
             Knob::DeveloperRole => has(Shape::DeveloperRole),
-            Knob::RoleCase => has(Shape::RoleCase),
+            // Shape::RoleCase, read off the views (no other shape needed).
+            Knob::RoleCase => views
+                .iter()
+                .any(|v| v.role != Role::Other && v.role_text != v.role_text.to_ascii_lowercase()),
             Knob::ToolCalls => any_item(&[ItemKind::Call, ItemKind::Result]),
             Knob::MultiStep => has(Shape::MultiStepLoop),
             Knob::BatchedResults => has(Shape::ResultsBatched),
             Knob::ShuffledResults => has(Shape::ResultsReordered),
             Knob::TextBesideCalls => has(Shape::TextBesideCalls),
             Knob::Approvals => any_item(&[ItemKind::ApprovalRequest, ItemKind::ApprovalResponse]),
-            Knob::LegacyApprovals => has(Shape::LegacyApproval),
+            // Shape::LegacyApproval, read off the items (no other shape
+            // needed).
+            Knob::LegacyApprovals => item_member(&|_, i| {
+                matches!(
+                    i.get("$type").and_then(Value::as_str),
+                    Some("functionApprovalRequest" | "functionApprovalResponse")
+                )
+            }),
             Knob::Pending => has(Shape::PendingCall) || has(Shape::PendingRequest),
             Knob::ReuseCallIds => has(Shape::CallIdReused),
             Knob::OpaqueContents => has(Shape::OpaqueContent),
