@@ -224,10 +224,8 @@ fn generated_line(n: u64) -> String {
             // `generate`'s default config is certify's: every shape the
             // format carries but those a default run leaves out (spec
             // §9.3).
-            let config = reducer_kit::certify::generator_config(
-                format,
-                reducer_kit::protocol::Protocol::V1,
-            );
+            let config =
+                reducer_kit::certify::generator_config(format, reducer_kit::protocol::Protocol::V1);
             let g = seeded_case(SEED, n, &config);
             let mut rec = Record::default();
             rec.put("messages", json(&g.messages));
