@@ -179,6 +179,14 @@ export interface CertifyOptions {
   seed?: number;
   /** Generator knobs to skip (`--without`). */
   without?: string | string[];
+  /**
+   * Shapes a default run of the format leaves out, to run all the same
+   * (`--with`, spec §9.5): `role-case`, `approvals`, `legacy-approvals`,
+   * `non-double-numbers`, and `budget-spellings` (budgets written other
+   * than as an integer: `3.0`, `true`, `2.5`, which an in-process run does
+   * not send by default).
+   */
+  with?: string | string[];
   /** Documented differences from the contract (spec §16, `--declare`). */
   declare?: string | string[];
   protocol?: 1 | 2;

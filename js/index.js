@@ -263,8 +263,8 @@ function nameOf(fn) {
 function nativeOptions(fn, o) {
   const name = o.name ?? nameOf(fn);
   const rerunOptions = [`policy: ${JSON.stringify(o.policy ?? "turns")}`, `format: ${JSON.stringify(o.format ?? "canonical")}`];
-  for (const [k, d] of [["protocol", 1], ["summaries", false], ["provider", undefined], ["declare", ""], ["without", ""], ["seed", 1], ["corpus", undefined], ["replay", undefined]]) {
-    const v = k === "declare" || k === "without" ? names(o[k]) : o[k];
+  for (const [k, d] of [["protocol", 1], ["summaries", false], ["provider", undefined], ["declare", ""], ["with", ""], ["without", ""], ["seed", 1], ["corpus", undefined], ["replay", undefined]]) {
+    const v = k === "declare" || k === "with" || k === "without" ? names(o[k]) : o[k];
     if (v !== undefined && v !== d) rerunOptions.push(`${k}: ${JSON.stringify(v)}`);
   }
   return toJson(
@@ -277,6 +277,7 @@ function nativeOptions(fn, o) {
       summaries: o.summaries ?? false,
       declare: names(o.declare),
       without: names(o.without),
+      with: names(o.with),
       cases: o.cases ?? 2000,
       seed: o.seed ?? 1,
       corpus: o.corpus,

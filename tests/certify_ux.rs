@@ -173,17 +173,20 @@ fn without_skips_the_shapes_turned_off() {
     );
     assert_eq!(
         r["casesPlanned"],
-        serde_json::json!({"corpus": 94, "generated": 277, "corpusDuplicates": 12, "generatedDuplicates": 23, "without": 30})
+        serde_json::json!({"corpus": 95, "generated": 277, "corpusDuplicates": 12, "generatedDuplicates": 23, "without": 30})
     );
-    // 28 corpus cases need protocol 2 (a token budget) and 5 are broken
-    // histories of policy repair (spec §17.6) that --without left in:
-    // skipped by the protocol and the policy, not by --without.
+    // 28 corpus cases need protocol 2 (a token budget), 5 are broken
+    // histories of policy repair (spec §17.6) that --without left in, and
+    // spec/exact-numbers has numbers no double holds, outside every
+    // default run (spec §9.5): skipped by the protocol, the policy and the
+    // run's shapes, not by --without.
     assert_eq!(
         (r["casesRun"].as_u64(), r["casesSkipped"].as_u64()),
-        (Some(338), Some(33))
+        (Some(338), Some(34))
     );
+    assert_eq!(r["outside"], serde_json::json!(["non-double-numbers"]));
     assert!(stdout.contains(
-        "371 cases: 94 corpus + 277 generated, 12 corpus duplicates dropped, 23 generated duplicates dropped\nskipped: 30 cases with shapes turned off by --without\n"
+        "372 cases: 95 corpus + 277 generated, 12 corpus duplicates dropped, 23 generated duplicates dropped\nskipped: 30 cases with shapes turned off by --without\n"
     ), "{stdout}");
     // Nothing with an approval ran: the approval clause was never failed.
     assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);

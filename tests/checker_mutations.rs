@@ -368,7 +368,17 @@ fn call_kept_without_its_results() {
 
 #[test]
 fn bad_budget_answered_with_output() {
-    for bad in [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null] {
+    // A budget written as an integer is rejects-bad-budget's; one written
+    // otherwise (a fraction, a string, a boolean, null) is read at the
+    // protocol level (spec §6.2).
+    for (bad, clause) in [
+        (json!(0), "rejects-bad-budget"),
+        (json!(-1), "rejects-bad-budget"),
+        (json!(1.5), "protocol-budget"),
+        (json!("3"), "protocol-budget"),
+        (json!(true), "protocol-budget"),
+        (Value::Null, "protocol-budget"),
+    ] {
         let h = history();
         assert_eq!(
             convicted(
@@ -378,7 +388,7 @@ fn bad_budget_answered_with_output() {
                 Response::Messages(pick(&h, &[0, 11])),
                 Extras::default()
             ),
-            ["rejects-bad-budget", "matches-reference"],
+            [clause, "matches-reference"],
             "{bad}"
         );
         assert_eq!(
@@ -407,6 +417,21 @@ fn valid_request_rejected() {
         ),
         ["valid-output", "matches-reference"]
     );
+    // The same budget written 4.0 or 4e0 is a budget the protocol spells
+    // so (spec §2): refusing it fails protocol-budget, not valid-output.
+    for spelled in ["4.0", "4e0"] {
+        assert_eq!(
+            convicted(
+                Policy::Suffix,
+                serde_json::from_str(spelled).unwrap(),
+                &h,
+                Response::Error("maxMessages must be an int".into()),
+                Extras::default()
+            ),
+            ["protocol-budget", "matches-reference"],
+            "{spelled}"
+        );
+    }
 }
 
 #[test]

@@ -92,6 +92,7 @@ fn settings() -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        outside: Vec::new(),
         provider: None,
         sessions: None,
     }

@@ -605,8 +605,17 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
     // spec/tokens.json (27 cases, two of which are the same request as
     // another: the same budget and messages under the other policy) and
     // spec/summaries.json (4) need protocol 2; spec/repair.json's 17
-    // broken histories are run by --policy repair alone (spec §17.6).
-    assert_eq!(r["casesSkipped"], 46);
+    // broken histories are run by --policy repair alone (spec §17.6);
+    // spec/exact-numbers has numbers no double holds, outside every
+    // default run (spec §9.5).
+    assert_eq!(r["casesSkipped"], 47);
+    assert_eq!(
+        skipped
+            .iter()
+            .filter(|s| s.starts_with("numbers no double holds (as 1e400) (non-double-numbers): outside a default canonical run; --with non-double-numbers runs it"))
+            .count(),
+        1
+    );
     assert_eq!(
         skipped
             .iter()
@@ -639,8 +648,8 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
     assert_eq!(code, Some(0), "{}", r["certificate"]);
     assert_eq!(r["spec"], 2);
     assert_eq!(r["summaries"], true);
-    // Only the broken histories of policy repair.
-    assert_eq!(r["casesSkipped"], 17);
+    // Only the broken histories of policy repair, and spec/exact-numbers.
+    assert_eq!(r["casesSkipped"], 18);
     assert!(r["certificate"]
         .as_str()
         .unwrap()

@@ -430,6 +430,10 @@ fn certify_options(o: &Value) -> Result<(CertifyOptions, Option<String>), JsErro
         summaries: o.get("summaries").and_then(Value::as_bool).unwrap_or(false),
         declare: s("declare").unwrap_or_default(),
         without: s("without").unwrap_or_default(),
+        with: s("with").unwrap_or_default(),
+        // A function's budget is its caller's number: budgets written
+        // otherwise only with `with: ["budget-spellings"]` (spec §8.12).
+        in_process: true,
         persistent: true,
         jobs: Some(1),
         corpus: paths("corpus"),

@@ -135,7 +135,7 @@ impl Shared {
 #[pyfunction]
 #[pyo3(signature = (
     reducer, *, name, policy, format, provider, protocol, summaries, declare, without,
-    cases, seed, corpus, replay, only, shrink_tries, shrink_time, max_output, jobs, rerun
+    with_knobs, cases, seed, corpus, replay, only, shrink_tries, shrink_time, max_output, jobs, rerun
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn certify<'py>(
@@ -149,6 +149,7 @@ pub fn certify<'py>(
     summaries: bool,
     declare: String,
     without: String,
+    with_knobs: String,
     cases: u64,
     seed: u64,
     corpus: Vec<PathBuf>,
@@ -170,6 +171,10 @@ pub fn certify<'py>(
             summaries,
             declare,
             without,
+            with: with_knobs,
+            // A function's budget is its caller's int: budgets written
+            // otherwise only with `with_=["budget-spellings"]` (spec §8.12).
+            in_process: true,
             persistent: true,
             jobs: Some(jobs.max(1)),
             corpus: corpus.clone(),

@@ -43,6 +43,25 @@ pub struct Collected {
     /// from the run's start (before the first request) until it was judged.
     /// `None` when no case has a defect.
     pub first_defect: Option<(String, Duration)>,
+    /// The cases where a reducer that reads tool calls shows it, and
+    /// whether it did.
+    pub groups_at_cut: GroupsAtCut,
+}
+
+/// The cases of a run whose input is valid, that the reducer answered
+/// with messages, and where the newest messages that fit the budget
+/// split a call group (a blind cut would leave a result without its call
+/// or a call without its result); and of them, those whose answer kept
+/// every call with its results (it passed `no-orphan-result`,
+/// `calls-keep-results` and `no-fabrication`). A reducer that reads no
+/// tool calls in the run's format (one that reads another format sees
+/// none) keeps none whole: the text report's hint says so only then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupsAtCut {
+    /// Cases where the newest messages that fit split a call group.
+    pub cases: usize,
+    /// Of them, the cases whose answer kept every call group whole.
+    pub kept_whole: usize,
 }
 
 /// How many cases in a row may get no answer at all (a crash, a time-out,
@@ -202,6 +221,7 @@ struct Collector {
     first_defect: Option<(String, Duration)>,
     /// Cases recorded so far that failed a clause.
     failing: usize,
+    groups_at_cut: GroupsAtCut,
 }
 
 impl Collector {
@@ -215,6 +235,21 @@ impl Collector {
         }
         self.failing += usize::from(record.failed());
         self.records.put(index, &record);
+        if r.group_at_cut {
+            self.groups_at_cut.cases += 1;
+            let kept = [
+                Clause::NoOrphanResult,
+                Clause::CallsKeepResults,
+                Clause::NoFabrication,
+            ]
+            .iter()
+            .all(|c| {
+                r.verdicts
+                    .iter()
+                    .any(|v| v.clause == *c && v.outcome == Outcome::Pass)
+            });
+            self.groups_at_cut.kept_whole += usize::from(kept);
+        }
         let failing: Vec<(Clause, String)> = r
             .verdicts
             .iter()
@@ -289,6 +324,7 @@ pub fn run_cases(
         started: Instant::now(),
         first_defect: None,
         failing: 0,
+        groups_at_cut: GroupsAtCut::default(),
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
     // Cases in a row, over all workers, that got no answer (spec §8.5).
@@ -431,6 +467,7 @@ pub fn run_cases(
         interrupted,
         gave_up,
         first_defect: c.first_defect,
+        groups_at_cut: c.groups_at_cut,
     })
 }
 
@@ -481,6 +518,7 @@ mod grouping_tests {
             started: Instant::now(),
             first_defect: None,
             failing: 0,
+            groups_at_cut: GroupsAtCut::default(),
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
         c.submit(

@@ -89,15 +89,17 @@ pub fn kit_corpus() -> PathBuf {
 
 /// The generator configuration used for generated cases in `format`
 /// under `protocol`: every shape the format carries
-/// ([`Config::for_format`]); protocol 2 turns the costs knob on (spec
-/// §13.2). `generate` uses the same by default, so that one
+/// ([`Config::for_format`]) but those a default run leaves out
+/// ([`knob::outside`], spec §9.5); protocol 2 turns the costs knob on
+/// (spec §13.2). `generate` uses the same by default, so that one
 /// `gen/<seed>/<n>` names one case everywhere.
 pub fn generator_config(format: Format, protocol: Protocol) -> Config {
-    generator_config_without(format, protocol, &[])
+    generator_config_without(format, protocol, &knob::outside(format, None, false))
 }
 
-/// [`generator_config`] with the knobs `off` turned off (`certify
-/// --without`).
+/// [`Config::for_format`] with the knobs `off` turned off (`certify
+/// --without`, and the shapes outside the run, [`knob::outside`]), costs
+/// on under protocol 2.
 pub fn generator_config_without(format: Format, protocol: Protocol, off: &[Knob]) -> Config {
     Config {
         costs: protocol == Protocol::V2,
@@ -252,6 +254,11 @@ pub struct Sources {
     /// that shows none of them is skipped (those that show a break outside
     /// it are in `without`).
     pub scope: Vec<Knob>,
+    /// The shapes outside the run ([`knob::outside`] less `--with`, spec
+    /// §9.5): generated cases come from a config without them; a case that
+    /// shows one is planned, and skipped when run, with the reason
+    /// ([`settings::Settings::outside`]).
+    pub outside: Vec<Knob>,
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
@@ -474,7 +481,12 @@ impl Sources {
     /// or no cases at all.
     pub fn plan(&self) -> Result<CasePlan, SourceError> {
         let mut plan = CasePlan {
-            config: generator_config_for(self.policy, self.format, self.protocol, &self.without),
+            config: generator_config_for(
+                self.policy,
+                self.format,
+                self.protocol,
+                &[&self.without[..], &self.outside[..]].concat(),
+            ),
             listed: Vec::new(),
             order: Vec::new(),
             counts: PlanCounts::default(),

@@ -18,7 +18,7 @@ use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Response};
 use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
-use crate::terms::{Budget, Clause, Level, Policy};
+use crate::terms::{Budget, Clause, Policy};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -41,6 +41,11 @@ pub(super) struct Pending<'a> {
     pub(super) unsupported: bool,
     pub(super) valid_input: bool,
     pub(super) last_request: Option<ExtraKind>,
+    /// The input is valid, the reducer answered it with messages, and the
+    /// newest messages of M that fit the budget split a call group: a
+    /// case where a reducer that reads tool calls shows it (the hint of
+    /// the text report, [`super::collect::GroupsAtCut`]).
+    pub(super) group_at_cut: bool,
 }
 
 #[cfg(test)]
@@ -56,6 +61,7 @@ impl From<CaseResult> for Pending<'static> {
             unsupported: r.unsupported,
             valid_input: r.valid_input,
             last_request: r.last_request,
+            group_at_cut: false,
         }
     }
 }
@@ -187,7 +193,37 @@ fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
         unsupported: false,
         valid_input: true,
         last_request: None,
+        group_at_cut: false,
     }
+}
+
+/// Whether the newest messages of M that fit `budget` (with the pinned
+/// message) hold a call or a result whose partner, paired over the whole
+/// input, they leave out: a blind cut of the newest messages would split a
+/// call group. False when M fits whole or nothing of it fits.
+fn newest_fit_splits_a_call(h: &crate::terms::History, budget: &Budget) -> bool {
+    let pinned = h.pinned();
+    let rest: Vec<usize> = (0..h.len()).filter(|&i| Some(i) != pinned).collect();
+    let Ok(room) = budget.available(pinned) else {
+        return false;
+    };
+    let start = budget.fitting_start(&rest, room);
+    if start == 0 || start >= rest.len() {
+        return false;
+    }
+    let mut kept = vec![false; h.len()];
+    for &i in rest[start..].iter().chain(pinned.as_ref()) {
+        kept[i] = true;
+    }
+    let pairing = h.pairing();
+    (0..h.len()).filter(|&i| kept[i]).any(|i| {
+        h.items(i).iter().enumerate().any(|(t, item)| {
+            matches!(
+                item.kind,
+                crate::terms::ItemKind::Call | crate::terms::ItemKind::Result
+            ) && pairing.partner_message(h, i, t).is_some_and(|m| !kept[m])
+        })
+    })
 }
 
 /// `response` as judged: under `json-numbers` (`on`) with its numbers
@@ -220,8 +256,9 @@ fn valid_input(history: &Result<crate::terms::History, crate::terms::ShapeError>
 /// [`Settings::extra_requests`]) the extra requests, each preceded by
 /// [`Session::settle`] (unrequested output after the previous answer fails
 /// `protocol-json`), then the checker with the reference's answer. A case
-/// the wire format cannot carry, or that needs protocol 2 or summaries the
-/// run does not have, is skipped. Unrequested output after the
+/// the wire format cannot carry, that shows a shape outside the run
+/// ([`Settings::outside_shown`], spec §9.5), or that needs protocol 2 or
+/// summaries the run does not have, is skipped. Unrequested output after the
 /// case's last answer is found by the next settle or the close of the
 /// session, which the caller charges to this case
 /// ([`CaseResult::add_protocol_failure`]).
@@ -253,6 +290,9 @@ pub(super) fn run_case_pending<'a>(
     case: Cow<'a, RunCase>,
 ) -> Result<Pending<'a>, RunError> {
     if let Some(why) = case.needs(settings.policy, settings.protocol, settings.summaries) {
+        return Ok(skipped(case, why));
+    }
+    if let Some(why) = settings.outside_shown(&case) {
         return Ok(skipped(case, why));
     }
     let wire_messages = match wire(
@@ -330,6 +370,7 @@ pub(super) fn run_case_pending<'a>(
         declared: settings.declared,
     };
     let verdicts;
+    let mut group_at_cut = false;
     if let Some(first) = &first {
         // Under budget-unit=items or =batched-results the reference keeps
         // what fits in that unit (spec §16.3).
@@ -436,6 +477,12 @@ pub(super) fn run_case_pending<'a>(
             reference: reference.as_ref(),
             reference_less_summary: reference_less_summary.as_ref(),
         };
+        group_at_cut = valid
+            && matches!(first, Response::Messages(_))
+            && in_h.as_ref().is_ok_and(|h| {
+                Budget::read(&case.budget, judged.len())
+                    .is_ok_and(|b| newest_fit_splits_a_call(h, &b))
+            });
         // An unreadable input is `check_with_borrowed`'s error, read once.
         match in_h.and_then(|h| check_classified(&req, h, first, extras, settings.provider)) {
             Ok(v) => verdicts = v,
@@ -452,6 +499,7 @@ pub(super) fn run_case_pending<'a>(
                     unsupported: false,
                     valid_input: valid,
                     last_request,
+                    group_at_cut: false,
                 });
             }
         }
@@ -464,7 +512,7 @@ pub(super) fn run_case_pending<'a>(
             &settings.declared,
         )
         .into_iter()
-        .filter(|c| c.level() != Level::Protocol)
+        .filter(|c| !c.judged_by_runner())
         .map(|clause| Verdict {
             clause,
             outcome: Outcome::NotJudged("no response".into()),
@@ -505,6 +553,7 @@ pub(super) fn run_case_pending<'a>(
         unsupported: false,
         valid_input: valid,
         last_request,
+        group_at_cut,
     })
 }
 

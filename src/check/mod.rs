@@ -464,7 +464,7 @@ impl<'a> Judge<'a> {
         );
         judged
             .into_iter()
-            .filter(|c| c.level() != Level::Protocol)
+            .filter(|c| !c.judged_by_runner())
             .map(|clause| Verdict {
                 clause,
                 outcome: self.judge(clause),
@@ -574,6 +574,7 @@ impl<'a> Judge<'a> {
         // Clauses that are judged whatever the budget and response.
         match clause {
             Clause::RejectsBadBudget => return self.rejects_bad_budget(),
+            Clause::ProtocolBudget => return self.protocol_budget(),
             Clause::Deterministic => return self.deterministic(),
             Clause::MatchesReference => return self.matches_reference(),
             _ => {}
@@ -595,6 +596,9 @@ impl<'a> Judge<'a> {
                         "a history was refused: {e:?}; a repair answers every history it can read (spec §17.1)"
                     ))
                 }
+                Clause::ValidOutput if self.req.budget.spelled().is_some() => not_judged(
+                    "the budget is written other than as an integer: protocol-budget judges the error",
+                ),
                 Clause::ValidOutput if self.input_valid_pending() => {
                     let Response::Error(e) = self.response else {
                         unreachable!("no output means an error or unsupported response")
@@ -699,6 +703,7 @@ impl<'a> Judge<'a> {
             | Clause::ProtocolTimeout
             | Clause::ProtocolCrash
             | Clause::ProtocolSize
+            | Clause::ProtocolBudget
             | Clause::RejectsBadBudget
             | Clause::Deterministic
             | Clause::MatchesReference => unreachable!("judged above or by the runner"),

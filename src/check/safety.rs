@@ -57,7 +57,43 @@ pub(super) fn item_name(kind: ItemKind) -> &'static str {
 }
 
 impl Judge<'_> {
+    /// `protocol-budget` (spec §6.2): a budget member written other than
+    /// as an integer is read as the protocol reads it (spec §2). Not
+    /// judged for a budget written as an integer, nor when the budget
+    /// cannot be honoured for another reason than that member.
+    pub(super) fn protocol_budget(&self) -> Outcome {
+        let Some((name, value)) = self.req.budget.spelled() else {
+            return not_judged(
+                "the budget is written as an integer (rejects-bad-budget and valid-output judge the answer)",
+            );
+        };
+        let is_budget = Budget::parse(value).is_ok();
+        match (is_budget, &self.budget, self.response) {
+            (true, Err(e), _) => not_judged(format!(
+                "{name} {value} is a budget, but the request's cannot be honoured ({e}): rejects-bad-budget judges it"
+            )),
+            (true, Ok(_), Response::Error(e)) => fail(format!(
+                "{name} {value} is a whole number of at least 1 written another way, a budget (spec §2), but was answered with an error: {e:?}"
+            )),
+            (true, Ok(_), _) | (false, _, Response::Error(_)) => Outcome::Pass,
+            (false, _, Response::Messages(m)) => fail(format!(
+                "{name} {value} is not a budget (spec §2) but was answered with {} messages instead of an error",
+                m.len()
+            )),
+            (false, _, Response::Unsupported(u)) => fail(format!(
+                "{name} {value} is not a budget (spec §2) but was answered unsupported ({u:?}) instead of an error"
+            )),
+        }
+    }
+
     pub(super) fn rejects_bad_budget(&self) -> Outcome {
+        if let Some((name, value)) = self.req.budget.spelled() {
+            if Budget::parse(value).is_err() {
+                return not_judged(format!(
+                    "{name} {value} is written other than as an integer: protocol-budget judges the answer"
+                ));
+            }
+        }
         match (&self.budget, self.response) {
             (Ok(_), _) => not_judged("the budget is valid"),
             (Err(_), Response::Error(_)) => Outcome::Pass,

@@ -116,6 +116,14 @@ pub struct Args {
     /// skipped and counted; the certificate names them.
     #[arg(long, value_name = "KNOBS")]
     pub without: Option<String>,
+    /// Run the shapes a default run leaves out (spec §9.5), comma-separated:
+    /// role-case (not in canonical), approvals (not in openai, anthropic,
+    /// gemini, bedrock), legacy-approvals (not in canonical),
+    /// non-double-numbers (numbers no double holds, as 1e400; none by
+    /// default). Without it a case that shows one is skipped, with the
+    /// reason, and counted; the certificate names them.
+    #[arg(long = "with", value_name = "KNOBS")]
+    pub with_knobs: Option<String>,
     /// Declare how the reducer's contract differs from the kit's, as its
     /// documentation says (spec §16), comma-separated, repeatable:
     /// soft-budget (may exceed the budget only to keep a call group whole,
@@ -398,6 +406,8 @@ fn options(args: &Args) -> Options {
         summaries: args.summaries,
         declare: args.declare.join(","),
         without: args.without.clone().unwrap_or_default(),
+        with: args.with_knobs.clone().unwrap_or_default(),
+        in_process: false,
         timeout: Duration::from_millis(args.timeout),
         startup_timeout: Duration::from_millis(args.startup_timeout),
         max_output: args.max_output,

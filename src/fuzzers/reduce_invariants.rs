@@ -294,10 +294,16 @@ fn check_read(
         };
         let verdicts = check(&req, &Response::Error("bad budget".into()), &extras)
             .expect("generated inputs are readable");
+        // A budget written other than as an integer is judged at the
+        // protocol level (spec §6.2).
+        let judge = match bad.spelled() {
+            Some((_, v)) if crate::terms::Budget::parse(v).is_err() => Clause::ProtocolBudget,
+            _ => Clause::RejectsBadBudget,
+        };
         let rejects = verdicts
             .iter()
-            .find(|v| v.clause == Clause::RejectsBadBudget)
-            .expect("rejects-bad-budget is judged for every policy");
+            .find(|v| v.clause == judge)
+            .expect("rejects-bad-budget and protocol-budget are judged for every policy");
         assert_eq!(rejects.outcome, Outcome::Pass, "budget {bad:?}\n{}", line());
         let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
         assert!(failed.is_empty(), "budget {bad:?}: {failed:?}\n{}", line());

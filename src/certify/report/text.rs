@@ -361,20 +361,26 @@ impl Report<'_> {
         }
     }
 
-    /// A hint when a run in a format other than canonical fails the
-    /// clauses a reducer that reads another format fails (it sees no tool
-    /// calls, so it cuts through tool groups): which shapes the run sent,
-    /// and how to check that the reducer reads them.
+    /// A hint when the answers show that the reducer reads no tool calls
+    /// in the run's format (as one that reads another format: it cuts
+    /// through tool groups): `no-orphan-result` or `calls-keep-results`
+    /// failed on a valid input, and in none of the cases where the newest
+    /// messages that fit split a call group ([`Run::groups_at_cut`]) did
+    /// it keep the group whole. Said with the format the run sent, and
+    /// how to check that the reducer reads it.
     fn format_hint(&mut self) {
         let format = self.run.settings.format;
-        if format == crate::formats::Format::Canonical {
-            return;
-        }
         let pairing = [
             crate::terms::Clause::NoOrphanResult,
             crate::terms::Clause::CallsKeepResults,
-            crate::terms::Clause::ValidOutput,
         ];
+        let groups = self.run.groups_at_cut;
+        // Only when the answers show it: in no case where the newest
+        // messages that fit split a call group did the reducer keep the
+        // group whole, and such a cut broke a pairing clause.
+        if groups.cases == 0 || groups.kept_whole > 0 {
+            return;
+        }
         if self
             .run
             .grade
@@ -384,7 +390,8 @@ impl Report<'_> {
         {
             line!(
                 self,
-                "hint: the run sent {} messages (--format {format}); a reducer that reads another format sees no tool calls in them and fails these clauses (check one request's messages with `reducer-kit validate --format {format}`)",
+                "hint: in none of the {} cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the {} messages it gets (--format {format}). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format {format}`",
+                thousands(groups.cases),
                 format.title()
             );
         }
@@ -444,7 +451,8 @@ impl Report<'_> {
 
     /// `--policy P --format F` (and `--protocol 2`, `--summaries`), then
     /// `--persistent`, the options of
-    /// [`TextOptions::flags`] and `--without`, as a rerun needs them.
+    /// [`TextOptions::flags`], `--with` and `--without`, as a rerun needs
+    /// them.
     fn run_flags(&self) -> String {
         let settings = self.run.settings;
         let mut out = format!(
@@ -461,10 +469,14 @@ impl Report<'_> {
             out.push(' ');
             out.push_str(&shell_quote(f));
         }
-        if !self.run.without.is_empty() {
-            let names: Vec<&str> = self.run.without.iter().map(|k| k.name()).collect();
-            out.push_str(" --without ");
-            out.push_str(&names.join(","));
+        for (flag, knobs) in [("--with", self.run.with), ("--without", self.run.without)] {
+            if !knobs.is_empty() {
+                let names: Vec<&str> = knobs.iter().map(|k| k.name()).collect();
+                out.push(' ');
+                out.push_str(flag);
+                out.push(' ');
+                out.push_str(&names.join(","));
+            }
         }
         out
     }
