@@ -393,8 +393,8 @@ struct Indices {
 /// ([`Reference::reduce`]): the kept messages in input order (the pinned
 /// system message included; messages orphan removal empties are not kept)
 /// and, for the few kept messages that lose items, which items orphan
-/// removal (or a repair) takes out. It borrows the input, and renders as
-/// indices ([`Selection::kept`], [`Selection::stripped`],
+/// removal (or a repair) takes out. It borrows the input's history (`'h`),
+/// and renders as indices ([`Selection::kept`], [`Selection::stripped`],
 /// [`Selection::removed`], [`Selection::elements`]), as messages
 /// ([`Selection::messages`], [`Selection::kept_message`]), or, as
 /// `Response::from(result)` of [`Reference::reduce`]'s result, as a
@@ -421,13 +421,14 @@ struct Indices {
 /// assert_eq!(s.messages(), h[..2]);
 /// ```
 #[derive(Clone)]
-pub struct Selection<'a> {
+pub struct Selection<'h> {
     kept: Vec<usize>,
     stripped: Vec<(usize, Vec<usize>)>,
     format: Format,
     /// The input's message values, unless it was given as a history alone.
-    messages: Option<&'a [Value]>,
-    history: Cow<'a, History>,
+    messages: Option<&'h [Value]>,
+    /// The input's history: borrowed, or read by the reference.
+    history: Cow<'h, History>,
 }
 
 impl std::fmt::Debug for Selection<'_> {
