@@ -8,7 +8,7 @@ use reducer_kit::check::{
 };
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce, respond, respond_budget, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::{json, Value};
 
@@ -56,9 +56,11 @@ fn convicted(
 ) -> Vec<&'static str> {
     // matches-reference is judged against the reference's answer, which the
     // caller supplies.
-    extras
-        .reference
-        .get_or_insert_with(|| respond(policy, Format::Canonical, &max, input));
+    extras.reference.get_or_insert_with(|| {
+        Response::from(
+            Reference::new(policy, Format::Canonical).reduce(Input::new(input).max_messages(&max)),
+        )
+    });
     let req = Request {
         format: Format::Canonical,
         policy,
@@ -95,7 +97,12 @@ fn mutant(policy: Policy, max: u64, idx: &[usize]) -> Vec<&'static str> {
 #[test]
 fn reference_outputs_used_below_are_what_the_mutants_start_from() {
     let h = history();
-    let r = |p, m: u64| reduce(p, Format::Canonical, &h, &json!(m)).unwrap();
+    let r = |p, m: u64| {
+        Reference::new(p, Format::Canonical)
+            .reduce(Input::new(&h).max_messages(&json!(m)))
+            .unwrap()
+            .messages()
+    };
     assert_eq!(r(Policy::Suffix, 2), pick(&h, &[0, 11, 12]));
     assert_eq!(r(Policy::Suffix, 4), pick(&h, &[0, 10, 11, 12]));
     assert_eq!(r(Policy::Suffix, 5), pick(&h, &[0, 8, 9, 10, 11, 12]));
@@ -687,7 +694,10 @@ fn only_the_reference_can_tell() {
         text("assistant", "a"),
     ];
     assert_eq!(
-        reduce(Policy::Turns, Format::Canonical, &h, &json!(5)).unwrap(),
+        Reference::new(Policy::Turns, Format::Canonical)
+            .reduce(Input::new(&h).max_messages(&json!(5)))
+            .unwrap()
+            .messages(),
         vec![h[0].clone(), h[2].clone()]
     );
     assert_eq!(
@@ -720,10 +730,13 @@ fn convicted_v2(
     let h = history();
     let fields = BudgetFields::tokens(json!(max), json!(COSTS), None);
     let budget = Budget::read(&fields, h.len()).unwrap();
+    let reference = Reference::new(policy, Format::Canonical);
     let extras = Extras {
-        reference: Some(respond_request(policy, Format::Canonical, &fields, &h)),
+        reference: Some(Response::from(
+            reference.reduce(Input::new(&h).budget_fields(&fields)),
+        )),
         reference_less_summary: summary
-            .map(|s| respond_budget(policy, Format::Canonical, &budget.less(s), &h)),
+            .map(|s| Response::from(reference.reduce(Input::new(&h).budget(&budget.less(s))))),
         ..Extras::default()
     };
     let req = Request {
@@ -872,7 +885,9 @@ fn check_reducer_judges_the_reference_it_is_given() {
         summary: None,
         declared: Default::default(),
     };
-    let expected = respond(Policy::Turns, Format::Canonical, &max, &h);
+    let expected = Response::from(
+        Reference::new(Policy::Turns, Format::Canonical).reduce(Input::new(&h).max_messages(&max)),
+    );
     // The newest turn alone (with the pinned system message): within the
     // budget and whole, but not the most turns that fit.
     let short = |_: &BudgetFields, m: &[Value]| {

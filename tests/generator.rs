@@ -7,7 +7,7 @@ use reducer_kit::formats::{view_history, Format};
 use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{history, seeded_case, seeded_cases, shapes, Config, Shape};
 use reducer_kit::json::json_eq;
-use reducer_kit::reduce::reduce;
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::Policy;
 use reducer_kit::validate::{validate, Options, Violation};
 use serde_json::Value;
@@ -254,13 +254,10 @@ fn generate_command_is_deterministic_and_writes_reference_cases() {
         let case: Case = serde_json::from_str(line).unwrap();
         assert_eq!(case.id, format!("gen/9/{n}"));
         assert_eq!(case.policy, Policy::Suffix);
-        let want = reduce(
-            Policy::Suffix,
-            Format::Canonical,
-            &case.messages,
-            case.max_messages.as_ref().unwrap(),
-        )
-        .unwrap();
+        let want = Reference::new(Policy::Suffix, Format::Canonical)
+            .reduce(Input::new(&case.messages).max_messages(case.max_messages.as_ref().unwrap()))
+            .unwrap()
+            .messages();
         assert!(json_eq(
             &Value::Array(want),
             &Value::Array(case.expected.clone().unwrap())

@@ -49,7 +49,7 @@ use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::describe_target;
 use reducer_kit::generate::{seeded_case, Config};
 use reducer_kit::protocol::{request, Response};
-use reducer_kit::reduce::{reduce, reduce_request, reference, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Clause, Policy};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -141,10 +141,9 @@ fn reduce_and_judge(
         if judge {
             judge_policy(rec, policy, format, budget, messages);
         } else {
-            let out = match reduce_request(policy, format, messages, budget) {
-                Ok(m) => Response::Messages(m),
-                Err(e) => Response::Error(e.to_string()),
-            };
+            let out = Response::from(
+                Reference::new(policy, format).reduce(Input::new(messages).budget_fields(budget)),
+            );
             rec.put(policy.name(), response_text(&out));
         }
     }
@@ -160,10 +159,8 @@ fn judge_policy(
     budget: &BudgetFields,
     messages: &[Value],
 ) {
-    let out = match reduce_request(policy, format, messages, budget) {
-        Ok(m) => Response::Messages(m),
-        Err(e) => Response::Error(e.to_string()),
-    };
+    let reference = Reference::new(policy, format);
+    let out = Response::from(reference.reduce(Input::new(messages).budget_fields(budget)));
     rec.put(policy.name(), response_text(&out));
     let req = Request {
         format,
@@ -175,8 +172,10 @@ fn judge_policy(
     };
     match check_reducer(
         &req,
-        reference(policy, format),
-        Some(respond_request(policy, format, req.budget, req.messages)),
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+        Some(Response::from(
+            reference.reduce(Input::new(req.messages).budget_fields(req.budget)),
+        )),
     ) {
         Ok(v) => rec.put("judged reference", verdicts_text(&v)),
         Err(e) => {
@@ -343,7 +342,10 @@ fn tau_bench_lines() -> Vec<String> {
                         for budget in [1, 3, 8, 1000] {
                             let max = Value::from(budget);
                             for policy in Policy::ALL {
-                                let out = match reduce(policy, format, &w, &max) {
+                                let out = match Reference::new(policy, format)
+                                    .reduce(Input::new(&w).max_messages(&max))
+                                    .map(|s| s.messages())
+                                {
                                     Ok(m) => json(&m),
                                     Err(e) => e.to_string(),
                                 };

@@ -8,7 +8,7 @@ use reducer_kit::generate::breakage::shown;
 use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{seeded_case, Break, Config};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce_request, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Clause, Declared, Policy};
 use reducer_kit::validate::{validate_history, Options};
 use serde_json::{json, Value};
@@ -29,13 +29,10 @@ fn budget() -> BudgetFields {
 /// The reference repair of `messages` in `format`.
 fn repair(format: Format, messages: &Value) -> Value {
     Value::Array(
-        reduce_request(
-            Policy::Repair,
-            format,
-            messages.as_array().unwrap(),
-            &budget(),
-        )
-        .unwrap(),
+        Reference::new(Policy::Repair, format)
+            .reduce(Input::new(messages.as_array().unwrap()).budget_fields(&budget()))
+            .unwrap()
+            .messages(),
     )
 }
 
@@ -78,7 +75,10 @@ fn broken_histories(format: Format, count: u64) -> BTreeMap<&'static str, u64> {
             Value::Array(case.messages.clone())
         );
         let budget = BudgetFields::messages(json!(case.budget));
-        let out = reduce_request(Policy::Repair, format, &wire, &budget).unwrap();
+        let out = Reference::new(Policy::Repair, format)
+            .reduce(Input::new(&wire).budget_fields(&budget))
+            .unwrap()
+            .messages();
         assert!(
             strictly_valid(format, &out),
             "{format} case {n}: the repair is invalid: {}",
@@ -93,10 +93,11 @@ fn broken_histories(format: Format, count: u64) -> BTreeMap<&'static str, u64> {
                 summary: None,
                 declared: Declared::default(),
             };
-            let reference = respond_request(Policy::Repair, format, &budget, &wire);
+            let repair = Reference::new(Policy::Repair, format);
+            let reference = Response::from(repair.reduce(Input::new(&wire).budget_fields(&budget)));
             let verdicts = check_reducer(
                 &req,
-                |b, m| respond_request(Policy::Repair, format, b, m),
+                |b, m| Response::from(repair.reduce(Input::new(m).budget_fields(b))),
                 Some(reference),
             )
             .unwrap();
@@ -349,11 +350,9 @@ fn convicted(input: &Value, output: Value, declare: &str) -> Vec<(&'static str, 
     let extras = Extras {
         repeat: Some(out.clone()),
         again: Some(out.clone()),
-        reference: Some(respond_request(
-            Policy::Repair,
-            Format::Canonical,
-            &budget,
-            &messages,
+        reference: Some(Response::from(
+            Reference::new(Policy::Repair, Format::Canonical)
+                .reduce(Input::new(&messages).budget_fields(&budget)),
         )),
         ..Extras::default()
     };

@@ -18,7 +18,7 @@ use crate::generate::shrink::QuickCase;
 use crate::generate::Costs;
 use crate::json::first_difference;
 use crate::protocol::Response;
-use crate::reduce::respond_request_with;
+use crate::reduce::{Input, Reference};
 use crate::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -400,12 +400,10 @@ fn counterexample_of(
             _ => None,
         })
         .unwrap_or_default();
-    let expected = respond_request_with(
-        settings.policy,
-        settings.format,
-        &best.case.budget,
-        &best.wire_messages,
-        settings.provider,
+    let expected = Response::from(
+        Reference::new(settings.policy, settings.format)
+            .with_provider(settings.provider)
+            .reduce(Input::new(&best.wire_messages).budget_fields(&best.case.budget)),
     );
     let first_difference = match (&expected, &best.response) {
         (Response::Messages(a), Some(Response::Messages(b))) => {

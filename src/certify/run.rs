@@ -17,7 +17,7 @@ use crate::formats::sniff::format_mismatch;
 use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Response};
-use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
+use crate::reduce::{Input, Reference};
 use crate::terms::{Budget, Clause, Policy};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -383,30 +383,20 @@ pub(super) fn run_case_pending<'a>(
             }
             _ => None,
         };
-        let reference = Some(match &in_h {
-            Ok(h) => respond_request_classified(
-                settings.policy,
-                settings.format,
-                items_budget.as_ref().unwrap_or(&case.budget),
-                &judged,
-                h,
-                settings.provider,
-            ),
-            Err(_) => respond_request_with(
-                settings.policy,
-                settings.format,
-                &case.budget,
-                &judged,
-                settings.provider,
-            ),
-        });
+        // The summary's reference honours no provider profile.
+        let plain = Reference::new(settings.policy, settings.format);
+        let input = match &in_h {
+            Ok(h) => Input::classified(&judged, h)
+                .budget_fields(items_budget.as_ref().unwrap_or(&case.budget)),
+            Err(_) => Input::new(&judged).budget_fields(&case.budget),
+        };
+        let reference = Some(Response::from(
+            plain.with_provider(settings.provider).reduce(input),
+        ));
         let reference_less_summary = summary.and_then(|s| {
             let b = Budget::read(&case.budget, judged.len()).ok()?;
-            Some(respond_budget(
-                settings.policy,
-                settings.format,
-                &b.less(s),
-                &judged,
+            Some(Response::from(
+                plain.reduce(Input::new(&judged).budget(&b.less(s))),
             ))
         });
         let mut answers: Answers = Vec::new();

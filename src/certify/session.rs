@@ -25,7 +25,7 @@ use crate::protocol::{
     id_echo, request_from_json, response_from_value, response_json, response_json_with_id, with_id,
     IdEcho, OutgoingRequest, Protocol, RequestId, Response,
 };
-use crate::reduce::{respond_request_with, respond_with};
+use crate::reduce::{Input, Reference};
 use crate::terms::{Clause, Policy, Provider};
 use serde_json::Value;
 
@@ -557,22 +557,15 @@ impl ReferenceSession {
     /// error response (bad budget, unreadable messages, no `messages`).
     pub fn respond(&self, request: &Value) -> Response {
         match request_from_json(self.format, request) {
-            Ok(r) => match self.protocol {
-                Protocol::V1 => respond_with(
-                    self.policy,
-                    self.format,
-                    &r.max_messages,
-                    &r.messages,
-                    self.provider,
-                ),
-                Protocol::V2 => respond_request_with(
-                    self.policy,
-                    self.format,
-                    &r.budget,
-                    &r.messages,
-                    self.provider,
-                ),
-            },
+            Ok(r) => {
+                let reference =
+                    Reference::new(self.policy, self.format).with_provider(self.provider);
+                let input = Input::new(&r.messages);
+                Response::from(reference.reduce(match self.protocol {
+                    Protocol::V1 => input.max_messages(&r.max_messages),
+                    Protocol::V2 => input.budget_fields(&r.budget),
+                }))
+            }
             Err(e) => Response::Error(e.to_string()),
         }
     }

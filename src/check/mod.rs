@@ -713,8 +713,8 @@ impl<'a> Judge<'a> {
 
 /// Judges an in-process reducer: calls `reducer(budget members, messages)`
 /// for the request and for every [`extra_requests`] it needs, then
-/// [`check`]s, with `reference` (the reference reducer's answer; the
-/// reference reducer's `respond_request` gives it) for `matches-reference`.
+/// [`check`]s, with `reference` (the reference reducer's answer, as
+/// `Response::from` gives it) for `matches-reference`.
 /// Used by the tests and fuzz targets to judge the reference reducers, and
 /// by anyone embedding the kit. (With summaries allowed, the answer a
 /// summary is compared with is not supplied here: set

@@ -7,6 +7,7 @@ use super::{Answer, Conversation, Exhibit, Failure};
 use crate::case::Case;
 use crate::formats::{to_wire, Format};
 use crate::protocol::{response_from_json, Response};
+use crate::reduce::{Input, Reference};
 use crate::terms::{BudgetFields, Clause, Policy};
 use serde_json::Value;
 
@@ -108,8 +109,9 @@ impl Saved {
     pub fn case(format: Format, case: &Case) -> Saved {
         let (drawn_in, input, no_form) = Saved::input(format, &case.messages);
         let budget = case.budget_fields();
-        let expected =
-            crate::reduce::respond_request_with(case.policy, drawn_in, &budget, &input, None);
+        let expected = Response::from(
+            Reference::new(case.policy, drawn_in).reduce(Input::new(&input).budget_fields(&budget)),
+        );
         Saved {
             format: drawn_in,
             policy: case.policy,
