@@ -145,6 +145,8 @@ fn pinned_system_message_dropped_or_altered() {
         ["system-pinned", "matches-reference"]
     );
     let h = history();
+    // Changed in its place, it is still the pinned message (its place and
+    // role): one changed message, one clause (spec §6.3).
     let altered = vec![text("system", "S2"), h[11].clone(), h[12].clone()];
     assert_eq!(
         convicted(
@@ -154,7 +156,7 @@ fn pinned_system_message_dropped_or_altered() {
             Response::Messages(altered),
             Extras::default()
         ),
-        ["system-pinned", "no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // A later system message placed first is not the pinned one; the pinned
     // copy after it cannot be matched, the later one is counted against the
@@ -177,12 +179,7 @@ fn pinned_system_message_dropped_or_altered() {
         ),
         // The policy clauses judge which input messages were kept; an
         // output message that is none says nothing of that (spec §9.2).
-        [
-            "budget",
-            "system-pinned",
-            "no-fabrication",
-            "matches-reference"
-        ]
+        ["budget", "system-pinned", "no-fabrication"]
     );
 }
 
@@ -203,15 +200,12 @@ fn fabricated_reordered_and_duplicated_messages() {
             Response::Messages(fabricated),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
-    assert_eq!(
-        mutant(Policy::Turns, 3, &[0, 12, 11]),
-        ["no-fabrication", "matches-reference"]
-    );
+    assert_eq!(mutant(Policy::Turns, 3, &[0, 12, 11]), ["no-fabrication"]);
     assert_eq!(
         mutant(Policy::Turns, 3, &[0, 11, 12, 12]),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // An altered payload is a fabrication too, and only that: the policy
     // clauses, which judge which input messages were kept, are not judged
@@ -226,7 +220,7 @@ fn fabricated_reordered_and_duplicated_messages() {
             Response::Messages(altered.clone()),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     assert_eq!(
         detail(Policy::Suffix, json!(5), &h, altered, Clause::NoFabrication),
@@ -291,8 +285,8 @@ fn orphan_approval_response_kept() {
 
 /// A message emptied by orphan removal is left out (spec §3 step 6):
 /// kept as a shell with no items, it comes from no input message (spec
-/// §7) and is a fabrication; every other clause holds. Before, such a
-/// shell passed every clause but `matches-reference`.
+/// §7) and is a fabrication; every other clause holds or, judging which
+/// input messages were kept, is not judged beside it.
 #[test]
 fn emptied_message_kept_as_a_shell() {
     let h = history();
@@ -306,7 +300,7 @@ fn emptied_message_kept_as_a_shell() {
             Response::Messages(shell),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // spec/approval-approved-overflow: the approval-only user message,
     // cut from its request, kept empty.
@@ -333,7 +327,7 @@ fn emptied_message_kept_as_a_shell() {
             Response::Messages(out),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
 }
 
@@ -824,7 +818,7 @@ fn a_second_summary_or_one_in_the_middle_or_with_a_call() {
     // the policy clauses, which judge kept input messages, are not judged.
     assert_eq!(
         convicted_v2(Policy::Suffix, 10, Some(2), two),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     let mut middle = pick(&h, &[0, 10]);
     middle.push(summary("middle"));

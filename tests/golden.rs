@@ -299,6 +299,7 @@ fn corpus_line(file: &Path, case: &Case) -> String {
             cases: 1,
             valid_input: true,
             out_of_time: false,
+            shrunk: false,
             saved_to: None,
         };
         rec.put("counterexample", cx.to_case(policy).to_pretty_json());

@@ -722,3 +722,32 @@ fn a_sanitizer_is_judged_within_its_declared_scope() {
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 }
+
+/// `reduce --policy repair` reads no budget (spec §17.1): it runs without
+/// one, and with one gives the same answer.
+#[test]
+fn reduce_repair_needs_no_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    let q = json!({"role": "user", "contents": [{"$type": "text", "text": "q"}]});
+    let orphan = json!({"role": "tool", "contents": [{"$type": "functionResult", "callId": "x", "result": "r"}]});
+    let a = json!({"role": "assistant", "contents": [{"$type": "text", "text": "a"}]});
+    std::fs::write(&path, json!([q, orphan, a]).to_string()).unwrap();
+    let reduce = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_reducer-kit"))
+            .args(["reduce", "--policy", "repair"])
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(reduce(&[]), json!([q, a]));
+    assert_eq!(reduce(&["--max", "1"]), json!([q, a]));
+}

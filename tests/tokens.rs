@@ -159,7 +159,7 @@ fn a_summary_across_the_group_orphans_the_result() {
     // the policy clauses, which judge kept input messages, are not judged).
     assert_eq!(
         failing(Policy::Suffix, &b, &h, None, with(&[3, 4])),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // The reference (no summary) passes a summaries run too.
     assert_eq!(
@@ -207,7 +207,7 @@ fn a_message_less_its_pending_call_reads_as_a_summary() {
     );
     assert_eq!(
         failing(Policy::Suffix, &m1, &h, None, out),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
 }
 
@@ -302,7 +302,7 @@ fn the_summary_examples_of_spec_v2_section_12() {
                 h[6].clone()
             ])
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // spec/summary-budget-one: [system, summary] is exact at maxMessages 1.
     let m1 = BudgetFields::messages(json!(1));

@@ -485,7 +485,8 @@ mod grouping_tests {
                 json!(1),
                 serde_json::from_value(messages).unwrap(),
             ),
-            wire_messages: Vec::new(),
+            wire_messages: None,
+            took: std::time::Duration::ZERO,
             response: None,
             verdicts: vec![Verdict {
                 clause: Clause::NoOrphanResult,

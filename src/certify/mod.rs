@@ -147,7 +147,7 @@ pub fn generated_case_from(seed: u64, n: u64, config: &Config) -> RunCase {
                 Value::Array(c.tokens.iter().map(|&t| Value::from(t)).collect()),
                 Some(Value::Bool(c.count_pinned)),
             ),
-            messages: g.messages,
+            messages: g.messages.into(),
             summary: false,
             summary_tokens: c.summary_tokens,
             for_repair: false,
@@ -168,7 +168,7 @@ pub fn from_case(case: &Case) -> RunCase {
     RunCase {
         id: case.id.clone(),
         budget: case.budget_fields(),
-        messages: case.messages.clone(),
+        messages: case.messages.clone().into(),
         summary: case.summary,
         summary_tokens: case.summary_tokens.unwrap_or(1),
         for_repair: case.policy == crate::terms::Policy::Repair,

@@ -21,6 +21,11 @@ use crate::reduce::{Input, Reference};
 use crate::terms::{Budget, Clause, Policy};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::time::Duration;
+#[cfg(not(target_arch = "wasm32"))]
+use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
 
 use super::result::{add_protocol_failure, labelled};
 pub use super::result::{CaseResult, RunCase};
@@ -46,6 +51,8 @@ pub(super) struct Pending<'a> {
     /// case where a reducer that reads tool calls shows it (the hint of
     /// the text report, [`super::collect::GroupsAtCut`]).
     pub(super) group_at_cut: bool,
+    /// How long the case took to run (its requests and the checker).
+    pub(super) took: Duration,
 }
 
 #[cfg(test)]
@@ -53,7 +60,10 @@ impl From<CaseResult> for Pending<'static> {
     fn from(r: CaseResult) -> Pending<'static> {
         Pending {
             case: Cow::Owned(r.case),
-            wire: Wire::Converted(r.wire_messages),
+            wire: match r.wire_messages {
+                Some(w) => Wire::Converted(w),
+                None => Wire::Same,
+            },
             response: r.response,
             verdicts: r.verdicts,
             stderr_tail: r.stderr_tail,
@@ -62,6 +72,7 @@ impl From<CaseResult> for Pending<'static> {
             valid_input: r.valid_input,
             last_request: r.last_request,
             group_at_cut: false,
+            took: r.took,
         }
     }
 }
@@ -124,22 +135,59 @@ fn answer_to<'r>(
 
 impl Pending<'_> {
     pub(super) fn into_result(self) -> CaseResult {
-        let case = self.case.into_owned();
-        let wire_messages = match self.wire {
-            Wire::NotSent => Vec::new(),
-            Wire::Same => case.messages.clone(),
-            Wire::Converted(w) => w,
+        self.into_result_with(false)
+    }
+
+    /// The result with its case's messages left out (a shrinking try's,
+    /// whose caller holds them and puts them in when it keeps the result):
+    /// nothing of the case is copied but its id and budget.
+    pub(super) fn into_result_without_messages(self) -> CaseResult {
+        self.into_result_with(true)
+    }
+
+    fn into_result_with(self, without_messages: bool) -> CaseResult {
+        let Pending {
+            case,
+            wire,
+            response,
+            verdicts,
+            stderr_tail,
+            skipped,
+            unsupported,
+            valid_input,
+            last_request,
+            took,
+            group_at_cut: _,
+        } = self;
+        let case = if without_messages {
+            RunCase {
+                id: case.id.clone(),
+                budget: case.budget.clone(),
+                messages: Default::default(),
+                summary: case.summary,
+                summary_tokens: case.summary_tokens,
+                for_repair: case.for_repair,
+            }
+        } else {
+            case.into_owned()
+        };
+        let wire_messages = match wire {
+            // The case's messages are the wire messages: not copied
+            // (`CaseResult::wire`).
+            Wire::NotSent | Wire::Same => None,
+            Wire::Converted(w) => Some(w),
         };
         CaseResult {
             case,
             wire_messages,
-            response: self.response,
-            verdicts: self.verdicts,
-            stderr_tail: self.stderr_tail,
-            skipped: self.skipped,
-            unsupported: self.unsupported,
-            valid_input: self.valid_input,
-            last_request: self.last_request,
+            response,
+            verdicts,
+            stderr_tail,
+            skipped,
+            unsupported,
+            valid_input,
+            last_request,
+            took,
         }
     }
 
@@ -194,6 +242,7 @@ fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
         valid_input: true,
         last_request: None,
         group_at_cut: false,
+        took: Duration::ZERO,
     }
 }
 
@@ -283,8 +332,19 @@ fn run_case_cow(
     run_case_pending(session, settings, case).map(Pending::into_result)
 }
 
-/// [`run_case`], the result held as [`Pending`].
+/// [`run_case`], the result held as [`Pending`], with the time it took.
 pub(super) fn run_case_pending<'a>(
+    session: &mut dyn Session,
+    settings: &Settings,
+    case: Cow<'a, RunCase>,
+) -> Result<Pending<'a>, RunError> {
+    let start = Instant::now();
+    let mut p = run_case_timed(session, settings, case)?;
+    p.took = start.elapsed();
+    Ok(p)
+}
+
+fn run_case_timed<'a>(
     session: &mut dyn Session,
     settings: &Settings,
     case: Cow<'a, RunCase>,
@@ -328,6 +388,11 @@ pub(super) fn run_case_pending<'a>(
             None
         }
     };
+    // A stop asked for while the reducer answered ends the case before
+    // the kit's own work on the answer (spec §8.7).
+    if let Some(s) = super::interrupt::requested() {
+        return Err(RunError::Interrupted(s));
+    }
     // What is judged: the messages as sent, or under json-numbers as a
     // reader of doubles has them (spec §16.7).
     let judged: Cow<'_, [Value]> = if json_numbers {
@@ -490,6 +555,7 @@ pub(super) fn run_case_pending<'a>(
                     valid_input: valid,
                     last_request,
                     group_at_cut: false,
+                    took: Duration::ZERO,
                 });
             }
         }
@@ -544,6 +610,7 @@ pub(super) fn run_case_pending<'a>(
         valid_input: valid,
         last_request,
         group_at_cut,
+        took: Duration::ZERO,
     })
 }
 

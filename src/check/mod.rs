@@ -391,6 +391,7 @@ impl<'a> OutputState<'a> {
             let c = match mapped {
                 Some(j) if Some(*j) == pinned => budget.pinned_cost(pinned),
                 Some(j) => budget.cost(*j),
+                None if Some(k) == self.mapping.pinned_changed => budget.pinned_cost(pinned),
                 None if Some(k) == self.summary => s,
                 None => 0,
             };
@@ -576,7 +577,16 @@ impl<'a> Judge<'a> {
             Clause::RejectsBadBudget => return self.rejects_bad_budget(),
             Clause::ProtocolBudget => return self.protocol_budget(),
             Clause::Deterministic => return self.deterministic(),
-            Clause::MatchesReference => return self.matches_reference(),
+            Clause::MatchesReference => {
+                // The reference's choice of input messages: an output
+                // message that is none is no-fabrication's (spec §9.1).
+                if let Some(k) = self.out.as_ref().and_then(|o| o.fabricated()) {
+                    return not_judged(format!(
+                        "output message {k} is no input message (no-fabrication); this clause judges which input messages were kept"
+                    ));
+                }
+                return self.matches_reference();
+            }
             _ => {}
         }
         let budget = match &self.budget {
@@ -622,10 +632,11 @@ impl<'a> Judge<'a> {
                 self.first_input_violation().unwrap_or("?")
             ));
         }
-        // Policy clauses judge which input messages were kept; an output
-        // message that is no input message says nothing of that, and
-        // no-fabrication names it (spec §9.2: every failure describes
-        // what the reducer did).
+        // Policy clauses (and matches-reference, above) judge which input
+        // messages were kept; an output message that is no input message
+        // says nothing of that, and no-fabrication names it (spec §9.1:
+        // every failure describes what the reducer did, one changed
+        // message fails one clause).
         if clause.level() == Level::Policy || clause == Clause::CallsKeepResults {
             if let Some(k) = out.fabricated() {
                 return not_judged(format!(

@@ -115,7 +115,7 @@ impl Judge<'_> {
     /// but the pinned one and the placeholder (spec §16.5).
     pub(super) fn kept_non_pinned(&self, out: &OutputState) -> usize {
         out.messages.len()
-            - usize::from(out.mapping.out_pinned.is_some())
+            - usize::from(out.mapping.pinned_kept().is_some())
             - usize::from(out.placeholder.is_some())
     }
 
@@ -171,7 +171,7 @@ impl Judge<'_> {
                 b.limit()
             ));
         }
-        let pinned = match out.mapping.out_pinned {
+        let pinned = match out.mapping.pinned_kept() {
             Some(_) if b.count_pinned() => {
                 format!(", the pinned system message {}", b.pinned_cost(self.pinned))
             }
@@ -200,7 +200,9 @@ impl Judge<'_> {
                 "the pinned system message holds only broken approval items, which a repair removes (spec §17.2)",
             );
         }
-        if out.mapping.out_pinned.is_some() {
+        // The pinned message by identity: equal, or changed in its place
+        // (what changed is no-fabrication's failure, spec §6.3).
+        if out.mapping.pinned_kept().is_some() {
             return Outcome::Pass;
         }
         match (0..out.h.len()).find(|&k| out.h.role(k) == Role::System) {
@@ -368,7 +370,7 @@ impl Judge<'_> {
                 "the summary (output message {k}) is input message {j} (a copy, not a summary: the output holds it twice or out of order)"
             ));
         }
-        match (0..k).find(|&j| Some(j) != out.mapping.out_pinned) {
+        match (0..k).find(|&j| Some(j) != out.mapping.pinned_kept()) {
             Some(j) => fail(format!(
                 "output message {j} comes before the summary (output message {k}); only the pinned system message may"
             )),

@@ -52,8 +52,9 @@ pub struct Args {
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS,
           value_parser = positive_u64)]
     pub timeout: u64,
-    /// Persistent mode: extra time for the first request after a reducer
-    /// (re)starts, for its start-up, in milliseconds.
+    /// Persistent mode: the start-up allowance of each worker, in
+    /// milliseconds: one for the run, drawn on by every (re)started
+    /// reducer for the time it takes to read its first request.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_TIMEOUT_MS)]
     pub startup_timeout: u64,
     /// Largest accepted response, in bytes.
@@ -149,7 +150,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub shrink_tries: usize,
     /// Time budget for all the shrinking of a run, in seconds; each failure
-    /// keeps the smallest case found when it runs out.
+    /// keeps the smallest case found when it runs out (one too large to
+    /// try in the time is shown as it failed, with its size). No try
+    /// waits past it; a try holds the case and one candidate, and reads an
+    /// answer of at most 4 times its request plus 64 KiB.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub shrink_time: u64,
     /// The reducer command and its arguments, after `--`.

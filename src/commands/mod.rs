@@ -284,7 +284,7 @@ pub enum CostsArg {
 
 /// The budget options `reduce` and `check` share: a message budget
 /// (`--max`) or a token budget (spec §11, §13.5).
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct BudgetArgs {
     /// The budget: most messages kept besides the pinned system message, a
     /// whole number >= 1 as maxMessages allows it (3, 3.0, 3e0; beyond 2^64

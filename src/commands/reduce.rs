@@ -71,7 +71,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|e| super::system_pseudo(format, e))
         .collect();
     let entries = super::lead_with_pseudo(entries, &pseudo);
-    let mut budgets = match args.budget.fields(&entries, args.input.limit.max_input) {
+    // A repair reads no budget (spec §17.1): without one, none is asked
+    // for, and one that limits nothing stands in (not written back).
+    let unbudgeted = policy == Policy::Repair
+        && args.budget.max.is_none()
+        && args.budget.max_tokens.is_none()
+        && entries
+            .iter()
+            .all(|e| e.member("maxMessages").is_none() && e.member("maxTokens").is_none());
+    let budget_args = if unbudgeted {
+        BudgetArgs {
+            max: Some(Value::from(u64::MAX)),
+            ..args.budget.clone()
+        }
+    } else {
+        args.budget.clone()
+    };
+    let mut budgets = match budget_args.fields(&entries, args.input.limit.max_input) {
         Ok(b) => b,
         Err(code) => return Ok(code),
     };

@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 pub fn draw_counterexample(settings: &Settings, cx: &Counterexample) -> Conversation {
     let (format, input) = match crate::formats::to_wire(settings.format, &cx.case.messages) {
         Ok(wire) => (settings.format, wire),
-        Err(_) => (crate::formats::Format::Canonical, cx.case.messages.clone()),
+        Err(_) => (crate::formats::Format::Canonical, cx.case.messages.to_vec()),
     };
     Conversation::of(&Exhibit {
         format,

@@ -245,7 +245,7 @@ fn head(run: &Run) -> Value {
                 o["summaryTokens"] = json!(c.case.summary_tokens);
             }
             for (k, v) in [
-                ("messages", json!(c.case.messages)),
+                ("messages", json!(*c.case.messages)),
                 ("expected", c.expected.to_json()),
                 ("actual", response_json(&c.actual)),
                 ("firstDifference", json!(c.first_difference)),
@@ -395,7 +395,8 @@ mod tests {
         };
         CaseRecord::of(&CaseResult {
             case: RunCase::with_max_messages(id.into(), Value::from(2), Vec::new()),
-            wire_messages: Vec::new(),
+            wire_messages: None,
+            took: std::time::Duration::ZERO,
             response: None,
             verdicts: vec![Verdict {
                 clause: Clause::Budget,

@@ -550,28 +550,47 @@ impl Report<'_> {
 
     fn counterexample(&mut self, cx: &Counterexample) {
         line!(self);
-        line!(
-            self,
-            "minimal counterexample for {} ({}, {}; shrunk from {} in {} tries{}; {})",
-            cx.clause,
-            match cx.case.messages.len() {
-                1 => "1 message".to_string(),
-                n => format!("{n} messages"),
-            },
-            show(&cx.case.budget_text()),
-            show(&cx.original_id),
-            cx.tries,
-            if cx.out_of_time {
-                ", stopped by --shrink-time"
-            } else {
-                ""
-            },
-            if cx.cases == 1 {
-                "1 case like this".to_string()
-            } else {
-                format!("{} cases like this", cx.cases)
-            }
-        );
+        let messages = match cx.case.messages.len() {
+            1 => "1 message".to_string(),
+            n => format!("{n} messages"),
+        };
+        let cases = if cx.cases == 1 {
+            "1 case like this".to_string()
+        } else {
+            format!("{} cases like this", cx.cases)
+        };
+        if cx.out_of_time && !cx.shrunk {
+            // Too large to shrink in the time given: the case as it
+            // failed, with its size (spec §9.1).
+            line!(
+                self,
+                "counterexample for {}, not shrunk ({}, {} bytes, {}; case {}; --shrink-time ran out after {} tries; {})",
+                cx.clause,
+                messages,
+                json_bytes(&cx.case.messages),
+                show(&cx.case.budget_text()),
+                show(&cx.original_id),
+                cx.tries,
+                cases
+            );
+        } else {
+            line!(
+                self,
+                "{}counterexample for {} ({}, {}; shrunk from {} in {} tries{}; {})",
+                if cx.out_of_time { "" } else { "minimal " },
+                cx.clause,
+                messages,
+                show(&cx.case.budget_text()),
+                show(&cx.original_id),
+                cx.tries,
+                if cx.out_of_time {
+                    ", stopped by --shrink-time"
+                } else {
+                    ""
+                },
+                cases
+            );
+        }
         line!(
             self,
             "  clause:   {}",
@@ -587,13 +606,19 @@ impl Report<'_> {
         // `systemInstruction`) is shown there, as the reducer reads and
         // writes it.
         let format = self.run.settings.format;
-        let input = crate::formats::to_wire(format, &cx.case.messages)
-            .unwrap_or_else(|_| cx.case.messages.clone());
-        line!(
-            self,
-            "  input:    {}",
+        let input = if format == crate::formats::Format::Canonical {
+            // The messages as they are (not copied: a counterexample that
+            // could not be shrunk may be a long history).
+            cut(&format!(
+                "{{\"messages\":{}}}",
+                serde_json::to_string(&*cx.case.messages).unwrap_or_default()
+            ))
+        } else {
+            let input = crate::formats::to_wire(format, &cx.case.messages)
+                .unwrap_or_else(|_| cx.case.messages.to_vec());
             compact(format, &Response::Messages(input))
-        );
+        };
+        line!(self, "  input:    {input}");
         line!(
             self,
             "  sizes:    reference: {}, reducer: {}",
@@ -630,6 +655,23 @@ impl Report<'_> {
     }
 }
 
+/// The bytes of `messages` as compact JSON, counted without writing them.
+fn json_bytes(messages: &[serde_json::Value]) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, messages);
+    c.0
+}
+
 /// ` FLAG PATH` for each path.
 fn flags_of(flag: &str, paths: &[PathBuf]) -> String {
     paths
@@ -655,7 +697,12 @@ fn size(r: Option<&Response>) -> String {
 /// [`crate::protocol::response_json`]), cut after 2,000 characters,
 /// escaped for the terminal.
 fn compact(format: crate::formats::Format, r: &Response) -> String {
-    let s = show(&crate::protocol::response_json(format, r).to_string()).to_string();
+    cut(&crate::protocol::response_json(format, r).to_string())
+}
+
+/// JSON text cut after 2,000 characters, escaped for the terminal.
+fn cut(json: &str) -> String {
+    let s = show(json).to_string();
     if s.len() > 2000 {
         format!(
             "{}... ({} bytes)",
