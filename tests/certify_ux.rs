@@ -36,7 +36,7 @@ fn persistent_shrinking_reuses_the_live_reducer() {
             "--jobs",
             "1",
             "--case",
-            "gen/1/1595",
+            "gen/1/402",
         ],
         &reducer,
     );
@@ -44,7 +44,7 @@ fn persistent_shrinking_reuses_the_live_reducer() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
         stdout.contains(
-            "minimal counterexample for no-orphan-result (4 messages, maxMessages 3; shrunk from gen/1/1595 in 41 tries; 1 case like this)"
+            "minimal counterexample for no-orphan-result (4 messages, maxMessages 3; shrunk from gen/1/402 in 52 tries; 1 case like this)"
         ),
         "{stdout}"
     );
@@ -71,7 +71,7 @@ fn shrink_time_bounds_the_shrinking() {
             "--jobs",
             "1",
             "--case",
-            "gen/1/1595",
+            "gen/1/402",
             "--shrink-time",
             "0",
         ],
@@ -85,7 +85,7 @@ fn shrink_time_bounds_the_shrinking() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("minimal counterexample for no-orphan-result (19 messages, maxMessages 16; shrunk from gen/1/1595 in 0 tries, stopped by --shrink-time; 1 case like this)"),
+        stdout.contains("minimal counterexample for no-orphan-result (22 messages, maxMessages 14; shrunk from gen/1/402 in 0 tries, stopped by --shrink-time; 1 case like this)"),
         "{stdout}"
     );
     assert!(
@@ -114,13 +114,13 @@ fn counterexamples_show_one_example_per_kind_of_failure() {
     assert_eq!(
         headers,
         vec![
-            "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 22 cases like this)",
-            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 9 cases like this)",
-            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 19 cases like this)",
-            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 8 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 11 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/260 in 14 tries; 17 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from spec/suffix-split-approval in 14 tries; 1 case like this)",
+            "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from gen/1/7 in 16 tries; 20 cases like this)",
+            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/108 in 16 tries; 10 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/7 in 16 tries; 17 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/108 in 16 tries; 9 cases like this)",
+            "minimal counterexample for contiguous-suffix (1 message, maxMessages 1; shrunk from spec/suffix-tool-without-result in 17 tries; 1 case like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/7 in 16 tries; 25 cases like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/324 in 21 tries; 2 cases like this)",
         ],
         "{stdout}"
     );
@@ -173,7 +173,7 @@ fn without_skips_the_shapes_turned_off() {
     );
     assert_eq!(
         r["casesPlanned"],
-        serde_json::json!({"corpus": 94, "generated": 277, "corpusDuplicates": 12, "generatedDuplicates": 23, "without": 30})
+        serde_json::json!({"corpus": 97, "generated": 274, "corpusDuplicates": 12, "generatedDuplicates": 26, "without": 30})
     );
     // 28 corpus cases need protocol 2 (a token budget) and 5 are broken
     // histories of policy repair (spec §17.6) that --without left in:
@@ -183,7 +183,7 @@ fn without_skips_the_shapes_turned_off() {
         (Some(338), Some(33))
     );
     assert!(stdout.contains(
-        "371 cases: 94 corpus + 277 generated, 12 corpus duplicates dropped, 23 generated duplicates dropped\nskipped: 30 cases with shapes turned off by --without\n"
+        "371 cases: 97 corpus + 274 generated, 12 corpus duplicates dropped, 26 generated duplicates dropped\nskipped: 30 cases with shapes turned off by --without\n"
     ), "{stdout}");
     // Nothing with an approval ran: the approval clause was never failed.
     assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);
@@ -232,18 +232,25 @@ fn rerun_lines_rerun_the_same_thing() {
     );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
+    // The counterexample of the orphan approval response.
+    let block = stdout
+        .split("minimal counterexample for no-orphan-approval")
+        .nth(1)
+        .unwrap();
+    let from = block.split("shrunk from ").nth(1).unwrap();
+    let from = &from[..from.find(' ').unwrap()];
     let reproduce = stdout
         .lines()
-        .find(|l| l.starts_with("  reproduce: "))
+        .find(|l| l.starts_with("  reproduce: ") && l.contains(&format!("--case {from} ")))
         .unwrap();
     assert_eq!(
         reproduce,
         format!(
-            "  reproduce: reducer-kit certify --policy suffix --format canonical --persistent --timeout 5000 --max-output 100000 --without pending --corpus {} --case gen/1/17 -- {py} -S {naive} --persistent",
+            "  reproduce: reducer-kit certify --policy suffix --format canonical --persistent --timeout 5000 --max-output 100000 --without pending --corpus {} --case gen/1/85 -- {py} -S {naive} --persistent",
             empty.display()
         )
     );
-    let replay = stdout
+    let replay = block
         .lines()
         .find_map(|l| l.strip_prefix("  replay:   "))
         .unwrap();

@@ -14,7 +14,8 @@
 //! its result or response); lower the budget; shorten strings (texts and
 //! string results halved, other results made `""`, call arguments and
 //! members the kit does not interpret dropped); canonicalise names (call
-//! ids `c1`, `c2`… in order of first use, so a reused id stays reused;
+//! ids `c1`, `c2`… in order of first use, so a reused id stays reused,
+//! and ids that differ only in case stay so, `c1` and `C1`;
 //! approval request ids `r1`, `r2`…; texts and string results `a`, `b`…
 //! by distinct value; tool names `f`).
 //! Every candidate that drops messages comes again with the budget lower
@@ -169,6 +170,26 @@ fn index_of(seen: &mut Vec<String>, s: &str) -> usize {
     }
 }
 
+/// The canonical name of `id` (`seen`: the ids named so far): `{stem}{k}`
+/// for the k-th id in order of first use, ids equal but for ASCII letter
+/// case sharing k, the second spelling `{STEM}{k}` (a bug that compares
+/// ids without their case still shows), a third `{stem}{k}_{j}`.
+fn id_name(seen: &mut Vec<String>, id: &str, stem: &str) -> String {
+    let i = index_of(seen, id);
+    let class = |s: &String| seen.iter().position(|x| x.eq_ignore_ascii_case(s));
+    let first = class(&seen[i]).unwrap_or(i);
+    let k = (0..=first).filter(|&x| class(&seen[x]) == Some(x)).count();
+    match seen[..i]
+        .iter()
+        .filter(|x| x.eq_ignore_ascii_case(id))
+        .count()
+    {
+        0 => format!("{stem}{k}"),
+        1 => format!("{}{k}", stem.to_ascii_uppercase()),
+        j => format!("{stem}{k}_{j}"),
+    }
+}
+
 /// Canonical names inside one content item (and the items nested in it,
 /// such as an approval request's call), see [`QuickCase::canonical_names`].
 fn canonicalise(item: &mut Value, names: &mut Names) {
@@ -186,13 +207,11 @@ fn canonicalise(item: &mut Value, names: &mut Names) {
     );
     for (key, value) in obj.iter_mut() {
         match (key.as_str(), value) {
-            ("callId", Value::String(id)) => {
-                *id = format!("c{}", index_of(&mut names.calls, id) + 1);
-            }
+            ("callId", Value::String(id)) => *id = id_name(&mut names.calls, id, "c"),
             ("requestId", Value::String(id)) | ("id", Value::String(id))
                 if key == "requestId" || legacy =>
             {
-                *id = format!("r{}", index_of(&mut names.requests, id) + 1);
+                *id = id_name(&mut names.requests, id, "r")
             }
             ("name", Value::String(name)) if tag == "functionCall" => *name = "f".into(),
             ("text", Value::String(t)) | ("result", Value::String(t)) if !t.is_empty() => {
