@@ -11,7 +11,7 @@
 //! `pinned-not-first` shape (spec §16.6), a reducer that answered nothing
 //! is not shrunk against (spec §8.5).
 
-use super::collect::{run_cases, Collected, FailureGroup};
+use super::collect::{run_cases_with, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
 use super::grade::{grade_clauses, Grade};
 use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
@@ -83,6 +83,10 @@ pub struct Options {
     pub shrink_tries: usize,
     /// Time for all the shrinking of the run (`--shrink-time`).
     pub shrink_time: Duration,
+    /// Stop at the first defect (`--stop-after-first`): no case is begun
+    /// once a case has failed a clause on a valid input; that failure is
+    /// shrunk and reported. A run with no defect runs every case.
+    pub stop_after_first: bool,
 }
 
 impl Default for Options {
@@ -115,6 +119,7 @@ impl Default for Options {
             max_input: DEFAULT_MAX_INPUT,
             shrink_tries: 200,
             shrink_time: Duration::from_secs(30),
+            stop_after_first: false,
         }
     }
 }
@@ -139,6 +144,8 @@ pub struct Job {
     pub shrink_tries: usize,
     /// Time for all the shrinking.
     pub shrink_time: Duration,
+    /// Whether the run stops at its first defect (`--stop-after-first`).
+    pub stop_after_first: bool,
 }
 
 impl Options {
@@ -223,6 +230,7 @@ impl Options {
             without,
             shrink_tries: self.shrink_tries,
             shrink_time: self.shrink_time,
+            stop_after_first: self.stop_after_first,
         })
     }
 }
@@ -304,6 +312,7 @@ impl Certified {
                 .first_defect
                 .as_ref()
                 .map(|(id, t)| (id.as_str(), *t)),
+            stopped_at_first_defect: self.collected.stopped_at_first_defect,
         }
     }
 }
@@ -348,7 +357,12 @@ impl Job {
         watch: &dyn Watch,
     ) -> Result<Certified, RunError> {
         let settings = &self.settings;
-        let collected = run_cases(settings, plan, &|done| watch.cases_done(done))?;
+        let collected = run_cases_with(
+            settings,
+            plan,
+            &|done| watch.cases_done(done),
+            self.stop_after_first,
+        )?;
         let mut interrupted = collected.interrupted;
         let mut cxs = Vec::new();
         if interrupted.is_none() && !collected.failures.is_empty() {

@@ -134,6 +134,12 @@ pub struct Args {
     /// keeps the smallest case found when it runs out.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub shrink_time: u64,
+    /// Stop at the first defect (a clause failed on a valid input): begin
+    /// no case after it, shrink it and report. A passing run still runs
+    /// every case. For a reducer's own tests, where the first
+    /// counterexample is the answer.
+    #[arg(long)]
+    pub stop_after_first: bool,
     /// The reducer command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -401,6 +407,7 @@ fn options(args: &Args) -> Options {
         max_input: args.limit.max_input,
         shrink_tries: args.shrink_tries,
         shrink_time: Duration::from_secs(args.shrink_time),
+        stop_after_first: args.stop_after_first,
     }
 }
 
