@@ -24,8 +24,14 @@ impl Judge<'_> {
         // item is left in it, it is an orphan, and no-orphan-result or
         // no-orphan-approval names the defect; a start right after an
         // attached reasoning item left out is reasoning-attached's (§14.6).
+        // A run from M's first message begins where M does: when M fits,
+        // identity-when-fits asks for all of it, whatever that message is.
         let first = self.rest()[s];
-        if let Some(why) = self.illegal_first(first, out.mapping.removed(first)) {
+        let illegal = match s {
+            0 => None,
+            _ => self.illegal_first(first, out.mapping.removed(first)),
+        };
+        if let Some(why) = illegal {
             return fail(format!(
                 "the run starts at input message {first}, {why}: not a legal start"
             ));

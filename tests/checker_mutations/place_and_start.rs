@@ -362,3 +362,30 @@ fn real_conversations_cut_inside_a_parallel_call_group() {
     }
     assert_eq!(judged_cases, 6);
 }
+
+#[test]
+fn a_run_from_the_first_message_of_m_is_not_judged_for_its_start() {
+    // M fits: the output is the input, though M's first message is a tool
+    // message holding no result; moving past it, as a reducer that counts
+    // the pinned message does, fails identity-when-fits.
+    let case = spec_case("suffix.json", "spec/suffix-fits-tool-note-first");
+    let h = messages(&case);
+    let (failed, _) = judged(
+        Format::Canonical,
+        Policy::Suffix,
+        3,
+        &h,
+        h.clone(),
+        Clause::ContiguousSuffix,
+    );
+    assert!(failed.is_empty(), "{failed:?}");
+    let (failed, _) = judged(
+        Format::Canonical,
+        Policy::Suffix,
+        3,
+        &h,
+        pick(&h, &[0, 2, 3]),
+        Clause::IdentityWhenFits,
+    );
+    assert_eq!(failed, ["identity-when-fits", "matches-reference"]);
+}
