@@ -12,6 +12,7 @@ use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{seeded_cases, Shape};
 use reducer_kit::protocol::Protocol;
 use reducer_kit::reduce::{reduce, reduce_indices, select_indices};
+use reducer_kit::terms::links::continues_call_group;
 use reducer_kit::terms::{Budget, History, ItemKind, Policy};
 use std::collections::BTreeMap;
 
@@ -93,6 +94,14 @@ fn events(h: &History, budget: usize, policy: Policy) -> Vec<&'static str> {
                 ItemKind::Call => "reused call id cut apart",
                 _ => "reused request id cut apart",
             });
+        }
+    }
+    // A `suffix` cut that falls on a call continuing a call group
+    // (Responses, spec §14.5): the start the reference must move on.
+    let rest: Vec<usize> = (0..h.len()).filter(|&i| Some(i) != h.pinned()).collect();
+    if policy == Policy::Suffix && budget < rest.len() {
+        if continues_call_group(h, rest[rest.len() - budget]) {
+            out.push("suffix cut inside a call group");
         }
     }
     // Two kept calls (requests) whose ids differ only in case.
@@ -179,6 +188,14 @@ fn every_default_run_shows_the_id_approval_and_reuse_shapes() {
                 report.push_str(&format!("{format} {policy} {e} {n}\n"));
                 if n < least {
                     short.push(format!("{format} {policy}: {e} {n} < {least}"));
+                }
+            }
+            if format == Format::Responses && policy == Policy::Suffix {
+                let e = "suffix cut inside a call group";
+                let n = seen.get(e).copied().unwrap_or(0);
+                report.push_str(&format!("{format} {policy} {e} {n}\n"));
+                if n < 40 {
+                    short.push(format!("{format} {policy}: {e} {n} < 40"));
                 }
             }
         }

@@ -10,6 +10,7 @@ use content::object;
 
 use super::Config;
 use crate::formats::{read_history, Format};
+use crate::terms::links::continues_call_group;
 use crate::terms::{History, ItemKind, Role};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Value};
@@ -98,7 +99,19 @@ pub(super) fn draw_budget(
             let from = if !approvals.is_empty() && (calls.is_empty() || bool::arbitrary(u)?) {
                 Some(approvals[u.int_in_range(0..=approvals.len() - 1)?])
             } else if !calls.is_empty() {
-                Some(calls[u.int_in_range(0..=calls.len() - 1)?])
+                // Where calls are items of their own (Responses), half the
+                // time at a call that continues a call group (spec §14.5).
+                let groups: Vec<usize> = calls
+                    .iter()
+                    .copied()
+                    .filter(|&i| continues_call_group(history, i))
+                    .collect();
+                let pool = if !groups.is_empty() && bool::arbitrary(u)? {
+                    &groups
+                } else {
+                    &calls
+                };
+                Some(pool[u.int_in_range(0..=pool.len() - 1)?])
             } else {
                 None
             };
