@@ -389,3 +389,29 @@ fn a_run_from_the_first_message_of_m_is_not_judged_for_its_start() {
     );
     assert_eq!(failed, ["identity-when-fits", "matches-reference"]);
 }
+
+#[test]
+fn a_suffix_that_starts_on_an_approval_only_message_before_a_split_group() {
+    // The run a reducer gets when it takes an approval-only message for a
+    // legal start: that message goes (its response is an orphan), the next
+    // one is kept without its response.
+    let case = spec_case("suffix.json", "spec/suffix-approval-only-then-split");
+    let h = messages(&case);
+    let mut split = h[3].clone();
+    split["contents"].as_array_mut().unwrap().remove(0);
+    let mut out = vec![split];
+    out.extend(h[4..].iter().cloned());
+    let (failed, detail) = judged(
+        Format::Canonical,
+        Policy::Suffix,
+        6,
+        &h,
+        out,
+        Clause::ContiguousSuffix,
+    );
+    assert_eq!(failed, ["contiguous-suffix", "matches-reference"]);
+    assert_eq!(
+        detail.as_deref(),
+        Some("the run starts at input message 3, kept without what answers input message 1 (a result or approval response beside other content): not a legal start")
+    );
+}
