@@ -28,6 +28,7 @@ fn settings(argv: &[&str], persistent: bool) -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        outside: Vec::new(),
         sessions: None,
     }
 }
@@ -60,7 +61,7 @@ fn bench(c: &mut Criterion) {
     for (name, s) in runs {
         group.bench_function(name, |b| {
             b.iter(|| {
-                let run = run_cases(&s, &cases, &|_| {}).unwrap();
+                let run = run_cases(&s, &cases, &|_, _| {}).unwrap();
                 assert!(run.records.iter().all(|r| !r.failed()));
             })
         });

@@ -3,9 +3,9 @@
 //! of `benches/README.md` (`benches/shapes/`): `normal` (budget n/2 + 1),
 //! `long-turn` (one agent turn over the budget: the overflow-question rule)
 //! and, for check, `nothing-matches` (no output message maps). Throughput
-//! should stay flat: every step is linear. `reduce` takes and returns
-//! values; `reduce_indices` is the selection on a history classified
-//! beforehand; `read_history` is the classification alone. Each has a
+//! should stay flat: every step is linear. `values` takes and returns
+//! values; `indices` is the selection on a history classified beforehand
+//! (`Input::history`); `read_history` is the classification alone. Each has a
 //! token-budget twin (`…-tokens`, spec §11): costs 1 to 5 in turn and
 //! `maxTokens` three times the message budget, so about as many messages
 //! are kept; it should stay within 1.5× of the unit-cost path.
@@ -17,7 +17,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use reducer_kit::check::{check, extra_requests, Extras, Request};
 use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce_indices, reduce_request, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Policy};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -67,20 +67,30 @@ fn bench_reduce(c: &mut Criterion) {
             for (kind, fields) in budgets(&max, h.len()) {
                 let budget = Budget::read(&fields, h.len()).unwrap();
                 for policy in Policy::ALL {
+                    let reference = Reference::new(policy, Format::Canonical);
                     let id = format!("{name}/{}", policy.name());
                     g.bench_with_input(
                         BenchmarkId::new(format!("values{kind}/{id}"), n),
                         &h,
                         |b, h| {
                             b.iter(|| {
-                                reduce_request(policy, Format::Canonical, h, &fields).unwrap()
+                                reference
+                                    .reduce(Input::new(h).budget_fields(&fields))
+                                    .unwrap()
+                                    .messages()
                             })
                         },
                     );
                     g.bench_with_input(
                         BenchmarkId::new(format!("indices{kind}/{id}"), n),
                         &history,
-                        |b, hi| b.iter(|| reduce_indices(policy, hi, &budget)),
+                        |b, hi| {
+                            b.iter(|| {
+                                reference
+                                    .reduce(Input::history(hi).budget(&budget))
+                                    .unwrap()
+                            })
+                        },
                     );
                 }
             }
@@ -110,7 +120,13 @@ fn bench_check(c: &mut Criterion) {
                         summary: None,
                         declared: Default::default(),
                     };
-                    let reference = respond_request(policy, Format::Canonical, &fields, &h);
+                    let answer = |fields: &BudgetFields, messages: &[Value]| {
+                        Response::from(
+                            Reference::new(policy, Format::Canonical)
+                                .reduce(Input::new(messages).budget_fields(fields)),
+                        )
+                    };
+                    let reference = answer(&fields, &h);
                     let first = match (&reference, name) {
                         (Response::Messages(m), "nothing-matches") => {
                             Response::Messages(shapes::garbled(m))
@@ -122,12 +138,7 @@ fn bench_check(c: &mut Criterion) {
                         ..Extras::default()
                     };
                     for extra in extra_requests(&req, &first) {
-                        let r = respond_request(
-                            policy,
-                            Format::Canonical,
-                            &extra.budget,
-                            &extra.messages,
-                        );
+                        let r = answer(&extra.budget, &extra.messages);
                         extras.record(&extra, r);
                     }
                     g.bench_function(

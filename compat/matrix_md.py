@@ -50,19 +50,55 @@ def judged_run(a):
     return next((r for r in a.get("runs", []) if r["policy"] == want and "levels" in r), None)
 
 
+DEFECT_LEVELS = ("protocol", "safety")
+
+
 def judged_levels(a):
     """protocol and safety always; policy and exact when a policy is claimed
-    (`repair` included)."""
-    return ("protocol", "safety") + (("policy", "exact") if a["claims"] in CLAIMS else ())
+    (`repair` included): the levels whose failures on valid input need a
+    finding."""
+    return DEFECT_LEVELS + (("policy", "exact") if a["claims"] in CLAIMS else ())
 
 
 def defects_of(a, r):
-    """{clause: [case ids]} failing on a valid input under the claimed policy
-    and the declared contract (clauses a kit without --declare judged
-    without the declarations are left out: `unjudged`)."""
-    levels = judged_levels(a)
+    """{clause: [case ids]} of the defects (spec §9.3): protocol and safety
+    clauses failing on a valid input under the declared contract (clauses a
+    kit without --declare judged without the declarations are left out:
+    `unjudged`)."""
     return {c: ids for c, ids in r.get("defects", {}).items()
-            if ids and r["clauses"].get(c, {}).get("level") in levels and c not in a.get("unjudged", [])}
+            if ids and r["clauses"].get(c, {}).get("level") in DEFECT_LEVELS and c not in a.get("unjudged", [])}
+
+
+def policy_of(a, r):
+    """{clause: [case ids]} of the policy and exact clauses failing on a
+    valid input under a claimed policy: the library does not implement the
+    policy it claims. Shown apart, never counted as defects (spec §9.3)."""
+    if a["claims"] not in CLAIMS:
+        return {}
+    return {c: ids for c, ids in r.get("defects", {}).items()
+            if ids and r["clauses"].get(c, {}).get("level") in ("policy", "exact")
+            and c not in a.get("unjudged", [])}
+
+
+def finding(a, clause):
+    """The matrix's finding of `a` on `clause` (with its reproduction)."""
+    return next((f for f in a.get("findings", []) if f["clause"] == clause), {})
+
+
+def repro_cell(f):
+    """The reproduction of a defect finding: its command and outcome."""
+    rec = f.get("repro")
+    if not rec:
+        return "**no reproduction**"
+    state = {True: "reproduces", False: "**does not reproduce** (exit %s)" % rec.get("exit"),
+             None: "not run"}[rec.get("reproduced")]
+    return "`%s` (%s)" % (rec["command"], state)
+
+
+def scope_of(a):
+    """A sanitizer's declared scope of repairs (spec §17.8)."""
+    kinds = [d.split("=", 1)[1] for d in a.get("declared", []) if d.startswith("repairs=")]
+    return ", ".join("`%s`" % k for d in kinds for k in d.split(",")) or "every kind"
 
 
 def differences_of(a, r):
@@ -72,7 +108,8 @@ def differences_of(a, r):
     return {c: ids for c, ids in r.get("differences", {}).items() if ids}
 
 
-KIND = {"kit-reading": "kit reading", "undeclarable": "documented, cannot be declared"}
+KIND = {"kit-reading": "kit reading", "undeclarable": "documented, cannot be declared",
+        "not-reproduced": "not reproduced without the kit"}
 
 
 def invalid_only(a, r):
@@ -246,8 +283,10 @@ def matrix_md(m, out_dir):
                     verdict = "invalid input"
                 elif cx.get("difference"):
                     verdict = KIND.get(cx["difference"], cx["difference"])
-                elif lvl in ("protocol", "safety") or (lvl in judged_levels(a) and r["policy"] == a["claims"]):
+                elif lvl in DEFECT_LEVELS:
                     verdict = "defect"
+                elif lvl in judged_levels(a) and r["policy"] == a["claims"]:
+                    verdict = "does not implement the claimed policy"
                 else:
                     verdict = "information"
                 lines.append("| `%s` | %s | %d | %s | %s | %s |" % (
@@ -295,8 +334,10 @@ def sanitizer_levels_md(m):
 def cx_link(r, clause, out_dir, kind=None):
     """The minimal counterexample of a clause (of a defect, or of a
     difference of this kind), as a link to its case file."""
-    cx = next((x for x in r["counterexamples"] if x["clause"] == clause and x.get("validInput", True)
-               and x.get("difference") == kind), None)
+    cxs = [x for x in r["counterexamples"] if x["clause"] == clause and x.get("validInput", True)
+           and x.get("difference") == kind]
+    # the one a provider rejects, when there is one (spec §14.7)
+    cx = next((x for x in cxs if "required-reasoning" in x.get("detail", "")), cxs[0] if cxs else None)
     if cx is None:
         return "—"
     what = "%s, %s" % (messages(cx["messages"]), "budget %s" % json.dumps(cx["maxMessages"])
@@ -305,7 +346,8 @@ def cx_link(r, clause, out_dir, kind=None):
 
 
 def verdict_md(m, out_dir):
-    """The verdicts: defects on valid input (each with its finding), then
+    """The verdicts: defects on valid input (each with its finding and its
+    reproduction), then what does not implement the claimed policy, then
     the differences that are not defects (kit readings, documented
     behaviours the kit cannot declare), then the rest."""
     runs = [(a, judged_run(a)) for a in m["adapters"]
@@ -315,48 +357,53 @@ def verdict_md(m, out_dir):
     bad = [(a, r, defects_of(a, r)) for a, r in runs if defects_of(a, r)]
     unjudged_any = any(a.get("unjudged") for a, _ in runs)
     lines = ["## Verdicts", "",
-             "A defect is a clause that fails on a valid input (pending calls allowed) under the policy the "
-             "reducer claims and the contract it declares (`certify --declare`: documented differences such as "
-             "a soft budget, a budget in other units or a note where it cut): its protocol and safety clauses "
-             "always, its policy and exact clauses when it claims a policy. A reducer claims a policy only when "
-             "its documentation promises exactly that policy; one whose documentation promises something else "
-             "claims none, and its policy-level results are information ([both policies](#both-policies)). "
-             "Each defect has a finding in `compat/adapters.json`: what the library does and the line of its "
-             "source that does it. Failures that rest on the kit's own reading of a case, or on a documented "
-             "behaviour no declaration can say, are not defects: they are listed apart with the kit's or the "
-             "library's line. `compat/run` fails when a defect has no finding, a finding no longer fails, or a "
-             "difference no longer occurs.", "",
+             "A defect is a safety (or protocol) clause failing on a valid input that the library can itself "
+             "produce or accept by its docs, beyond what its declared contract allows (`spec/spec.md` §9.3; "
+             "`certify --declare`: documented differences such as a soft budget, a budget in other units, a "
+             "note where it cut, a sanitizer's scope of repairs). The policy level and `matches-reference` say "
+             "whether a library implements the policy it claims: their failures are listed apart as *does not "
+             "implement the claimed policy*, and are never counted as defects. A reducer claims a policy only "
+             "when its documentation promises exactly that policy. Each defect has a finding in "
+             "`compat/adapters.json` (what the library does and the line of its source that does it) and a "
+             "**reproduction**, `compat/repro/<reducer>/<clause>.py` (or `.mjs`): a program that uses the "
+             "library alone, as its docs show, on the minimal counterexample's input, and exits 0 exactly when "
+             "the library's output breaks the clause. Failures that rest on the kit's own reading of a case, or "
+             "on a documented behaviour no declaration can say, are not defects: they are listed apart with the "
+             "kit's or the library's line. `compat/run` fails when a defect has no finding or no reproduction, "
+             "a reproduction does not reproduce, a finding no longer fails, or a difference no longer occurs.", "",
              "**%d of %d reducers have defects on valid input**%s." % (
                  len(bad), len(runs), (": " + ", ".join("[%s](#%s)" % (a["name"], a["name"]) for a, _, _ in bad))
                  if bad else ""),
              "%d have none: %s." % (len(runs) - len(bad), ", ".join(
                  a["name"] for a, r in runs if not defects_of(a, r)) or "—"), ""]
     if bad:
-        lines += ["| reducer | clause | cases (valid input) | minimal counterexample | cause | source |",
-                  "|---|---|---|---|---|---|"]
+        lines += ["| reducer | clause | cases (valid input) | minimal counterexample | cause | source | reproduction |",
+                  "|---|---|---|---|---|---|---|"]
         for a, r, d in bad:
-            finding = {f["clause"]: f for f in a.get("findings", [])}
             for c, ids in d.items():
-                f = finding.get(c, {})
-                lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` |" % (
+                f = finding(a, c)
+                lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` | %s |" % (
                     a["name"], a["name"], c, len(ids), cx_link(r, c, out_dir),
-                    (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+                    (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—"),
+                    repro_cell(f)))
         lines.append("")
     if unjudged_any:
         lines += ["This kit (%s) cannot take declarations: clauses a declaration changes are judged by it "
                   "without the declaration, and are listed as *declared, not judged* instead of as defects "
                   "(rerun `compat/run` with a kit that has `certify --declare`)." % m["kit"], ""]
-    lines += ["| reducer | configuration | claims | declares | defects on valid input (cases) | not defects: kit reading or undeclarable (cases) | fails only on invalid input (cases) | unsupported |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["| reducer | configuration | claims | declares | defects on valid input (cases) | does not implement the claimed policy (cases) | not defects: kit reading or undeclarable (cases) | fails only on invalid input (cases) | unsupported |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for a, r in runs:
         d = defects_of(a, r)
+        pol = policy_of(a, r)
         diff = differences_of(a, r)
         inv = invalid_only(a, r)
         unj = [c for c in a.get("unjudged", []) if r["clauses"].get(c, {}).get("failed")]
-        lines.append("| %s | %s%s | %s | %s | %s | %s | %s | %d |" % (
+        lines.append("| %s | %s%s | %s | %s | %s | %s | %s | %s | %d |" % (
             a["name"], a.get("source") or "—", " (%s)" % a["status"] if a.get("status") else "", a["claims"],
             ", ".join("`%s`" % x for x in a.get("declared", [])) or "—",
             ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in d.items()) or "none",
+            ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in pol.items()) or "—",
             ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in diff.items()) or "—"
             + ("; declared, not judged: " + ", ".join("`%s`" % c for c in unj) if unj else ""),
             ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in inv.items()) or "—",
@@ -364,36 +411,56 @@ def verdict_md(m, out_dir):
     if sans:
         bad_s = [(a, r, defects_of(a, r)) for a, r in sans if defects_of(a, r)]
         lines += ["", "### Sanitizers (policy repair)", "",
-                  "Sanitizers claim `repair` (spec §17): every clause of a repair run is judged, on every "
-                  "readable input. **%d of %d sanitizers have defects**%s." % (
+                  "Sanitizers claim `repair` (spec §17): every readable input of the kinds of broken history a "
+                  "sanitizer's docs say it repairs (its *scope*, `--declare repairs=...`, §17.8; valid histories "
+                  "always) is judged. **%d of %d sanitizers have defects** within their scope%s." % (
                       len(bad_s), len(sans),
                       (": " + ", ".join("[%s](#%s)" % (a["name"], a["name"]) for a, _, _ in bad_s)) if bad_s else ""),
                   "",
-                  "| sanitizer | configuration | declares | defects (cases) | not defects: kit reading or undeclarable (cases) |",
-                  "|---|---|---|---|---|"]
+                  "| sanitizer | configuration | scope (kinds of broken history) | declares | defects (cases) | does not implement the repair (cases) | not defects: kit reading or undeclarable (cases) |",
+                  "|---|---|---|---|---|---|---|"]
         for a, r in sans:
-            lines.append("| %s | %s | %s | %s | %s |" % (
-                a["name"], a.get("source") or "—", ", ".join("`%s`" % x for x in a.get("declared", [])) or "—",
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                a["name"], a.get("source") or "—", scope_of(a),
+                ", ".join("`%s`" % x for x in a.get("declared", []) if not x.startswith("repairs=")) or "—",
                 ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in defects_of(a, r).items()) or "none",
+                ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in policy_of(a, r).items()) or "—",
                 ", ".join("`%s` (%d)" % (c, len(ids)) for c, ids in differences_of(a, r).items()) or "—"))
         if bad_s:
-            lines += ["", "| sanitizer | clause | cases | minimal counterexample | cause | source |",
-                      "|---|---|---|---|---|---|"]
+            lines += ["", "| sanitizer | clause | cases | minimal counterexample | cause | source | reproduction |",
+                      "|---|---|---|---|---|---|---|"]
             for a, r, d in bad_s:
-                finding = {f["clause"]: f for f in a.get("findings", [])}
                 for c, ids in d.items():
-                    f = finding.get(c, {})
-                    lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` |" % (
+                    f = finding(a, c)
+                    lines.append("| [%s](#%s) | `%s` | %d | %s | %s | `%s` | %s |" % (
                         a["name"], a["name"], c, len(ids), cx_link(r, c, out_dir),
-                        (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+                        (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—"),
+                        repro_cell(f)))
         bad = bad + bad_s
+    pols = [(a, r, policy_of(a, r)) for a, r in runs + sans if policy_of(a, r)]
+    if pols:
+        lines += ["", "### Does not implement the claimed policy", "",
+                  "Failures on valid input of the policy level and of `matches-reference` under the policy the "
+                  "library claims: what it keeps differs from what that policy keeps. No defect (spec §9.3): the "
+                  "output is judged safe by the clauses above; this is a fact about the claimed policy's exact "
+                  "level, each with the library's line.", "",
+                  "| reducer | clause | cases | minimal counterexample | what happens | source |",
+                  "|---|---|---|---|---|---|"]
+        for a, r, d in pols:
+            for c, ids in d.items():
+                f = finding(a, c)
+                lines.append("| %s | `%s` | %d | %s | %s | `%s` |" % (
+                    a["name"], c, len(ids), cx_link(r, c, out_dir),
+                    (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
     diffs = [(a, r) for a, r in runs + sans if differences_of(a, r)]
     if diffs:
         lines += ["", "### Not defects: kit readings and undeclarable documented behaviour", "",
                   "Failures on valid input that a difference in `compat/adapters.json` explains. A *kit reading* "
                   "rests on how the kit reads the case (the kit is to be fixed, not the library); "
                   "*documented, cannot be declared* is a behaviour the library's documentation states and no "
-                  "`--declare` name says (the kit lacks the declaration).", "",
+                  "`--declare` name says (the kit lacks the declaration); *not reproduced* is a failure no "
+                  "program using the library alone shows (the adapter or the kit's reading is suspect), so it is "
+                  "not published as a defect.", "",
                   "| reducer | clause | kind | cases | minimal counterexample | what happens | source |",
                   "|---|---|---|---|---|---|---|"]
         for a, r in diffs:
@@ -408,27 +475,27 @@ def verdict_md(m, out_dir):
                     cx_link(r, dd["clause"], out_dir, dd["kind"]), dd["cause"].replace("|", "\\|"), dd["source"]))
     lines += ["", "### Defects by reducer", "",
               "Per reducer and clause: the failing cases on valid input, the minimal counterexample, what "
-              "the library does and where.", ""]
+              "the library does and where, and the program that shows it without the kit.", ""]
     for a, r, d in bad:
         lines += ["#### %s" % a["name"], "",
                   "%s %s, claims `%s`%s. %s" % (
                       a["library"], a["version"], a["claims"],
                       ", declares " + ", ".join("`%s`" % x for x in a["declared"]) if a.get("declared") else "",
                       a["notes"]),
-                  "", "| clause | cases (valid input) | minimal counterexample | cause | source |",
-                  "|---|---|---|---|---|"]
-        finding = {f["clause"]: f for f in a.get("findings", [])}
+                  "", "| clause | cases (valid input) | minimal counterexample | cause | source | reproduction |",
+                  "|---|---|---|---|---|---|"]
         for c, ids in d.items():
-            f = finding.get(c, {})
-            lines.append("| `%s` | %d: %s | %s | %s | `%s` |" % (
+            f = finding(a, c)
+            lines.append("| `%s` | %d: %s | %s | %s | `%s` | %s |" % (
                 c, len(ids), case_list(ids), cx_link(r, c, out_dir),
-                (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—")))
+                (f.get("cause") or "**no finding**").replace("|", "\\|"), f.get("source", "—"), repro_cell(f)))
         lines.append("")
     return lines
 
 
 def findings_md(m, out_dir):
-    """The README section: numbers, not adjectives."""
+    """The README section: numbers, not adjectives. The headline counts
+    defects only (spec §9.3)."""
     runs = [(a, judged_run(a)) for a in m["adapters"]
             if a.get("installed") and judged_run(a) and not is_sanitizer(a)]
     sans = [(a, judged_run(a)) for a in m["adapters"]
@@ -442,13 +509,19 @@ def findings_md(m, out_dir):
              "- %d reducer configurations from %d libraries (%s) were certified; %d more were not installed." % (
                  len(runs), len(libs), ", ".join(libs),
                  len([a for a in m["adapters"] if not is_sanitizer(a)]) - len(runs)),
-             "- **%d of %d have defects on valid input** under their claimed policy and declared contract; "
+             "- **%d of %d have defects on valid input** (spec §9.3: a safety clause failing on a valid input "
+             "beyond the declared contract), each shown by a program that uses the library alone; "
              "%d have none (%s)." % (len(bad), len(runs), len(runs) - len(bad),
                                      ", ".join(a["name"] for a, r in runs if not defects_of(a, r)) or "—"),
              "- Declared differences: %s." % (", ".join(
                  "%s (%s)" % (a["name"], ", ".join("`%s`" % d for d in a["declared"]))
                  for a, _ in runs if a.get("declared")) or "none"),
              ]
+    pols = [(a, policy_of(a, r)) for a, r in runs if policy_of(a, r)]
+    if pols:
+        lines.append("- Does not implement the claimed policy (no defect, see [matrix.md](matrix.md#does-not-"
+                     "implement-the-claimed-policy)): %s." % "; ".join(
+                         "%s (%s)" % (a["name"], ", ".join("`%s`" % c for c in d)) for a, d in pols))
     diffs = [(a, differences_of(a, r)) for a, r in runs if differences_of(a, r)]
     if diffs:
         lines.append("- Not defects (see [matrix.md](matrix.md#not-defects-kit-readings-and-undeclarable-documented-"
@@ -465,33 +538,40 @@ def findings_md(m, out_dir):
         lines.append("- Failing only on inputs that break a validator rule (robustness, not a defect): %s." % (
             "; ".join("%s (%s)" % (a["name"], ", ".join("`%s`" % c for c in d)) for a, d in inv)))
     if bad:
-        lines += ["", "Defects on valid input, each with what the library does and where:", "",
-                  "| reducer | clause | cases | cause | source |", "|---|---|---|---|---|"]
+        lines += ["", "Defects on valid input, each with what the library does, where, and the program that "
+                  "shows it (run from the repository's root after `compat/run` installed the libraries):", "",
+                  "| reducer | clause | cases | cause | source | reproduction |", "|---|---|---|---|---|---|"]
         for a, r, d in bad:
-            finding = {f["clause"]: f for f in a.get("findings", [])}
             for c, ids in d.items():
-                f = finding.get(c, {})
-                lines.append("| %s | `%s` | %d | %s | `%s` |" % (
+                f = finding(a, c)
+                lines.append("| %s | `%s` | %d | %s | `%s` | %s |" % (
                     a["name"], c, len(ids), (f.get("cause") or "**no finding**").replace("|", "\\|"),
-                    f.get("source", "—")))
+                    f.get("source", "—"), repro_cell(f)))
     if sans:
         bad_s = [(a, r, defects_of(a, r)) for a, r in sans if defects_of(a, r)]
-        lines += ["", "Sanitizers (spec §17, `certify --policy repair`, every readable input judged): "
-                  "%d configurations from %d libraries (%s); **%d of %d have defects**%s." % (
+        lines += ["", "Sanitizers (spec §17, `certify --policy repair`, each judged on the kinds of broken history "
+                  "its docs say it repairs, §17.8): %d configurations from %d libraries (%s); **%d of %d have "
+                  "defects**%s." % (
                       len(sans), len({a["library"] for a, _ in sans}),
                       ", ".join("%s %s" % (a["library"], a["version"]) for a, _ in sans),
                       len(bad_s), len(sans),
                       "" if len(bad_s) == len(sans) else "; none: " + ", ".join(
-                          a["name"] for a, r in sans if not defects_of(a, r)))]
+                          "%s (scope %s)" % (a["name"], scope_of(a)) for a, r in sans if not defects_of(a, r)))]
         if bad_s:
-            lines += ["", "| sanitizer | clause | cases | cause | source |", "|---|---|---|---|---|"]
+            lines += ["", "| sanitizer | scope | clause | cases | cause | source | reproduction |",
+                      "|---|---|---|---|---|---|---|"]
             for a, r, d in bad_s:
-                finding = {f["clause"]: f for f in a.get("findings", [])}
                 for c, ids in d.items():
-                    f = finding.get(c, {})
-                    lines.append("| %s | `%s` | %d | %s | `%s` |" % (
-                        a["name"], c, len(ids), (f.get("cause") or "**no finding**").replace("|", "\\|"),
-                        f.get("source", "—")))
+                    f = finding(a, c)
+                    lines.append("| %s | %s | `%s` | %d | %s | `%s` | %s |" % (
+                        a["name"], scope_of(a), c, len(ids),
+                        (f.get("cause") or "**no finding**").replace("|", "\\|"),
+                        f.get("source", "—"), repro_cell(f)))
+        pol_s = [(a, policy_of(a, r)) for a, r in sans if policy_of(a, r)]
+        if pol_s:
+            lines.append("")
+            lines.append("Does not implement the repair (no defect): %s." % "; ".join(
+                "%s (%s)" % (a["name"], ", ".join("`%s`" % c for c in d)) for a, d in pol_s))
         diff_s = [(a, differences_of(a, r)) for a, r in sans if differences_of(a, r)]
         if diff_s:
             lines.append("")

@@ -24,13 +24,14 @@
 //!   reference output with every message's text changed, so that no output
 //!   message maps to an input message.
 //!
-//! Ops: `reduce` (values in, values out), `indices` (`reduce_indices` on a
-//! history classified beforehand, and `read_history`, the classification
+//! Ops: `reduce` (values in, values out), `indices` (the reference's
+//! selection on a history classified beforehand, `Input::history`,
+//! reported as op `reduce_indices`, and `read_history`, the classification
 //! alone), `check` (every clause, every extra response precomputed: the
 //! input and answers read inside the call), `prepared` (`check_prepared`:
 //! the same verdicts on the input and the answers read beforehand with
 //! `PreparedInput` and `PreparedAnswers` — classified, and written as
-//! canonical texts — as `reduce_indices` is timed on a classified history;
+//! canonical texts — as the selection is timed on a classified history;
 //! reported as op `check_prepared`, and the reading alone as op
 //! `check_read`).
 //! Timing covers the call only; the input is parsed beforehand. Each figure is the
@@ -50,7 +51,7 @@ use reducer_kit::check::{
 };
 use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce_indices, reduce_request, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Policy};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -233,9 +234,12 @@ fn main() {
                 if ops.contains("reduce") && case.shape != "nothing-matches" {
                     let key = format!("reduce/{}/{}", case.shape, policy.name());
                     if !skip(key.clone(), n, None) {
+                        let reference = Reference::new(policy, format);
                         let secs = best_of(|| {
-                            let out =
-                                reduce_request(policy, format, &case.messages, &fields).unwrap();
+                            let out = reference
+                                .reduce(Input::new(&case.messages).budget_fields(&fields))
+                                .unwrap()
+                                .messages();
                             std::hint::black_box(out);
                         });
                         report("reduce", case.shape, policy, n, secs);
@@ -246,8 +250,10 @@ fn main() {
                     // The selection alone, on a history classified beforehand.
                     let history = read_history(format, &case.messages).unwrap();
                     let budget = Budget::read(&fields, case.messages.len()).unwrap();
+                    let reference = Reference::new(policy, format);
                     let secs = best_of(|| {
-                        std::hint::black_box(reduce_indices(policy, &history, &budget));
+                        let input = Input::history(&history).budget(&budget);
+                        std::hint::black_box(reference.reduce(input).unwrap());
                     });
                     report("reduce_indices", case.shape, policy, n, secs);
                     if policy == Policy::Turns {
@@ -270,7 +276,13 @@ fn main() {
                         summary: None,
                         declared: Default::default(),
                     };
-                    let reference = respond_request(policy, format, &fields, &case.messages);
+                    let answer = |fields: &BudgetFields, messages: &[Value]| {
+                        Response::from(
+                            Reference::new(policy, format)
+                                .reduce(Input::new(messages).budget_fields(fields)),
+                        )
+                    };
+                    let reference = answer(&fields, &case.messages);
                     let first = match (&reference, case.shape) {
                         (Response::Messages(m), "nothing-matches") => {
                             Response::Messages(garbled(m))
@@ -285,7 +297,7 @@ fn main() {
                         let r = if case.shape == "nothing-matches" {
                             first.clone()
                         } else {
-                            respond_request(policy, format, &extra.budget, &extra.messages)
+                            answer(&extra.budget, &extra.messages)
                         };
                         extras.record(&extra, r);
                     }

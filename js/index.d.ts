@@ -179,6 +179,14 @@ export interface CertifyOptions {
   seed?: number;
   /** Generator knobs to skip (`--without`). */
   without?: string | string[];
+  /**
+   * Shapes a default run of the format leaves out, to run all the same
+   * (`--with`, spec §9.5): `role-case`, `approvals`, `legacy-approvals`,
+   * `non-double-numbers`, and `budget-spellings` (budgets written other
+   * than as an integer: `3.0`, `true`, `2.5`, which an in-process run does
+   * not send by default).
+   */
+  with?: string | string[];
   /** Documented differences from the contract (spec §16, `--declare`). */
   declare?: string | string[];
   protocol?: 1 | 2;
@@ -232,6 +240,11 @@ export declare class Report {
   readonly json: Record<string, any>;
   /** The text report `reducer-kit certify` prints. */
   readonly text: string;
+  /**
+   * The HTML report, as `reducer-kit certify --report-html` writes it: one
+   * self-contained page (no script), each counterexample drawn as a conversation.
+   */
+  html(): string;
   /** Every level passed. */
   readonly passed: boolean;
   /** Whether `reducer-kit certify` would exit 1. */

@@ -263,8 +263,8 @@ function nameOf(fn) {
 function nativeOptions(fn, o) {
   const name = o.name ?? nameOf(fn);
   const rerunOptions = [`policy: ${JSON.stringify(o.policy ?? "turns")}`, `format: ${JSON.stringify(o.format ?? "canonical")}`];
-  for (const [k, d] of [["protocol", 1], ["summaries", false], ["provider", undefined], ["declare", ""], ["without", ""], ["seed", 1], ["corpus", undefined], ["replay", undefined]]) {
-    const v = k === "declare" || k === "without" ? names(o[k]) : o[k];
+  for (const [k, d] of [["protocol", 1], ["summaries", false], ["provider", undefined], ["declare", ""], ["with", ""], ["without", ""], ["seed", 1], ["corpus", undefined], ["replay", undefined]]) {
+    const v = k === "declare" || k === "with" || k === "without" ? names(o[k]) : o[k];
     if (v !== undefined && v !== d) rerunOptions.push(`${k}: ${JSON.stringify(v)}`);
   }
   return toJson(
@@ -277,6 +277,7 @@ function nativeOptions(fn, o) {
       summaries: o.summaries ?? false,
       declare: names(o.declare),
       without: names(o.without),
+      with: names(o.with),
       cases: o.cases ?? 2000,
       seed: o.seed ?? 1,
       corpus: o.corpus,
@@ -331,6 +332,7 @@ export class Report {
     this.name = name;
     this.json = report;
     this.text = found.text;
+    this.htmlText = found.html;
     this.passed = Boolean(report.passed);
     this.failed = Boolean(found.failed);
     this.levels = report.levels;
@@ -340,6 +342,11 @@ export class Report {
     this.casesSkipped = report.casesSkipped;
     const blocks = counterexampleBlocks(this.text);
     this.counterexamples = report.counterexamples.map((cx, i) => ({ ...cx, text: blocks[i] ?? "" }));
+  }
+
+  /** The HTML report, as `reducer-kit certify --report-html` writes it: one self-contained page. */
+  html() {
+    return this.htmlText;
   }
 
   get failingClauses() {

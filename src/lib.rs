@@ -29,7 +29,7 @@
 //! |------|--------------|
 //! | [`validate()`] / [`validate_history`] | the validator's violations of a history (spec §5) |
 //! | [`check()`] / [`check_with`] | every clause's verdict on one answer to one [`Request`] (spec §6) |
-//! | [`respond_request_with`] / [`reduce()`] | the reference reducer's answer (spec §3, §4) |
+//! | [`Reference`] → [`reduce::Input`] → [`Selection`] | the reference reducer: built once from a policy, a format and a provider profile, it answers a history and a budget with the messages it keeps (spec §3, §4, §15.4, §17) |
 //! | [`generated_case`] | generated case `n` of a seed's stream, as `certify` runs it |
 //! | [`CertifyOptions`] → [`Job`] → [`Certified`] | a whole certification: options resolved once, run, shrunk, graded, reported |
 //! | [`read_history`], [`to_wire`], [`from_wire`] | a history read in a [`Format`], converted to and from the canonical one |
@@ -77,6 +77,6 @@ pub use certify::job::{Certified, Job, Options as CertifyOptions, Watch};
 pub use check::{check, check_with, Extras, Outcome, Request, Verdict};
 pub use formats::{from_wire, read_history, to_wire, Format};
 pub use protocol::{Protocol, Response};
-pub use reduce::{reduce, respond_request_with};
+pub use reduce::{Reference, Selection};
 pub use terms::{BudgetFields, Clause, Declared, Level, Policy, Provider};
 pub use validate::{validate, validate_history};

@@ -704,13 +704,24 @@ pub enum IdEcho {
 }
 
 /// Whether the answer object `value` echoes the request id `id`: its `id`
-/// member is the number `id` (compared as JSON numbers: `17.0` is 17).
+/// member is the number `id` as the kit wrote it, the same digits (`17`;
+/// not `17.0`, `17e0`, `"17"` or 2^64 + 17; spec §13.7).
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::protocol::{id_echo, IdEcho};
+/// let echo = |t: &str| id_echo(&serde_json::from_str(t).unwrap(), 17);
+/// assert_eq!(echo(r#"{"id":17,"messages":[]}"#), IdEcho::Same);
+/// assert_eq!(echo(r#"{"id":17.0,"messages":[]}"#), IdEcho::Other);
+/// assert_eq!(echo(r#"{"id":17e0,"messages":[]}"#), IdEcho::Other);
+/// assert_eq!(echo(r#"{"id":"17","messages":[]}"#), IdEcho::Other);
+/// assert_eq!(echo(r#"{"messages":[]}"#), IdEcho::Missing);
+/// ```
 pub fn id_echo(value: &Value, id: RequestId) -> IdEcho {
     match value.get("id") {
         None => IdEcho::Missing,
-        Some(Value::Number(n)) if crate::json::number_eq(n, &serde_json::Number::from(id)) => {
-            IdEcho::Same
-        }
+        Some(Value::Number(n)) if n.to_string() == id.to_string() => IdEcho::Same,
         Some(_) => IdEcho::Other,
     }
 }

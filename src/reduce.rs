@@ -3,18 +3,57 @@
 //! ([`crate::terms`]), in any wire format ([`crate::formats`]), under a
 //! message budget or a token budget (spec §11.4, §11.5: every count is a
 //! cost, B what M may cost; `repair` reads a budget only to reject one that
-//! is not, §17.1).
+//! is not, §17.1), optionally under a provider profile (spec §15.4).
 //!
-//! [`reduce`] reads a protocol 1 request's `maxMessages`;
-//! [`reduce_request`] reads every budget member of protocol 2
-//! ([`BudgetFields`]); [`reduce_budget`] reduces under a [`Budget`] already
-//! read, also one of limit 0 ([`Budget::less`]): the reference answer a
-//! summary is judged against (spec §12.4).
+//! **One way in.** A [`Reference`] is built once from the policy, the wire
+//! format and the provider profile; its one method,
+//! [`Reference::reduce`], takes an [`Input`] (the history and the budget,
+//! in whatever form the caller has them) and returns a [`Selection`] (or a
+//! [`ReduceError`]):
 //!
-//! [`respond`] and [`reference()`] give the reference's answer as a protocol
-//! [`Response`]: what the checker's clause `matches-reference` is judged
-//! against (the checker itself never reduces; its callers supply that
-//! answer) and what `reducer-kit serve` writes.
+//! | the history | [`Input`] | the budget | [`Input`] |
+//! |---|---|---|---|
+//! | message values, read by the reference | [`Input::new`] | protocol 1 `maxMessages` | [`Input::max_messages`] |
+//! | message values already read as a [`History`] | [`Input::classified`] | protocol 2 budget members ([`BudgetFields`]) | [`Input::budget_fields`] |
+//! | a [`History`] alone (no values: indices only) | [`Input::history`] | a [`Budget`] already read, also of limit 0 ([`Budget::less`]: the reference a summary is judged against, spec §12.4) | [`Input::budget`] |
+//!
+//! A selection renders as indices ([`Selection::kept`],
+//! [`Selection::removed`]), as the kept messages ([`Selection::messages`],
+//! [`Selection::kept_message`]) or, with its error, as a protocol
+//! [`Response`] (`Response::from(reference.reduce(input))`): what the
+//! checker's clause `matches-reference` is judged against (the checker
+//! itself never reduces; its callers supply that answer) and what
+//! `reducer-kit serve` writes.
+//!
+//! # Examples
+//!
+//! ```
+//! use reducer_kit::protocol::Response;
+//! use reducer_kit::reduce::{Input, Reference};
+//! use reducer_kit::terms::{BudgetFields, Policy};
+//! use reducer_kit::Format;
+//! use serde_json::json;
+//! let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+//!   {"role":"user","contents":[{"$type":"text","text":"a"}]},
+//!   {"role":"assistant","contents":[{"$type":"text","text":"b"}]},
+//!   {"role":"user","contents":[{"$type":"text","text":"c"}]}]"#).unwrap();
+//! let turns = Reference::new(Policy::Turns, Format::Canonical);
+//!
+//! // Protocol 1: `maxMessages`.
+//! let s = turns.reduce(Input::new(&h).max_messages(&json!(2))).unwrap();
+//! assert_eq!(s.kept(), [2]);
+//! assert_eq!(s.messages(), h[2..]);
+//!
+//! // Protocol 2: a token budget, answered as the runner protocol's response.
+//! let tokens = BudgetFields::tokens(json!(5), json!([1, 4, 2]), None);
+//! let suffix = Reference::new(Policy::Suffix, Format::Canonical);
+//! let r = Response::from(suffix.reduce(Input::new(&h).budget_fields(&tokens)));
+//! assert_eq!(r, Response::Messages(h[2..].to_vec())); // 2 + 4 > 5
+//!
+//! // No budget at all: a bad budget, answered as an error.
+//! let r = Response::from(turns.reduce(Input::new(&h)));
+//! assert!(matches!(r, Response::Error(_)));
+//! ```
 
 use crate::formats::{read_history, strip_items_at, Format};
 use crate::protocol::Response;
@@ -24,10 +63,11 @@ use crate::terms::{
     Budget, BudgetError, BudgetFields, History, MessageView, Policy, Provider, ShapeError,
 };
 use serde_json::Value;
+use std::borrow::Cow;
 
 mod select;
+pub use select::select_indices;
 use select::{later_selections, orphans_removed};
-pub use select::{remove_orphans, select, select_indices};
 
 /// Why a request cannot be reduced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -48,163 +88,373 @@ pub enum ReduceError {
     NoAcceptedOutput(Provider),
 }
 
-/// Reduces `messages` (in `format`) to at most `max_messages` messages besides
-/// the pinned system message, under `policy`.
-///
-/// Returns the kept messages in input order, each equal to the message read
-/// or that message with orphan results / approval responses removed.
-///
-/// # Errors
-///
-/// [`ReduceError::BadBudget`] (checked first) and [`ReduceError::Shape`].
+/// The reference reducer of one policy, in one wire format, maybe under a
+/// provider profile: built once ([`Reference::new`],
+/// [`Reference::with_provider`]), then asked any number of times through
+/// its one method, [`Reference::reduce`]. It honours no declaration
+/// (spec §16): a caller that judges in a declared unit hands it the
+/// budget in that unit.
 ///
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::{formats::Format, reduce::reduce, terms::Policy};
+/// use reducer_kit::reduce::{Input, Reference};
+/// use reducer_kit::terms::{Policy, Provider};
+/// use reducer_kit::Format;
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
 ///   {"role":"user","contents":[{"$type":"text","text":"a"}]},
 ///   {"role":"assistant","contents":[{"$type":"text","text":"b"}]},
 ///   {"role":"user","contents":[{"$type":"text","text":"c"}]}]"#).unwrap();
-/// let out = reduce(Policy::Turns, Format::Canonical, &h, &serde_json::json!(2)).unwrap();
-/// assert_eq!(out, h[2..].to_vec());
+/// let reference = Reference::new(Policy::Suffix, Format::Canonical)
+///     .with_provider(Some(Provider::Anthropic));
+/// // Budget 2: `suffix` keeps [b, c]; the Anthropic profile wants a user
+/// // message first, so the cut moves on to [c].
+/// let s = reference.reduce(Input::new(&h).max_messages(&2.into())).unwrap();
+/// assert_eq!(s.kept(), [2]);
 /// ```
-pub fn reduce(
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reference {
     policy: Policy,
     format: Format,
-    messages: &[Value],
-    max_messages: &Value,
-) -> Result<Vec<Value>, ReduceError> {
-    let budget = Budget::parse(max_messages)?;
-    reduce_budget(policy, format, messages, &budget)
+    provider: Option<Provider>,
 }
 
-/// Reduces `messages` (in `format`, the kit's list) under the budget
-/// members of a protocol 2 request ([`Budget::read`]: `maxMessages`, or
-/// `maxTokens` with `tokens` and `countPinned`), under `policy`.
-///
-/// # Errors
-///
-/// [`ReduceError::BadBudget`] (checked first, the unsatisfiable budget once
-/// the messages are read) and [`ReduceError::Shape`].
+impl Reference {
+    /// The reference reducer of `policy` for histories in `format`, under
+    /// no provider profile.
+    pub fn new(policy: Policy, format: Format) -> Reference {
+        Reference {
+            policy,
+            format,
+            provider: None,
+        }
+    }
+
+    /// This reference under `provider`'s profile (spec §15.4), or none:
+    /// when the input passes the profile, the output passes it too (see
+    /// [`Reference::reduce`]). A repair ignores it (spec §17.5).
+    #[must_use]
+    pub fn with_provider(self, provider: Option<Provider>) -> Reference {
+        Reference { provider, ..self }
+    }
+
+    /// What the reference keeps of `input`'s history under its budget.
+    ///
+    /// In order: the budget is read (`maxMessages`, or every budget member
+    /// of protocol 2, [`Budget::read`]); the history is read in the
+    /// reference's format ([`read_history`], for [`Input::new`] only); a
+    /// budget whose pinned message alone costs more than its limit is
+    /// rejected (spec §11.5); then the policy selects (spec §3 / §4, then
+    /// orphan removal, §3 step 6; `repair`: §17.2, the budget playing no
+    /// part), walking back from the newest message no further than the
+    /// budget and one turn: linear in the history's items, no message
+    /// cloned. Under a token budget (spec §11.4, §11.5) every count is a
+    /// cost and B is [`Budget::available`]; unit costs give version 1
+    /// exactly.
+    ///
+    /// Under a provider profile (spec §15.4), when the input passes it:
+    /// the policy's own selection is kept when the profile accepts it;
+    /// otherwise `suffix` moves its start on to each later legal start, and
+    /// `turns` drops its oldest kept turns one by one (in the overflow
+    /// case: shortens the tail, down to the question alone), taking the
+    /// first cut the profile accepts; when none does, the newest turn start
+    /// alone (with the pinned system message) when it fits. Every cut tried
+    /// keeps a part of the policy's own selection, so it fits the budget
+    /// too. When the input breaks the profile, the profile plays no part.
+    ///
+    /// # Errors
+    ///
+    /// [`ReduceError::BadBudget`] (checked first; with
+    /// [`BudgetError::Unsatisfiable`] once the history is read),
+    /// [`ReduceError::Shape`] (a message of [`Input::new`] the format
+    /// cannot read) and, under a profile, [`ReduceError::NoAcceptedOutput`]
+    /// when no cut is accepted and no turn start fits alone.
+    pub fn reduce<'h>(&self, input: Input<'h, '_>) -> Result<Selection<'h>, ReduceError> {
+        let read;
+        let budget = match input.budget {
+            Limit::MaxMessages(v) => {
+                read = Budget::parse(v)?;
+                &read
+            }
+            Limit::Fields(f) => {
+                read = Budget::read(f, input.history.len())?;
+                &read
+            }
+            Limit::Read(b) => b,
+        };
+        let (messages, history) = match input.history {
+            Given::Messages(m) => (Some(m), Cow::Owned(read_history(self.format, m)?)),
+            Given::Classified(m, h) => (Some(m), Cow::Borrowed(h)),
+            Given::History(h) => (None, Cow::Borrowed(h)),
+        };
+        budget.available(history.pinned())?;
+        let Indices { kept, stripped } = self.select(&history, budget)?;
+        Ok(Selection {
+            kept,
+            stripped,
+            format: self.format,
+            messages,
+            history,
+        })
+    }
+
+    /// The selection of [`Reference::reduce`] on a history already read,
+    /// its budget satisfiable.
+    fn select(&self, history: &History, budget: &Budget) -> Result<Indices, ReduceError> {
+        // A repair removes what is broken and nothing else, profile or not
+        // (spec §17.5).
+        let Some(provider) = self.provider.filter(|_| self.policy.has_budget()) else {
+            return Ok(plain(self.policy, history, budget));
+        };
+        let views: Vec<MessageView> = (0..history.len())
+            .map(|i| history.message_view(i))
+            .collect();
+        if !provider_violations(provider, &views).is_empty() {
+            return Ok(plain(self.policy, history, budget));
+        }
+        let accepted = |sel: &[usize]| {
+            let w: Vec<MessageView> = window(&views, sel).into_iter().map(|(_, v)| v).collect();
+            provider_violations(provider, &w).is_empty()
+        };
+        let own = select_indices(self.policy, history, budget);
+        if accepted(&own) {
+            return Ok(orphans_removed(history, own));
+        }
+        let room = budget.available(history.pinned()).unwrap_or(0);
+        later_selections(self.policy, history, &own, |u| budget.cost(u) <= room)
+            .into_iter()
+            .find(|sel| accepted(sel))
+            .map(|sel| orphans_removed(history, sel))
+            .ok_or(ReduceError::NoAcceptedOutput(provider))
+    }
+}
+
+/// The policy's selection with no profile: spec §3 / §4, then orphan
+/// removal (§3 step 6); under `repair`, what
+/// [`crate::terms::repair::repair`] keeps (spec §17.2).
+fn plain(policy: Policy, history: &History, budget: &Budget) -> Indices {
+    if policy == Policy::Repair {
+        return repaired(history);
+    }
+    let chosen = select_indices(policy, history, budget);
+    orphans_removed(history, chosen)
+}
+
+/// The reference reducer of policy `repair` (spec §17.2): what
+/// [`crate::terms::repair::repair`] keeps. The budget plays no part.
+fn repaired(history: &History) -> Indices {
+    let r = crate::terms::repair::repair(history);
+    let kept = r.kept_messages();
+    let stripped = kept
+        .iter()
+        .map(|&m| (m, r.removed(history, m)))
+        .filter(|(_, removed)| !removed.is_empty())
+        .collect();
+    Indices { kept, stripped }
+}
+
+/// A request to the reference: a history and a budget, each in the form
+/// the caller has it (borrowed; nothing is copied). Built from the history
+/// ([`Input::new`], [`Input::classified`], [`Input::history`]), then given
+/// its budget ([`Input::max_messages`], [`Input::budget_fields`],
+/// [`Input::budget`]; the last one given counts). An input given no budget
+/// is a protocol 1 request without `maxMessages`: the reference rejects
+/// its budget ([`ReduceError::BadBudget`]). `'h` is the history's borrow,
+/// which the [`Selection`] keeps; `'b` the budget's, which it does not.
 ///
 /// # Examples
 ///
 /// ```
-/// use reducer_kit::{formats::Format, reduce::reduce_request, terms::{BudgetFields, Policy}};
-/// use serde_json::json;
+/// use reducer_kit::formats::read_history;
+/// use reducer_kit::reduce::{Input, Reference};
+/// use reducer_kit::terms::{Budget, Policy};
+/// use reducer_kit::Format;
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
 ///   {"role":"user","contents":[{"$type":"text","text":"a"}]},
 ///   {"role":"assistant","contents":[{"$type":"text","text":"b"}]},
 ///   {"role":"user","contents":[{"$type":"text","text":"c"}]}]"#).unwrap();
-/// let b = BudgetFields::tokens(json!(5), json!([1, 4, 2]), None);
-/// let out = reduce_request(Policy::Suffix, Format::Canonical, &h, &b).unwrap();
-/// assert_eq!(out, h[2..].to_vec()); // 2 + 4 > 5
+/// let history = read_history(Format::Canonical, &h).unwrap();
+/// let budget = Budget::of_messages(2).unwrap();
+/// let turns = Reference::new(Policy::Turns, Format::Canonical);
+/// // The history read once, reduced without its values: indices only.
+/// let s = turns.reduce(Input::history(&history).budget(&budget)).unwrap();
+/// assert_eq!(s.kept(), [2]);
+/// // With its values too: the same selection, which renders as messages.
+/// let s = turns.reduce(Input::classified(&h, &history).budget(&budget)).unwrap();
+/// assert_eq!(s.messages(), h[2..]);
 /// ```
-pub fn reduce_request(
-    policy: Policy,
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'h, 'b> {
+    history: Given<'h>,
+    budget: Limit<'b>,
+}
+
+/// The history of an [`Input`].
+#[derive(Clone, Copy, Debug)]
+enum Given<'a> {
+    Messages(&'a [Value]),
+    Classified(&'a [Value], &'a History),
+    History(&'a History),
+}
+
+impl Given<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Given::Messages(m) | Given::Classified(m, _) => m.len(),
+            Given::History(h) => h.len(),
+        }
+    }
+}
+
+/// The budget of an [`Input`].
+#[derive(Clone, Copy, Debug)]
+enum Limit<'a> {
+    MaxMessages(&'a Value),
+    Fields(&'a BudgetFields),
+    Read(&'a Budget),
+}
+
+/// No `maxMessages`: what an input given no budget has.
+static NO_BUDGET: Value = Value::Null;
+
+impl<'h, 'b> Input<'h, 'b> {
+    /// A history given as message values in the reference's format (the
+    /// kit's list: a top-level system prompt first, spec §1.5), read by
+    /// the reference ([`ReduceError::Shape`] when a message cannot be
+    /// read).
+    pub fn new(messages: &'h [Value]) -> Input<'h, 'b> {
+        Input {
+            history: Given::Messages(messages),
+            budget: Limit::MaxMessages(&NO_BUDGET),
+        }
+    }
+
+    /// A history given as message values already read as `history`
+    /// ([`read_history`] in the reference's format): the same selection
+    /// as [`Input::new`], for a caller that reads the history for its own
+    /// use too.
+    pub fn classified(messages: &'h [Value], history: &'h History) -> Input<'h, 'b> {
+        Input {
+            history: Given::Classified(messages, history),
+            budget: Limit::MaxMessages(&NO_BUDGET),
+        }
+    }
+
+    /// A history given as read alone, without its message values (say,
+    /// [`crate::formats::read_history_raw`] on message texts): its
+    /// selection renders as indices, and as messages only through
+    /// [`Selection::kept_message`] with values the caller has.
+    pub fn history(history: &'h History) -> Input<'h, 'b> {
+        Input {
+            history: Given::History(history),
+            budget: Limit::MaxMessages(&NO_BUDGET),
+        }
+    }
+
+    /// The budget as a protocol 1 request's `maxMessages` (a positive
+    /// whole number of messages, spec §3 step 1; [`Budget::parse`]).
+    #[must_use]
+    pub fn max_messages(self, max_messages: &'b Value) -> Input<'h, 'b> {
+        Input {
+            budget: Limit::MaxMessages(max_messages),
+            ..self
+        }
+    }
+
+    /// The budget as a protocol 2 request's budget members
+    /// ([`Budget::read`]: `maxMessages`, or `maxTokens` with `tokens` and
+    /// `countPinned`, spec §11.2).
+    #[must_use]
+    pub fn budget_fields(self, fields: &'b BudgetFields) -> Input<'h, 'b> {
+        Input {
+            budget: Limit::Fields(fields),
+            ..self
+        }
+    }
+
+    /// A budget already read, which may have a limit of 0
+    /// ([`Budget::less`]; nothing of M fits then unless it costs 0).
+    #[must_use]
+    pub fn budget(self, budget: &'b Budget) -> Input<'h, 'b> {
+        Input {
+            budget: Limit::Read(budget),
+            ..self
+        }
+    }
+}
+
+/// What a selection keeps, as indices.
+struct Indices {
+    kept: Vec<usize>,
+    stripped: Vec<(usize, Vec<usize>)>,
+}
+
+/// What the reference keeps of an [`Input`]'s history
+/// ([`Reference::reduce`]): the kept messages in input order (the pinned
+/// system message included; messages orphan removal empties are not kept)
+/// and, for the few kept messages that lose items, which items orphan
+/// removal (or a repair) takes out. It borrows the input's history (`'h`),
+/// and renders as indices ([`Selection::kept`], [`Selection::stripped`],
+/// [`Selection::removed`], [`Selection::elements`]), as messages
+/// ([`Selection::messages`], [`Selection::kept_message`]), or, as
+/// `Response::from(result)` of [`Reference::reduce`]'s result, as a
+/// protocol [`Response`]: [`Response::Messages`] of the kept messages, or
+/// the error's text as [`Response::Error`].
+///
+/// Its `Debug` shows the indices alone.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::reduce::{Input, Reference};
+/// use reducer_kit::terms::Policy;
+/// use reducer_kit::Format;
+/// // A result stored twice by a retry: the repair drops the second.
+/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},
+///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]},
+///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]}]"#).unwrap();
+/// let repair = Reference::new(Policy::Repair, Format::Canonical);
+/// let s = repair.reduce(Input::new(&h).max_messages(&9.into())).unwrap();
+/// assert_eq!(s.kept(), [0, 1]);
+/// assert!(s.stripped().is_empty() && !s.keeps_all());
+/// assert_eq!(s.messages(), h[..2]);
+/// ```
+#[derive(Clone)]
+pub struct Selection<'h> {
+    kept: Vec<usize>,
+    stripped: Vec<(usize, Vec<usize>)>,
     format: Format,
-    messages: &[Value],
-    budget: &BudgetFields,
-) -> Result<Vec<Value>, ReduceError> {
-    let budget = Budget::read(budget, messages.len())?;
-    reduce_budget(policy, format, messages, &budget)
+    /// The input's message values, unless it was given as a history alone.
+    messages: Option<&'h [Value]>,
+    /// The input's history: borrowed, or read by the reference.
+    history: Cow<'h, History>,
 }
 
-/// Reduces `messages` (in `format`) under a budget already read, which may
-/// have a limit of 0 ([`Budget::less`]; nothing of M fits then unless it
-/// costs 0).
-///
-/// # Errors
-///
-/// [`ReduceError::Shape`]; [`ReduceError::BadBudget`] with
-/// [`BudgetError::Unsatisfiable`] when `countPinned` and the pinned message
-/// alone costs more than the limit.
-pub fn reduce_budget(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    budget: &Budget,
-) -> Result<Vec<Value>, ReduceError> {
-    let history = read_history(format, messages)?;
-    reduce_classified(policy, format, messages, &history, budget)
+impl std::fmt::Debug for Selection<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Selection")
+            .field("kept", &self.kept)
+            .field("stripped", &self.stripped)
+            .finish()
+    }
 }
 
-/// [`reduce_budget`] on `messages` already classified as `history`
-/// ([`read_history`] in `format`): the same output, for a caller that
-/// reads the history for its own use too.
-///
-/// # Errors
-///
-/// [`ReduceError::BadBudget`] with [`BudgetError::Unsatisfiable`], as
-/// [`reduce_budget`].
-pub fn reduce_classified(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    history: &History,
-    budget: &Budget,
-) -> Result<Vec<Value>, ReduceError> {
-    reduce_classified_with(policy, format, messages, history, budget, None)
-}
-
-/// [`reduce_classified`] under a provider profile
-/// ([`reduce_indices_with`]): what [`reduce_budget_with`] does after
-/// reading the history.
-///
-/// # Errors
-///
-/// As [`reduce_classified`], and [`ReduceError::NoAcceptedOutput`].
-pub fn reduce_classified_with(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    history: &History,
-    budget: &Budget,
-    provider: Option<Provider>,
-) -> Result<Vec<Value>, ReduceError> {
-    Ok(
-        reduce_classified_indices_with(policy, history, budget, provider)?
-            .materialize(format, messages, history),
-    )
-}
-
-/// What [`reduce_classified_with`] keeps, as a [`Selection`] on `history`
-/// (no message cloned): the same checks, in the same order (the
-/// unsatisfiable budget, spec §11.5, then the provider profile), and
-/// [`Selection::materialize`] on the messages `history` was read from is
-/// `reduce_classified_with`'s output.
-///
-/// # Errors
-///
-/// As [`reduce_classified_with`].
-pub fn reduce_classified_indices_with(
-    policy: Policy,
-    history: &History,
-    budget: &Budget,
-    provider: Option<Provider>,
-) -> Result<Selection, ReduceError> {
-    budget.available(history.pinned())?;
-    reduce_indices_with(policy, history, budget, provider)
-}
-
-/// What a reference reducer keeps, as indices: the kept messages in input
-/// order (the pinned system message included; messages orphan removal
-/// empties are not kept) and, for the few kept messages that lose items,
-/// which items orphan removal takes out.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Selection {
+impl Selection<'_> {
     /// Indices of the kept messages, ascending.
-    pub kept: Vec<usize>,
-    /// `(message, item indices removed from it)` for every kept message
-    /// that loses some results or approval responses (spec §3 step
-    /// 6), or under `repair` also calls and approval requests (spec
-    /// §17.2), ascending by message; item indices are positions in the
-    /// message's items ([`History::items`]), ascending.
-    pub stripped: Vec<(usize, Vec<usize>)>,
-}
+    pub fn kept(&self) -> &[usize] {
+        &self.kept
+    }
 
-impl Selection {
+    /// `(message, item indices removed from it)` for every kept message
+    /// that loses some results or approval responses (spec §3 step 6), or
+    /// under `repair` also calls and approval requests (spec §17.2),
+    /// ascending by message; item indices are positions in the message's
+    /// items ([`History::items`]), ascending.
+    pub fn stripped(&self) -> &[(usize, Vec<usize>)] {
+        &self.stripped
+    }
+
     /// The item indices removed from kept message `m` (empty for a message
     /// kept whole).
     pub fn removed(&self, m: usize) -> &[usize] {
@@ -214,323 +464,77 @@ impl Selection {
         }
     }
 
-    /// Whether it keeps all `len` messages of the history, none of them
-    /// losing an item: its output is then the history itself.
-    pub fn keeps_all(&self, len: usize) -> bool {
-        self.stripped.is_empty() && self.kept.iter().copied().eq(0..len)
-    }
-
-    /// The kept messages as values: clones of the kept messages of
-    /// `messages` (the history the selection was made on, classified as
-    /// `history`), with the removed items taken out of the stripped ones.
-    pub fn materialize(&self, format: Format, messages: &[Value], history: &History) -> Vec<Value> {
-        let mut stripped = self.stripped.iter().peekable();
-        self.kept
+    /// The elements of message `m`'s items array that its removed items
+    /// ([`Selection::removed`]) are, ascending.
+    pub fn elements(&self, m: usize) -> Vec<usize> {
+        let items = self.history.items(m);
+        let mut elems: Vec<usize> = self
+            .removed(m)
             .iter()
-            .map(|&m| match stripped.next_if(|(i, _)| *i == m) {
-                Some((_, removed)) => Selection::strip(format, &messages[m], history, m, removed),
-                None => messages[m].clone(),
-            })
-            .collect()
-    }
-
-    /// Message `msg` (message `m` of `history`) with the items `removed`
-    /// (item indices, ascending) taken out: the elements of its items
-    /// array, and under `repair` in the OpenAI format its `tool_calls`
-    /// entries ([`strip_items_at`]).
-    pub fn strip(
-        format: Format,
-        msg: &Value,
-        history: &History,
-        m: usize,
-        removed: &[usize],
-    ) -> Value {
-        strip_items_at(format, msg, history.items(m), removed)
-    }
-
-    /// The items array elements of message `m` that `removed` (item
-    /// indices) names, ascending.
-    pub fn elements(&self, history: &History, m: usize, removed: &[usize]) -> Vec<usize> {
-        let items = history.items(m);
-        let mut elems: Vec<usize> = removed.iter().filter_map(|&t| items[t].elem()).collect();
+            .filter_map(|&t| items[t].elem())
+            .collect();
         elems.sort_unstable();
         elems
     }
-}
 
-/// The reference reducer of `policy` on a history already classified
-/// (spec §3 / §4, then orphan removal, §3 step 6), as indices: no
-/// message is cloned. Linear in the history's items; the selection walks
-/// back from the newest message no further than the budget and one turn.
-/// Under a token budget (spec §11.4, §11.5) every count is a cost and
-/// B is [`Budget::available`] (0 for an unsatisfiable budget, which
-/// [`reduce_budget`] rejects first); unit costs give version 1 exactly.
-///
-/// # Examples
-///
-/// ```
-/// use reducer_kit::{formats::{read_history, Format}, reduce::reduce_indices, terms::{Budget, Policy}};
-/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
-///   {"role":"user","contents":[{"$type":"text","text":"a"}]},
-///   {"role":"assistant","contents":[{"$type":"text","text":"b"}]},
-///   {"role":"user","contents":[{"$type":"text","text":"c"}]}]"#).unwrap();
-/// let history = read_history(Format::Canonical, &h).unwrap();
-/// let s = reduce_indices(Policy::Turns, &history, &Budget::of_messages(2).unwrap());
-/// assert_eq!(s.kept, vec![2]);
-/// ```
-pub fn reduce_indices(policy: Policy, history: &History, budget: &Budget) -> Selection {
-    if policy == Policy::Repair {
-        return repaired(history);
+    /// Whether it keeps every message of the history, none of them losing
+    /// an item: its output is then the history itself.
+    pub fn keeps_all(&self) -> bool {
+        self.stripped.is_empty() && self.kept.iter().copied().eq(0..self.history.len())
     }
-    let chosen = select_indices(policy, history, budget);
-    orphans_removed(history, chosen)
-}
 
-/// The reference reducer of policy `repair` (spec §17.2): what
-/// [`crate::terms::repair::repair`] keeps, as a selection. The budget plays
-/// no part.
-///
-/// # Examples
-///
-/// ```
-/// use reducer_kit::{formats::{read_history, Format}, reduce::repaired};
-/// // A result stored twice by a retry: the second goes.
-/// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[
-///   {"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},
-///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]},
-///   {"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":"ok"}]}]"#).unwrap();
-/// let s = repaired(&read_history(Format::Canonical, &h).unwrap());
-/// assert_eq!(s.kept, vec![0, 1]);
-/// ```
-pub fn repaired(history: &History) -> Selection {
-    let r = crate::terms::repair::repair(history);
-    let kept = r.kept_messages();
-    let stripped = kept
-        .iter()
-        .map(|&m| (m, r.removed(history, m)))
-        .filter(|(_, removed)| !removed.is_empty())
-        .collect();
-    Selection { kept, stripped }
-}
-
-/// The reference reducer's protocol answer to a request: its output as
-/// [`Response::Messages`], or its error's text as [`Response::Error`].
-pub fn respond(
-    policy: Policy,
-    format: Format,
-    max_messages: &Value,
-    messages: &[Value],
-) -> Response {
-    answer(reduce(policy, format, messages, max_messages))
-}
-
-/// [`respond`] for the budget members of a protocol 2 request
-/// ([`reduce_request`]).
-pub fn respond_request(
-    policy: Policy,
-    format: Format,
-    budget: &BudgetFields,
-    messages: &[Value],
-) -> Response {
-    answer(reduce_request(policy, format, messages, budget))
-}
-
-/// [`respond`] under a budget already read ([`reduce_budget`]).
-pub fn respond_budget(
-    policy: Policy,
-    format: Format,
-    budget: &Budget,
-    messages: &[Value],
-) -> Response {
-    answer(reduce_budget(policy, format, messages, budget))
-}
-
-/// [`reduce`] under a provider profile (spec §15.4; see
-/// [`reduce_indices_with`]). Without a provider, exactly [`reduce`].
-///
-/// # Errors
-///
-/// As [`reduce`], and [`ReduceError::NoAcceptedOutput`].
-pub fn reduce_with(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    max_messages: &Value,
-    provider: Option<Provider>,
-) -> Result<Vec<Value>, ReduceError> {
-    let budget = Budget::parse(max_messages)?;
-    reduce_budget_with(policy, format, messages, &budget, provider)
-}
-
-/// [`reduce_request`] under a provider profile.
-///
-/// # Errors
-///
-/// As [`reduce_request`], and [`ReduceError::NoAcceptedOutput`].
-pub fn reduce_request_with(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    budget: &BudgetFields,
-    provider: Option<Provider>,
-) -> Result<Vec<Value>, ReduceError> {
-    let budget = Budget::read(budget, messages.len())?;
-    reduce_budget_with(policy, format, messages, &budget, provider)
-}
-
-/// [`reduce_budget`] under a provider profile.
-///
-/// # Errors
-///
-/// As [`reduce_budget`], and [`ReduceError::NoAcceptedOutput`].
-pub fn reduce_budget_with(
-    policy: Policy,
-    format: Format,
-    messages: &[Value],
-    budget: &Budget,
-    provider: Option<Provider>,
-) -> Result<Vec<Value>, ReduceError> {
-    let history = read_history(format, messages)?;
-    reduce_classified_with(policy, format, messages, &history, budget, provider)
-}
-
-/// [`reduce_indices`] under a provider profile (spec §15.4): when
-/// `provider` is given and the input passes its profile, the output passes
-/// it too. The policy's own output is kept when the profile accepts it;
-/// otherwise `suffix` moves its start on to each later legal start, and
-/// `turns` drops its oldest kept turns one by one (in the overflow case:
-/// shortens the tail, down to the question alone), taking the first cut
-/// the profile accepts; when none does, the newest turn start alone (with
-/// the pinned system message) when it fits. Every cut tried keeps a part
-/// of the policy's own selection, so it fits the budget too. Without a
-/// provider, or when the input breaks the profile, exactly
-/// [`reduce_indices`].
-///
-/// # Errors
-///
-/// [`ReduceError::NoAcceptedOutput`] when no cut is accepted and no turn
-/// start fits alone.
-pub fn reduce_indices_with(
-    policy: Policy,
-    history: &History,
-    budget: &Budget,
-    provider: Option<Provider>,
-) -> Result<Selection, ReduceError> {
-    // A repair removes what is broken and nothing else, profile or not
-    // (spec §17.5).
-    let Some(provider) = provider.filter(|_| policy.has_budget()) else {
-        return Ok(reduce_indices(policy, history, budget));
-    };
-    let views: Vec<MessageView> = (0..history.len())
-        .map(|i| history.message_view(i))
-        .collect();
-    if !provider_violations(provider, &views).is_empty() {
-        return Ok(reduce_indices(policy, history, budget));
+    /// Kept message `m` as the output holds it, given `message`, its value
+    /// in the input: `message` itself when it is kept whole, else a copy
+    /// without its removed items (the elements of its items array, and
+    /// under `repair` in the OpenAI format its `tool_calls` entries,
+    /// [`strip_items_at`]).
+    pub fn kept_message<'v>(&self, m: usize, message: &'v Value) -> Cow<'v, Value> {
+        match self.removed(m) {
+            [] => Cow::Borrowed(message),
+            removed => Cow::Owned(strip_items_at(
+                self.format,
+                message,
+                self.history.items(m),
+                removed,
+            )),
+        }
     }
-    let accepted = |sel: &[usize]| {
-        let w: Vec<MessageView> = window(&views, sel).into_iter().map(|(_, v)| v).collect();
-        provider_violations(provider, &w).is_empty()
-    };
-    let plain = select_indices(policy, history, budget);
-    if accepted(&plain) {
-        return Ok(orphans_removed(history, plain));
-    }
-    let room = budget.available(history.pinned()).unwrap_or(0);
-    later_selections(policy, history, &plain, |u| budget.cost(u) <= room)
-        .into_iter()
-        .find(|sel| accepted(sel))
-        .map(|sel| orphans_removed(history, sel))
-        .ok_or(ReduceError::NoAcceptedOutput(provider))
-}
 
-/// [`respond`] under a provider profile ([`reduce_with`]).
-pub fn respond_with(
-    policy: Policy,
-    format: Format,
-    max_messages: &Value,
-    messages: &[Value],
-    provider: Option<Provider>,
-) -> Response {
-    answer(reduce_with(
-        policy,
-        format,
-        messages,
-        max_messages,
-        provider,
-    ))
-}
-
-/// [`respond_request`] under a provider profile ([`reduce_request_with`]).
-pub fn respond_request_with(
-    policy: Policy,
-    format: Format,
-    budget: &BudgetFields,
-    messages: &[Value],
-    provider: Option<Provider>,
-) -> Response {
-    answer(reduce_request_with(
-        policy, format, messages, budget, provider,
-    ))
-}
-
-/// [`respond_request_with`] on an input already classified: `history` is
-/// what [`read_history`]`(format, messages)` gave (certify reads the input
-/// once for this answer and the checker). The same response, byte for
-/// byte, as `respond_request_with` on the same arguments.
-pub(crate) fn respond_request_classified(
-    policy: Policy,
-    format: Format,
-    budget: &BudgetFields,
-    messages: &[Value],
-    history: &History,
-    provider: Option<Provider>,
-) -> Response {
-    answer(
-        select_request_classified(policy, budget, messages.len(), history, provider)
-            .map(|s| s.materialize(format, messages, history)),
-    )
-}
-
-/// What [`respond_request_classified`] keeps, as a [`Selection`] on
-/// `history` (the classified input of `len` messages): the budget members
-/// read ([`Budget::read`]), then [`reduce_classified_indices_with`]; its
-/// error is the one `respond_request_classified` answers with.
-pub(crate) fn select_request_classified(
-    policy: Policy,
-    budget: &BudgetFields,
-    len: usize,
-    history: &History,
-    provider: Option<Provider>,
-) -> Result<Selection, ReduceError> {
-    Budget::read(budget, len)
-        .map_err(ReduceError::from)
-        .and_then(|b| reduce_classified_indices_with(policy, history, &b, provider))
-}
-
-/// [`reference()`] under a provider profile ([`respond_request_with`]).
-pub fn reference_with(
-    policy: Policy,
-    format: Format,
-    provider: Option<Provider>,
-) -> impl FnMut(&BudgetFields, &[Value]) -> Response {
-    move |budget, messages| respond_request_with(policy, format, budget, messages, provider)
-}
-
-fn answer(r: Result<Vec<Value>, ReduceError>) -> Response {
-    match r {
-        Ok(m) => Response::Messages(m),
-        Err(e) => Response::Error(e.to_string()),
+    /// The kept messages as values, in input order: clones of the input's
+    /// messages, the stripped ones without their removed items.
+    ///
+    /// # Panics
+    ///
+    /// When the input was a history alone ([`Input::history`]): it has no
+    /// values to render (use [`Selection::kept_message`]).
+    pub fn messages(&self) -> Vec<Value> {
+        let messages = self.messages;
+        assert!(
+            messages.is_some(),
+            "Selection::messages on an Input::history: no message values"
+        );
+        let messages = messages.unwrap_or_default();
+        self.kept
+            .iter()
+            .map(|&m| self.kept_message(m, &messages[m]).into_owned())
+            .collect()
     }
 }
 
-/// The reference reducer of `policy` as a closure `(budget members,
-/// messages) -> Response` ([`respond_request`]), for
-/// [`crate::check::check_reducer`].
-pub fn reference(
-    policy: Policy,
-    format: Format,
-) -> impl FnMut(&BudgetFields, &[Value]) -> Response {
-    move |budget, messages| respond_request(policy, format, budget, messages)
+/// The reference's answer as a protocol response: its kept messages
+/// ([`Selection::messages`]) as [`Response::Messages`], or its error's text
+/// as [`Response::Error`].
+///
+/// # Panics
+///
+/// As [`Selection::messages`]: on a selection of an [`Input::history`].
+impl From<Result<Selection<'_>, ReduceError>> for Response {
+    fn from(r: Result<Selection<'_>, ReduceError>) -> Response {
+        match r {
+            Ok(s) => Response::Messages(s.messages()),
+            Err(e) => Response::Error(e.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]

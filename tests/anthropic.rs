@@ -7,8 +7,8 @@ use reducer_kit::formats::anthropic::{from_anthropic, to_anthropic};
 use reducer_kit::formats::{strip_items, view_history, view_message, Format};
 use reducer_kit::generate::{seeded_cases, Config};
 use reducer_kit::json::json_eq;
-use reducer_kit::protocol::{join_system, split_system};
-use reducer_kit::reduce::{reduce, reference, respond};
+use reducer_kit::protocol::{join_system, split_system, Response};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
 use serde_json::{json, Value};
@@ -260,7 +260,12 @@ fn missing_or_ill_typed_ids_name_message_and_content() {
 #[test]
 fn suffix_reduces_the_anthropic_seed_like_the_document_says() {
     let a = seed_anthropic();
-    let run = |max: u64| reduce(Policy::Suffix, Format::Anthropic, &a, &json!(max)).unwrap();
+    let run = |max: u64| {
+        Reference::new(Policy::Suffix, Format::Anthropic)
+            .reduce(Input::new(&a).max_messages(&json!(max)))
+            .unwrap()
+            .messages()
+    };
     assert_eq!(run(3), a[4..].to_vec());
     assert_eq!(
         run(3),
@@ -276,7 +281,10 @@ fn suffix_reduces_the_anthropic_seed_like_the_document_says() {
     // Under `turns` the same history gives one message for budgets 1-5.
     for b in 1..=5u64 {
         assert_eq!(
-            reduce(Policy::Turns, Format::Anthropic, &a, &json!(b)).unwrap(),
+            Reference::new(Policy::Turns, Format::Anthropic)
+                .reduce(Input::new(&a).max_messages(&json!(b)))
+                .unwrap()
+                .messages(),
             vec![json!({"role": "user", "content": "When should it arrive?"})],
             "budget {b}"
         );
@@ -290,6 +298,7 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
     // The first turn alone: its five messages overflow budgets 1-4.
     let first_turn = join_system(Some(json!("Be brief.")), seed_anthropic()[..5].to_vec());
     for policy in Policy::ALL {
+        let reference = Reference::new(policy, Format::Anthropic);
         let mut judged = std::collections::BTreeSet::new();
         let mut passed = std::collections::BTreeSet::new();
         for messages in [&plain, &with_system, &first_turn] {
@@ -313,13 +322,10 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                 };
                 let verdicts = check_reducer(
                     &req,
-                    reference(policy, Format::Anthropic),
-                    Some(respond(
-                        policy,
-                        Format::Anthropic,
-                        req.budget.max_messages_or_null(),
-                        req.messages,
-                    )),
+                    |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+                    Some(Response::from(reference.reduce(
+                        Input::new(req.messages).max_messages(req.budget.max_messages_or_null()),
+                    ))),
                 )
                 .unwrap();
                 for v in &verdicts {
@@ -332,6 +338,7 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                             matches!(
                                 why.as_str(),
                                 "the budget is valid"
+                                    | "the budget is written as an integer (rejects-bad-budget and valid-output judge the answer)"
                                     | "the newest turn fits the budget"
                                     | "the input does not fit the budget"
                                     | "the input has no system message"
@@ -345,9 +352,10 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                 }
             }
         }
-        // Every clause but rejects-bad-budget (all budgets here are valid)
-        // passed somewhere.
+        // Every clause but rejects-bad-budget and protocol-budget (all
+        // budgets here are valid, written as integers) passed somewhere.
         judged.remove("rejects-bad-budget");
+        judged.remove("protocol-budget");
         assert_eq!(passed, judged, "{policy}");
         assert!(passed.contains("matches-reference") && passed.contains("no-orphan-result"));
         if policy == Policy::Turns {
@@ -356,7 +364,10 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
     }
     // The system pseudo-message is pinned: budget 1 keeps it plus the question.
     assert_eq!(
-        reduce(Policy::Turns, Format::Anthropic, &with_system, &json!(1)).unwrap(),
+        Reference::new(Policy::Turns, Format::Anthropic)
+            .reduce(Input::new(&with_system).max_messages(&json!(1)))
+            .unwrap()
+            .messages(),
         list(json!([
             {"role": "system", "content": "Be brief."},
             {"role": "user", "content": "When should it arrive?"}
@@ -419,7 +430,10 @@ fn batched_results_stay_one_message_and_lose_only_orphan_blocks() {
     .collect();
     assert_eq!(rules, vec!["result-follows-call"]);
     for policy in Policy::ALL {
-        let out = reduce(policy, Format::Anthropic, &cut, &json!(10)).unwrap();
+        let out = Reference::new(policy, Format::Anthropic)
+            .reduce(Input::new(&cut).max_messages(&json!(10)))
+            .unwrap()
+            .messages();
         assert_eq!(
             out,
             list(json!([
@@ -622,8 +636,15 @@ fn generated_histories_round_trip_and_reduce_alike() {
         // canonical reduction.
         let max = json!(case.budget);
         for policy in Policy::ALL {
-            let ra = reduce(policy, Format::Anthropic, &a, &max).unwrap();
-            let rc = reduce(policy, Format::Canonical, &case.messages, &max).unwrap();
+            let reference = Reference::new(policy, Format::Anthropic);
+            let ra = reference
+                .reduce(Input::new(&a).max_messages(&max))
+                .unwrap()
+                .messages();
+            let rc = Reference::new(policy, Format::Canonical)
+                .reduce(Input::new(&case.messages).max_messages(&max))
+                .unwrap()
+                .messages();
             assert!(same(&ra, &to_anthropic(&rc).unwrap()), "case {n} {policy}");
             if checked < 300 {
                 let req = Request {
@@ -636,13 +657,10 @@ fn generated_histories_round_trip_and_reduce_alike() {
                 };
                 for v in check_reducer(
                     &req,
-                    reference(policy, Format::Anthropic),
-                    Some(respond(
-                        policy,
-                        Format::Anthropic,
-                        req.budget.max_messages_or_null(),
-                        req.messages,
-                    )),
+                    |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+                    Some(Response::from(reference.reduce(
+                        Input::new(req.messages).max_messages(req.budget.max_messages_or_null()),
+                    ))),
                 )
                 .unwrap()
                 {

@@ -201,7 +201,8 @@ fn every_reader_refuses_bad_input_alike() {
                 "{what}"
             );
             assert_eq!(text(&out.stdout), "", "{what}");
-            assert!(took < Duration::from_secs(5), "{what}: {took:?}");
+            // Refused, not read on (a bound no load reaches).
+            assert!(took < Duration::from_secs(60), "{what}: {took:?}");
         }
     }
     // Stdin: the same limit, the same message, with the source `<stdin>`.
@@ -232,7 +233,7 @@ fn every_reader_refuses_bad_input_alike() {
             ),
             "{args:?} < /dev/zero"
         );
-        assert!(took < Duration::from_secs(5));
+        assert!(took < Duration::from_secs(60));
     }
     // Within the default limit, the deep file from stdin is refused for
     // its depth, naming stdin.
@@ -320,7 +321,7 @@ fn reduce_writes_a_constant_factor_of_its_input_whatever_the_nesting() {
     let (out, took) = run(&["reduce", "--max", "3", file.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(out.stdout, b"");
-    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(took < Duration::from_secs(60), "{took:?}");
 }
 
 /// Every file and folder below `dir`, by path relative to `dir`. A folder

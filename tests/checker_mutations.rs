@@ -8,7 +8,7 @@ use reducer_kit::check::{
 };
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce, respond, respond_budget, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::{json, Value};
 
@@ -59,9 +59,11 @@ fn convicted(
 ) -> Vec<&'static str> {
     // matches-reference is judged against the reference's answer, which the
     // caller supplies.
-    extras
-        .reference
-        .get_or_insert_with(|| respond(policy, Format::Canonical, &max, input));
+    extras.reference.get_or_insert_with(|| {
+        Response::from(
+            Reference::new(policy, Format::Canonical).reduce(Input::new(input).max_messages(&max)),
+        )
+    });
     let req = Request {
         format: Format::Canonical,
         policy,
@@ -98,7 +100,12 @@ fn mutant(policy: Policy, max: u64, idx: &[usize]) -> Vec<&'static str> {
 #[test]
 fn reference_outputs_used_below_are_what_the_mutants_start_from() {
     let h = history();
-    let r = |p, m: u64| reduce(p, Format::Canonical, &h, &json!(m)).unwrap();
+    let r = |p, m: u64| {
+        Reference::new(p, Format::Canonical)
+            .reduce(Input::new(&h).max_messages(&json!(m)))
+            .unwrap()
+            .messages()
+    };
     assert_eq!(r(Policy::Suffix, 2), pick(&h, &[0, 11, 12]));
     assert_eq!(r(Policy::Suffix, 4), pick(&h, &[0, 10, 11, 12]));
     assert_eq!(r(Policy::Suffix, 5), pick(&h, &[0, 8, 9, 10, 11, 12]));
@@ -141,6 +148,8 @@ fn pinned_system_message_dropped_or_altered() {
         ["system-pinned", "matches-reference"]
     );
     let h = history();
+    // Changed in its place, it is still the pinned message (its place and
+    // role): one changed message, one clause (spec §6.3).
     let altered = vec![text("system", "S2"), h[11].clone(), h[12].clone()];
     assert_eq!(
         convicted(
@@ -150,7 +159,7 @@ fn pinned_system_message_dropped_or_altered() {
             Response::Messages(altered),
             Extras::default()
         ),
-        ["system-pinned", "no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // A later system message placed first is not the pinned one; the pinned
     // copy after it cannot be matched, the later one is counted against the
@@ -173,12 +182,7 @@ fn pinned_system_message_dropped_or_altered() {
         ),
         // The policy clauses judge which input messages were kept; an
         // output message that is none says nothing of that (spec §9.2).
-        [
-            "budget",
-            "system-pinned",
-            "no-fabrication",
-            "matches-reference"
-        ]
+        ["budget", "system-pinned", "no-fabrication"]
     );
 }
 
@@ -199,15 +203,12 @@ fn fabricated_reordered_and_duplicated_messages() {
             Response::Messages(fabricated),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
-    assert_eq!(
-        mutant(Policy::Turns, 3, &[0, 12, 11]),
-        ["no-fabrication", "matches-reference"]
-    );
+    assert_eq!(mutant(Policy::Turns, 3, &[0, 12, 11]), ["no-fabrication"]);
     assert_eq!(
         mutant(Policy::Turns, 3, &[0, 11, 12, 12]),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // An altered payload is a fabrication too, and only that: the policy
     // clauses, which judge which input messages were kept, are not judged
@@ -222,7 +223,7 @@ fn fabricated_reordered_and_duplicated_messages() {
             Response::Messages(altered.clone()),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     assert_eq!(
         detail(Policy::Suffix, json!(5), &h, altered, Clause::NoFabrication),
@@ -287,8 +288,8 @@ fn orphan_approval_response_kept() {
 
 /// A message emptied by orphan removal is left out (spec §3 step 6):
 /// kept as a shell with no items, it comes from no input message (spec
-/// §7) and is a fabrication; every other clause holds. Before, such a
-/// shell passed every clause but `matches-reference`.
+/// §7) and is a fabrication; every other clause holds or, judging which
+/// input messages were kept, is not judged beside it.
 #[test]
 fn emptied_message_kept_as_a_shell() {
     let h = history();
@@ -302,7 +303,7 @@ fn emptied_message_kept_as_a_shell() {
             Response::Messages(shell),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     // spec/approval-approved-overflow: the approval-only user message,
     // cut from its request, kept empty.
@@ -329,7 +330,7 @@ fn emptied_message_kept_as_a_shell() {
             Response::Messages(out),
             Extras::default()
         ),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
 }
 
@@ -371,7 +372,17 @@ fn call_kept_without_its_results() {
 
 #[test]
 fn bad_budget_answered_with_output() {
-    for bad in [json!(0), json!(-1), json!(1.5), json!("3"), Value::Null] {
+    // A budget written as an integer is rejects-bad-budget's; one written
+    // otherwise (a fraction, a string, a boolean, null) is read at the
+    // protocol level (spec §6.2).
+    for (bad, clause) in [
+        (json!(0), "rejects-bad-budget"),
+        (json!(-1), "rejects-bad-budget"),
+        (json!(1.5), "protocol-budget"),
+        (json!("3"), "protocol-budget"),
+        (json!(true), "protocol-budget"),
+        (Value::Null, "protocol-budget"),
+    ] {
         let h = history();
         assert_eq!(
             convicted(
@@ -381,7 +392,7 @@ fn bad_budget_answered_with_output() {
                 Response::Messages(pick(&h, &[0, 11])),
                 Extras::default()
             ),
-            ["rejects-bad-budget", "matches-reference"],
+            [clause, "matches-reference"],
             "{bad}"
         );
         assert_eq!(
@@ -410,6 +421,21 @@ fn valid_request_rejected() {
         ),
         ["valid-output", "matches-reference"]
     );
+    // The same budget written 4.0 or 4e0 is a budget the protocol spells
+    // so (spec §2): refusing it fails protocol-budget, not valid-output.
+    for spelled in ["4.0", "4e0"] {
+        assert_eq!(
+            convicted(
+                Policy::Suffix,
+                serde_json::from_str(spelled).unwrap(),
+                &h,
+                Response::Error("maxMessages must be an int".into()),
+                Extras::default()
+            ),
+            ["protocol-budget", "matches-reference"],
+            "{spelled}"
+        );
+    }
 }
 
 #[test]
@@ -665,7 +691,10 @@ fn only_the_reference_can_tell() {
         text("assistant", "a"),
     ];
     assert_eq!(
-        reduce(Policy::Turns, Format::Canonical, &h, &json!(5)).unwrap(),
+        Reference::new(Policy::Turns, Format::Canonical)
+            .reduce(Input::new(&h).max_messages(&json!(5)))
+            .unwrap()
+            .messages(),
         vec![h[0].clone(), h[2].clone()]
     );
     assert_eq!(
@@ -698,10 +727,13 @@ fn convicted_v2(
     let h = history();
     let fields = BudgetFields::tokens(json!(max), json!(COSTS), None);
     let budget = Budget::read(&fields, h.len()).unwrap();
+    let reference = Reference::new(policy, Format::Canonical);
     let extras = Extras {
-        reference: Some(respond_request(policy, Format::Canonical, &fields, &h)),
+        reference: Some(Response::from(
+            reference.reduce(Input::new(&h).budget_fields(&fields)),
+        )),
         reference_less_summary: summary
-            .map(|s| respond_budget(policy, Format::Canonical, &budget.less(s), &h)),
+            .map(|s| Response::from(reference.reduce(Input::new(&h).budget(&budget.less(s))))),
         ..Extras::default()
     };
     let req = Request {
@@ -789,7 +821,7 @@ fn a_second_summary_or_one_in_the_middle_or_with_a_call() {
     // the policy clauses, which judge kept input messages, are not judged.
     assert_eq!(
         convicted_v2(Policy::Suffix, 10, Some(2), two),
-        ["no-fabrication", "matches-reference"]
+        ["no-fabrication"]
     );
     let mut middle = pick(&h, &[0, 10]);
     middle.push(summary("middle"));
@@ -850,7 +882,9 @@ fn check_reducer_judges_the_reference_it_is_given() {
         summary: None,
         declared: Default::default(),
     };
-    let expected = respond(Policy::Turns, Format::Canonical, &max, &h);
+    let expected = Response::from(
+        Reference::new(Policy::Turns, Format::Canonical).reduce(Input::new(&h).max_messages(&max)),
+    );
     // The newest turn alone (with the pinned system message): within the
     // budget and whole, but not the most turns that fit.
     let short = |_: &BudgetFields, m: &[Value]| {

@@ -766,11 +766,9 @@ fn generate_requests_are_the_cases_as_a_reducer_reads_them() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(requests.len(), 20);
-    assert_eq!(requests[0]["maxMessages"], 13);
-    assert_eq!(requests[0]["messages"].as_array().unwrap().len(), 14);
     assert_eq!(
-        requests[0]["messages"][0],
-        json!({"role": "system", "content": "please refund the Paris </script> Paris"})
+        requests[0],
+        json!({"maxMessages": 1, "messages": [{"role": "system", "content": "will"}]})
     );
     let mut with_calls = 0;
     for (case, req) in cases.iter().zip(&requests) {

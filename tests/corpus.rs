@@ -9,7 +9,8 @@ use reducer_kit::case::{load_dir, ExpectedError};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::json::first_difference;
-use reducer_kit::reduce::{reference, respond_request};
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::Clause;
 use reducer_kit::validate::{validate, Options};
 use serde_json::Value;
@@ -72,14 +73,12 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
             summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
             declared: Default::default(),
         };
+        let reference = Reference::new(case.policy, Format::Canonical);
         let verdicts = check_reducer(
             &req,
-            reference(case.policy, Format::Canonical),
-            Some(respond_request(
-                case.policy,
-                Format::Canonical,
-                req.budget,
-                req.messages,
+            |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+            Some(Response::from(
+                reference.reduce(Input::new(req.messages).budget_fields(req.budget)),
             )),
         )
         .unwrap();

@@ -250,3 +250,55 @@ fn a_message_with_a_call_taken_out_says_so() {
         )
     );
 }
+
+/// Semantic Kernel's `locate_safe_reduction_index` (semantic-kernel 1.45.0,
+/// `chat_history_reducer_utils.py:117-129`) moves its cut back while the
+/// message at the cut and the one before it both hold a call or a result:
+/// on `[user, call a, result a, call b, result b, answer]` with
+/// `target_count=2` the library keeps messages 1-5. `soft-budget=tool-run`
+/// (spec §16.8) allows that and nothing more.
+#[test]
+fn a_tool_run_soft_budget_keeps_adjacent_tool_steps_and_nothing_else() {
+    let h = vec![
+        text("user", "weather and shipment?"),
+        json!({"role": "assistant", "contents": [call("a")]}),
+        result("a"),
+        json!({"role": "assistant", "contents": [call("b")]}),
+        result("b"),
+        text("assistant", "sunny, shipped"),
+    ];
+    let sk = pick(&h, &[1, 2, 3, 4, 5]);
+    // soft-budget keeps one call group whole: call a and result a are in
+    // none with the newest run that fits (result b, the answer).
+    let (failed, _) = judged("soft-budget", 2, &h, sk.clone());
+    assert_eq!(
+        failed,
+        [(
+            Clause::Budget,
+            "5 messages besides the pinned system message, budget 2; under soft-budget the excess must keep a call group whole, but input message 2 is in no call group with a message of the newest run that fits (input messages 4-5)".to_string()
+        )]
+    );
+    let (failed, not_judged) = judged("soft-budget=tool-run", 2, &h, sk);
+    assert_eq!(clauses(&failed), Vec::<&str>::new());
+    assert!(not_judged.contains(&Clause::MatchesReference));
+    // The user message before the run is no part of it.
+    let (failed, _) = judged("soft-budget=tool-run", 2, &h, h.clone());
+    assert_eq!(
+        failed,
+        [(
+            Clause::Budget,
+            "6 messages besides the pinned system message, budget 2; under soft-budget=tool-run the excess must be the run of adjacent messages holding calls or results at the cut, but input message 0 is outside it (the run is input messages 1-4)".to_string()
+        )]
+    );
+    // A cut at a message that holds no call or result moves nowhere.
+    let mut h2 = h.clone();
+    h2.push(text("user", "thanks"));
+    let (failed, _) = judged("soft-budget=tool-run", 2, &h2, pick(&h2, &[3, 4, 5, 6]));
+    assert_eq!(
+        failed,
+        [(
+            Clause::Budget,
+            "4 messages besides the pinned system message, budget 2; under soft-budget=tool-run the excess must be the run of adjacent messages holding calls or results at the cut, but input message 3 is outside it (input message 5, the oldest of the newest run that fits, holds no call or result)".to_string()
+        )]
+    );
+}

@@ -32,6 +32,8 @@ const TOP: &[&str] = &[
     "python/",
     ".ci/",
     ".clusterfuzzlite/",
+    ".github/",
+    "action.yml",
     "README.md",
     "CONTRIBUTING.md",
     "CHANGELOG.md",
@@ -50,6 +52,8 @@ const MADE_BY_RUNS: &[&str] = &[
     "fuzz/coverage",
     "compat/.cache",
     "compat/node/node_modules",
+    // a link to compat/node/node_modules, whose target `npm ci` makes
+    "compat/repro/node_modules",
     "corpus/regressions",
 ];
 
@@ -476,6 +480,7 @@ fn the_cli_reference_names_every_option() {
         &["corpus", "min"],
         &["corpus", "seed-fuzz"],
         &["corpus", "trim-fuzz"],
+        &["show"],
     ];
     let mut seen = 0;
     for cmd in commands {
@@ -502,11 +507,13 @@ fn the_readme_lists_every_example_reducer() {
     for e in std::fs::read_dir(root().join("examples/reducers")).unwrap() {
         let p = e.unwrap().path();
         let text = std::fs::read_to_string(&p).unwrap_or_default();
-        // A reducer runs on the shared protocol module (which is none).
+        // A reducer runs on the shared protocol module (which is none), or
+        // on its own wire loop (the trimmers, on the `json` module alone).
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         if name.ends_with(".py")
             && name != "reducer_protocol.py"
-            && text.contains("from reducer_protocol import")
+            && (text.contains("from reducer_protocol import")
+                || text.contains("if __name__ == \"__main__\":"))
         {
             reducers.push(name);
         }

@@ -7,7 +7,7 @@ use reducer_kit::formats::{view_history, Format};
 use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{history, seeded_case, seeded_cases, shapes, Config, Shape};
 use reducer_kit::json::json_eq;
-use reducer_kit::reduce::reduce;
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::Policy;
 use reducer_kit::validate::{validate, Options, Violation};
 use serde_json::Value;
@@ -254,13 +254,10 @@ fn generate_command_is_deterministic_and_writes_reference_cases() {
         let case: Case = serde_json::from_str(line).unwrap();
         assert_eq!(case.id, format!("gen/9/{n}"));
         assert_eq!(case.policy, Policy::Suffix);
-        let want = reduce(
-            Policy::Suffix,
-            Format::Canonical,
-            &case.messages,
-            case.max_messages.as_ref().unwrap(),
-        )
-        .unwrap();
+        let want = Reference::new(Policy::Suffix, Format::Canonical)
+            .reduce(Input::new(&case.messages).max_messages(case.max_messages.as_ref().unwrap()))
+            .unwrap()
+            .messages();
         assert!(json_eq(
             &Value::Array(want),
             &Value::Array(case.expected.clone().unwrap())
@@ -359,4 +356,73 @@ fn the_costs_knob_changes_nothing_but_the_costs() {
         }
     }
     assert!((150..=250).contains(&with_tokens), "{with_tokens}");
+}
+
+/// Spec §14.7: about half the Responses histories with a reasoning item
+/// carry the server ids a stored conversation has (`msg_…` on the model's
+/// messages, `fc_…` on its calls), only with `extra_fields` on, and they
+/// travel in the Responses form as the items' `id`.
+#[test]
+fn responses_histories_carry_server_ids_in_about_half() {
+    use reducer_kit::formats::to_wire;
+    let cfg = Config::for_format(Format::Responses);
+    let (mut with_reasoning, mut stamped) = (0, 0);
+    for (n, case) in seeded_cases(5, 400, &cfg).enumerate() {
+        let reasoning = case.messages.iter().any(|m| {
+            m["contents"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|i| i["$type"] == "reasoning"))
+        });
+        let ids: Vec<String> = case
+            .messages
+            .iter()
+            .filter_map(|m| m["id"].as_str().map(str::to_string))
+            .chain(
+                case.messages
+                    .iter()
+                    .filter_map(|m| m["contents"].as_array())
+                    .flatten()
+                    .filter(|i| i["$type"] == "functionCall")
+                    .filter_map(|i| i["id"].as_str().map(str::to_string)),
+            )
+            .collect();
+        assert!(
+            reasoning || ids.is_empty(),
+            "case {n}: ids without reasoning"
+        );
+        with_reasoning += usize::from(reasoning);
+        if ids.is_empty() {
+            continue;
+        }
+        stamped += 1;
+        assert!(
+            ids.iter()
+                .all(|i| i.starts_with("msg_") || i.starts_with("fc_")),
+            "case {n}: {ids:?}"
+        );
+        assert!(case.shapes.contains(&Shape::ExtraFields), "case {n}");
+        let wire = to_wire(Format::Responses, &case.messages).unwrap();
+        let on_items: usize = wire
+            .iter()
+            .filter(|i| {
+                !matches!(
+                    i["type"].as_str(),
+                    Some("reasoning" | "mcp_approval_request")
+                ) && i["id"].is_string()
+            })
+            .count();
+        assert_eq!(on_items, ids.len(), "case {n}: {}", dump(&wire));
+    }
+    assert!(
+        (with_reasoning * 3 / 10..=with_reasoning * 7 / 10).contains(&stamped),
+        "{stamped} of {with_reasoning}"
+    );
+    // Off with extra-fields.
+    let plain = Config {
+        extra_fields: false,
+        ..cfg
+    };
+    for case in seeded_cases(5, 200, &plain) {
+        assert!(case.messages.iter().all(|m| m.get("id").is_none()));
+    }
 }

@@ -11,7 +11,7 @@ use reducer_kit::formats::{read_history, to_wire, Format};
 use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{seeded_cases, Shape};
 use reducer_kit::protocol::Protocol;
-use reducer_kit::reduce::{reduce, reduce_indices, select_indices};
+use reducer_kit::reduce::{select_indices, Input, Reference};
 use reducer_kit::terms::links::continues_call_group;
 use reducer_kit::terms::{Budget, History, ItemKind, Policy};
 use std::collections::BTreeMap;
@@ -45,8 +45,10 @@ fn ids(h: &History, m: usize, kind: ItemKind) -> Vec<&str> {
 fn events(h: &History, budget: usize, policy: Policy) -> Vec<&'static str> {
     let b = Budget::of_messages(budget).unwrap();
     let chosen = select_indices(policy, h, &b);
-    let sel = reduce_indices(policy, h, &b);
-    let kept = |m: usize| sel.kept.binary_search(&m).is_ok();
+    let sel = Reference::new(policy, Format::Canonical)
+        .reduce(Input::history(h).budget(&b))
+        .expect("a valid case reduces");
+    let kept = |m: usize| sel.kept().binary_search(&m).is_ok();
     let mut out = Vec::new();
     // Approval responses the cut leaves without their requests: taken
     // out of kept messages, or whole approval-only messages left out.
@@ -106,7 +108,7 @@ fn events(h: &History, budget: usize, policy: Policy) -> Vec<&'static str> {
     }
     // Two kept calls (requests) whose ids differ only in case.
     let kept_ids: Vec<&str> = sel
-        .kept
+        .kept()
         .iter()
         .flat_map(|&m| {
             let mut v = ids(h, m, ItemKind::Call);
@@ -210,13 +212,11 @@ fn every_default_run_shows_the_id_approval_and_reuse_shapes() {
 /// left out: of two calls whose ids differ only in case, made together, the
 /// second result is taken for an orphan.
 fn case_blind(messages: &[serde_json::Value], n: usize) -> Vec<serde_json::Value> {
-    let out = reduce(
-        Policy::Suffix,
-        Format::Canonical,
-        messages,
-        &serde_json::json!(n),
-    )
-    .unwrap();
+    let n = serde_json::json!(n);
+    let out = Reference::new(Policy::Suffix, Format::Canonical)
+        .reduce(Input::new(messages).max_messages(&n))
+        .unwrap()
+        .messages();
     let h = read_history(Format::Canonical, &out).unwrap();
     let mut waiting = std::collections::HashSet::new();
     let mut kept = Vec::new();
@@ -245,13 +245,11 @@ fn the_shrinker_keeps_ids_that_differ_only_in_case() {
     // differs from the reference, shrunk while it still differs: the
     // canonical names keep the two ids apart by case alone.
     let differs = |c: &QuickCase| {
-        let reference = reduce(
-            Policy::Suffix,
-            Format::Canonical,
-            &c.messages,
-            &serde_json::json!(c.budget),
-        )
-        .unwrap();
+        let budget = serde_json::json!(c.budget);
+        let reference = Reference::new(Policy::Suffix, Format::Canonical)
+            .reduce(Input::new(&c.messages).max_messages(&budget))
+            .unwrap()
+            .messages();
         case_blind(&c.messages, c.budget) != reference
     };
     let cfg = generator_config(Format::Canonical, Protocol::V1);

@@ -7,8 +7,9 @@
 //! text that spells out what the kit makes of the case (see [`Record`]):
 //!
 //! - `gen/1/<n>`, n < 2,000, in six columns: the case `n` of seed 1 under
-//!   certify's generator config (`Config::everything()` sanitized for each
-//!   format: what `certify` runs) and under `generate`'s
+//!   certify's generator config (`certify::generator_config` of each
+//!   format: every shape the format carries but those a default run
+//!   leaves out, spec §9.5) and under `generate`'s
 //!   (the same config), each in canonical,
 //!   openai and anthropic: the generator's bytes (messages, budget,
 //!   allowPending, shapes; for `generate`, the exact lines
@@ -48,7 +49,7 @@ use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::describe_target;
 use reducer_kit::generate::{seeded_case, Config};
 use reducer_kit::protocol::{request, Response};
-use reducer_kit::reduce::{reduce, reduce_request, reference, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Clause, Policy};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -140,10 +141,9 @@ fn reduce_and_judge(
         if judge {
             judge_policy(rec, policy, format, budget, messages);
         } else {
-            let out = match reduce_request(policy, format, messages, budget) {
-                Ok(m) => Response::Messages(m),
-                Err(e) => Response::Error(e.to_string()),
-            };
+            let out = Response::from(
+                Reference::new(policy, format).reduce(Input::new(messages).budget_fields(budget)),
+            );
             rec.put(policy.name(), response_text(&out));
         }
     }
@@ -159,10 +159,8 @@ fn judge_policy(
     budget: &BudgetFields,
     messages: &[Value],
 ) {
-    let out = match reduce_request(policy, format, messages, budget) {
-        Ok(m) => Response::Messages(m),
-        Err(e) => Response::Error(e.to_string()),
-    };
+    let reference = Reference::new(policy, format);
+    let out = Response::from(reference.reduce(Input::new(messages).budget_fields(budget)));
     rec.put(policy.name(), response_text(&out));
     let req = Request {
         format,
@@ -174,8 +172,10 @@ fn judge_policy(
     };
     match check_reducer(
         &req,
-        reference(policy, format),
-        Some(respond_request(policy, format, req.budget, req.messages)),
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+        Some(Response::from(
+            reference.reduce(Input::new(req.messages).budget_fields(req.budget)),
+        )),
     ) {
         Ok(v) => rec.put("judged reference", verdicts_text(&v)),
         Err(e) => {
@@ -218,13 +218,14 @@ fn column(
 
 fn generated_line(n: u64) -> String {
     let mut line = format!("gen/{SEED}/{n}");
-    for (which, base) in [
-        ("certify", Config::everything()),
-        // `generate`'s default config is certify's.
-        ("generate", Config::everything()),
-    ] {
+    for which in ["certify", "generate"] {
         for format in FORMATS {
-            let g = seeded_case(SEED, n, &base.clone().sanitize_for(format));
+            // `generate`'s default config is certify's: every shape the
+            // format carries but those a default run leaves out (spec
+            // §9.5).
+            let config =
+                reducer_kit::certify::generator_config(format, reducer_kit::protocol::Protocol::V1);
+            let g = seeded_case(SEED, n, &config);
             let mut rec = Record::default();
             rec.put("messages", json(&g.messages));
             rec.put("budget", g.budget);
@@ -298,6 +299,7 @@ fn corpus_line(file: &Path, case: &Case) -> String {
             cases: 1,
             valid_input: true,
             out_of_time: false,
+            shrunk: false,
             saved_to: None,
         };
         rec.put("counterexample", cx.to_case(policy).to_pretty_json());
@@ -341,7 +343,10 @@ fn tau_bench_lines() -> Vec<String> {
                         for budget in [1, 3, 8, 1000] {
                             let max = Value::from(budget);
                             for policy in Policy::ALL {
-                                let out = match reduce(policy, format, &w, &max) {
+                                let out = match Reference::new(policy, format)
+                                    .reduce(Input::new(&w).max_messages(&max))
+                                    .map(|s| s.messages())
+                                {
                                     Ok(m) => json(&m),
                                     Err(e) => e.to_string(),
                                 };

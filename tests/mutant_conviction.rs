@@ -8,16 +8,19 @@
 //! - [`reducer_mutant_is_convicted`]: the mutant's `serve` is certified,
 //!   persistent, on the default cases, under each configuration of
 //!   [`CONFIGS`] in turn until one convicts it.
-//! - [`api_mutant_is_convicted`]: each public entry of `reducer_kit::reduce`
-//!   that `serve` does not call (`reduce`, `respond_budget`, `select` with
-//!   `remove_orphans`, a [`Selection`](reducer_kit::reduce::Selection)'s
-//!   accessors, ...) is used as its docs show to answer the judge's
-//!   generated requests, and the judge's `check` judges the answers.
+//! - [`api_mutant_is_convicted`]: each way into `reducer_kit::reduce` that
+//!   `serve` does not take (each form of an [`Input`]'s history and budget,
+//!   [`Reference::with_provider`], a
+//!   [`Selection`](reducer_kit::reduce::Selection)'s renderings: messages,
+//!   `kept_message`, `removed`, `elements`, `keeps_all`) is used as its
+//!   docs show to answer the judge's generated requests, and the judge's
+//!   `check` judges the answers.
 //! - [`the_mutant_certify_passes_the_reference`]: the mutant's own `certify`
 //!   judges the judge's `serve` (a correct reducer) on 300 generated cases
 //!   under three configurations; the reference answers certify builds for
-//!   itself (`respond_request_classified`, `respond_budget`) are seen only
-//!   there. It fails a correct reducer: convicted.
+//!   itself (on an [`Input::classified`], and under a [`Budget`] already
+//!   read for a summary) are seen only there. It fails a correct reducer:
+//!   convicted.
 //! - [`validator_mutant_is_convicted`]: the mutant's `validate` is shown
 //!   histories valid by construction (the generator's), histories broken by
 //!   construction (the generator's break knobs, spec §17.3) and the
@@ -36,12 +39,9 @@
 //! Both tests are ignored by `cargo test`: a build of the kit passes them
 //! by definition (the baseline), and they need the judge.
 
-use reducer_kit::formats::{read_history, view_history, Format};
+use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{
-    reduce, reduce_budget, reduce_classified, reduce_indices, reduce_request, reference,
-    reference_with, remove_orphans, respond, respond_budget, respond_request, select,
-};
+use reducer_kit::reduce::{Input, ReduceError, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Policy};
 use serde_json::{json, Value};
 use std::fs::File;
@@ -480,7 +480,8 @@ fn validator_mutant_is_convicted() {
 /// API of `reducer_kit::reduce`, as its docs show: the protocol answer.
 type Entry = (&'static str, fn(Policy, &Value, &[Value]) -> Response);
 
-fn answer(r: Result<Vec<Value>, reducer_kit::reduce::ReduceError>) -> Response {
+/// The messages of a selection, or its error, as the protocol answer.
+fn answer(r: Result<Vec<Value>, ReduceError>) -> Response {
     match r {
         Ok(m) => Response::Messages(m),
         Err(e) => Response::Error(e.to_string()),
@@ -489,77 +490,92 @@ fn answer(r: Result<Vec<Value>, reducer_kit::reduce::ReduceError>) -> Response {
 
 const C: Format = Format::Canonical;
 
-/// The entries `serve` does not reach (it answers with `respond_with` and
-/// `respond_request_with`), each a reducer of its own.
-const ENTRIES: [Entry; 12] = [
-    ("reduce", |p, max, m| answer(reduce(p, C, m, max))),
-    ("reduce_request", |p, max, m| {
-        answer(reduce_request(
-            p,
-            C,
-            m,
-            &BudgetFields::messages(max.clone()),
-        ))
-    }),
-    ("reduce_budget", |p, max, m| {
+/// The ways into the reference that `serve` does not take (it gives
+/// [`Reference::reduce`] an [`Input::new`] with `maxMessages` or budget
+/// members, and renders the result with `Response::from`), each a reducer
+/// of its own: every form of the history and of the budget an [`Input`]
+/// takes, and every rendering of a [`Selection`](reducer_kit::reduce::Selection).
+const ENTRIES: [Entry; 8] = [
+    ("Input::new + max_messages, messages", |p, max, m| {
         answer(
-            Budget::parse(max)
-                .map_err(Into::into)
-                .and_then(|b| reduce_budget(p, C, m, &b)),
+            Reference::new(p, C)
+                .reduce(Input::new(m).max_messages(max))
+                .map(|s| s.messages()),
         )
     }),
-    ("reduce_classified", |p, max, m| {
+    ("Input::new + budget_fields, Response::from", |p, max, m| {
+        let fields = BudgetFields::messages(max.clone());
+        Response::from(Reference::new(p, C).reduce(Input::new(m).budget_fields(&fields)))
+    }),
+    (
+        "Input::new + budget, Response::from",
+        |p, max, m| match Budget::parse(max) {
+            Ok(b) => Response::from(Reference::new(p, C).reduce(Input::new(m).budget(&b))),
+            Err(e) => Response::Error(ReduceError::from(e).to_string()),
+        },
+    ),
+    ("Input::classified + budget, messages", |p, max, m| {
         let h = read_history(C, m).unwrap();
-        answer(
-            Budget::parse(max)
-                .map_err(Into::into)
-                .and_then(|b| reduce_classified(p, C, m, &h, &b)),
+        answer(Budget::parse(max).map_err(Into::into).and_then(|b| {
+            Reference::new(p, C)
+                .reduce(Input::classified(m, &h).budget(&b))
+                .map(|s| s.messages())
+        }))
+    }),
+    ("Reference::with_provider(None)", |p, max, m| {
+        let fields = BudgetFields::messages(max.clone());
+        Response::from(
+            Reference::new(p, C)
+                .with_provider(None)
+                .reduce(Input::new(m).budget_fields(&fields)),
         )
     }),
-    ("respond", |p, max, m| respond(p, C, max, m)),
-    ("respond_request", |p, max, m| {
-        respond_request(p, C, &BudgetFields::messages(max.clone()), m)
-    }),
-    ("respond_budget", |p, max, m| {
-        respond_budget(p, C, &Budget::parse(max).unwrap(), m)
-    }),
-    ("reference", |p, max, m| {
-        reference(p, C)(&BudgetFields::messages(max.clone()), m)
-    }),
-    ("reference_with", |p, max, m| {
-        reference_with(p, C, None)(&BudgetFields::messages(max.clone()), m)
-    }),
-    ("select + remove_orphans", |p, max, m| {
-        let views = view_history(C, m).unwrap();
-        let chosen = select(p, &views, &Budget::parse(max).unwrap());
-        Response::Messages(remove_orphans(C, m, &views, &chosen))
-    }),
-    ("reduce_indices + Selection::removed", |p, max, m| {
+    ("Input::history + Selection::kept_message", |p, max, m| {
         // A kept message with its removed items taken out, one by one.
         let h = read_history(C, m).unwrap();
-        let s = reduce_indices(p, &h, &Budget::parse(max).unwrap());
-        if s.keeps_all(m.len()) {
+        let b = Budget::parse(max).unwrap();
+        let s = Reference::new(p, C)
+            .reduce(Input::history(&h).budget(&b))
+            .unwrap();
+        if s.keeps_all() {
             return Response::Messages(m.to_vec());
         }
         Response::Messages(
-            s.kept
+            s.kept()
+                .iter()
+                .map(|&k| s.kept_message(k, &m[k]).into_owned())
+                .collect(),
+        )
+    }),
+    ("Input::history + Selection::removed", |p, max, m| {
+        // The messages that lose nothing as they came, the others rendered.
+        let h = read_history(C, m).unwrap();
+        let b = Budget::parse(max).unwrap();
+        let s = Reference::new(p, C)
+            .reduce(Input::history(&h).budget(&b))
+            .unwrap();
+        Response::Messages(
+            s.kept()
                 .iter()
                 .map(|&k| match s.removed(k) {
                     [] => m[k].clone(),
-                    removed => reducer_kit::reduce::Selection::strip(C, &m[k], &h, k, removed),
+                    _ => s.kept_message(k, &m[k]).into_owned(),
                 })
                 .collect(),
         )
     }),
-    ("reduce_indices + Selection::elements", |p, max, m| {
+    ("Input::history + Selection::elements", |p, max, m| {
         // The canonical `contents` elements named by `elements` removed.
         let h = read_history(C, m).unwrap();
-        let s = reduce_indices(p, &h, &Budget::parse(max).unwrap());
+        let b = Budget::parse(max).unwrap();
+        let s = Reference::new(p, C)
+            .reduce(Input::history(&h).budget(&b))
+            .unwrap();
         Response::Messages(
-            s.kept
+            s.kept()
                 .iter()
                 .map(|&k| {
-                    let gone = s.elements(&h, k, s.removed(k));
+                    let gone = s.elements(k);
                     let mut msg = m[k].clone();
                     if let Some(items) = msg["contents"].as_array_mut() {
                         let mut i = 0;
@@ -612,11 +628,6 @@ fn api_mutant_is_convicted() {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         for (entry, f) in ENTRIES {
-            if policy == Policy::Repair && entry == "select + remove_orphans" {
-                // Spec §3 step 6 is not the repair of §17.2: that pair is
-                // a reducer of `turns` and `suffix` only.
-                continue;
-            }
             let mut answers = String::new();
             for r in &lines {
                 let messages: Vec<Value> = serde_json::from_value(r["messages"].clone()).unwrap();

@@ -15,7 +15,7 @@ use reducer_kit::check::{
 use reducer_kit::formats::Format;
 use reducer_kit::fuzzers::checker_convicts::decode;
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{respond_budget, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::Budget;
 use serde_json::Value;
 
@@ -66,11 +66,12 @@ fn canonical_texts_and_values_give_the_same_verdicts() {
             declared: Default::default(),
         };
         let b = Budget::read(&budget, s.case.messages.len()).unwrap();
+        let reference = Reference::new(s.policy, Format::Canonical);
         let mut extras = Extras {
             reference: Some(Response::Messages(s.reference.clone())),
-            reference_less_summary: s
-                .summary
-                .map(|x| respond_budget(s.policy, Format::Canonical, &b.less(x), &s.case.messages)),
+            reference_less_summary: s.summary.map(|x| {
+                Response::from(reference.reduce(Input::new(&s.case.messages).budget(&b.less(x))))
+            }),
             ..Extras::default()
         };
         let repeats = round % 2 == 1;
@@ -78,7 +79,9 @@ fn canonical_texts_and_values_give_the_same_verdicts() {
             let r = if repeats {
                 s.response.clone()
             } else {
-                respond_request(s.policy, Format::Canonical, &extra.budget, &extra.messages)
+                Response::from(
+                    reference.reduce(Input::new(&extra.messages).budget_fields(&extra.budget)),
+                )
             };
             extras.record(&extra, r);
         }

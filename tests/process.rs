@@ -110,7 +110,7 @@ fn our_child(pid: i32) -> bool {
 
 /// `SIGKILL` is asynchronous: give a killed process a moment to finish dying.
 fn live_members_after_settling(pgid: i32) -> Vec<i32> {
-    let until = Instant::now() + Duration::from_secs(2);
+    let until = Instant::now() + Duration::from_secs(60);
     loop {
         let live = live_members(pgid);
         if live.is_empty() || Instant::now() > until {
@@ -151,8 +151,9 @@ fn hang_times_out_within_the_limit() {
     assert_eq!(reply.failure, Some(Failure::Timeout));
     assert_eq!(reply.stdout, b"");
     assert!(took >= Duration::from_millis(500), "took {took:?}");
-    // The group is killed at once: no waiting for `sleep 1000`.
-    assert!(took < Duration::from_secs(4), "took {took:?}");
+    // The group is killed at once: no waiting for `sleep 1000` (a bound no
+    // load reaches, not a speed).
+    assert!(took < Duration::from_secs(60), "took {took:?}");
 }
 
 #[test]
@@ -166,7 +167,8 @@ fn endless_output_is_too_large() {
     assert_eq!(reply.failure, Some(Failure::TooLarge));
     assert_eq!(reply.stdout.len(), 100_000);
     assert!(reply.stdout.starts_with(b"{\"messages\": [], \"padding\""));
-    assert!(start.elapsed() < Duration::from_secs(5));
+    // Stopped at the limit, not reading the endless output on.
+    assert!(start.elapsed() < Duration::from_secs(60));
 }
 
 #[test]
@@ -272,7 +274,8 @@ fn left_behind_grandchild_is_killed() {
     // Done when the reducer exits, although `sleep` still holds its stdout.
     assert_ok(&reply);
     assert_eq!(reply.stdout, EMPTY_ANSWER);
-    assert!(start.elapsed() < Duration::from_secs(8));
+    // Not waiting for the `sleep 1000` that holds its stdout.
+    assert!(start.elapsed() < Duration::from_secs(60));
 
     let pids = read_pids(&pid_file);
     assert_eq!(pids.len(), 2);
@@ -376,7 +379,8 @@ fn persistent_hang_times_out_then_restart_works() {
     let took = start.elapsed();
     assert_eq!(reply.failure, Some(Failure::Timeout));
     assert!(took >= Duration::from_millis(1_000), "took {took:?}");
-    assert!(took < Duration::from_secs(5), "took {took:?}");
+    // Not waiting for its `sleep 1000`.
+    assert!(took < Duration::from_secs(60), "took {took:?}");
     // The hung process and its `sleep` are gone.
     assert_eq!(live_members_after_settling(first_pid), Vec::<i32>::new());
 

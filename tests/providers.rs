@@ -5,7 +5,7 @@
 use reducer_kit::check::{check_reducer_with, check_with, Extras, Outcome, Request, Verdict};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce, reduce_request_with, reduce_with, reference_with, respond_with};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::BudgetFields;
 use reducer_kit::terms::{Clause, Policy, Provider};
@@ -43,10 +43,11 @@ fn reference_passes(
         summary: None,
         declared: Default::default(),
     };
-    let expected = respond_with(policy, format, &max, h, provider);
+    let reference = Reference::new(policy, format).with_provider(provider);
+    let expected = Response::from(reference.reduce(Input::new(h).max_messages(&max)));
     let verdicts = check_reducer_with(
         &req,
-        reference_with(policy, format, provider),
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
         Some(expected),
         provider,
     )
@@ -97,9 +98,15 @@ fn suffix_never_starts_inside_a_call_group() {
     let h = parallel_responses();
     // Budget 4: |M| - N = 2 is call b, which continues the group; 3 and 4
     // are outputs; the run starts at the assistant's answer.
-    let out = reduce(Policy::Suffix, Format::Responses, &h, &json!(4)).unwrap();
+    let out = Reference::new(Policy::Suffix, Format::Responses)
+        .reduce(Input::new(&h).max_messages(&json!(4)))
+        .unwrap()
+        .messages();
     assert_eq!(out, h[5..].to_vec());
-    let out = reduce(Policy::Suffix, Format::Responses, &h, &json!(5)).unwrap();
+    let out = Reference::new(Policy::Suffix, Format::Responses)
+        .reduce(Input::new(&h).max_messages(&json!(5)))
+        .unwrap()
+        .messages();
     assert_eq!(out, h[1..].to_vec());
     for max in 1..=7 {
         reference_passes(Format::Responses, Policy::Suffix, None, &h, max);
@@ -121,15 +128,24 @@ fn turns_overflow_tail_moves_past_the_group_and_reasoning() {
     ]));
     // Budget 4: the question and the last 3 (2 "b output", 6 reasoning, 7);
     // the output of b is an orphan once call b's group is cut.
-    let out = reduce(Policy::Turns, Format::Responses, &h, &json!(4)).unwrap();
+    let out = Reference::new(Policy::Turns, Format::Responses)
+        .reduce(Input::new(&h).max_messages(&json!(4)))
+        .unwrap()
+        .messages();
     assert_eq!(out, vec![h[0].clone(), h[6].clone(), h[7].clone()]);
     // Budget 2: the tail of one message would be the answer, right after
     // the reasoning item attached to it: the tail start moves past the end,
     // leaving the question alone.
-    let out = reduce(Policy::Turns, Format::Responses, &h, &json!(2)).unwrap();
+    let out = Reference::new(Policy::Turns, Format::Responses)
+        .reduce(Input::new(&h).max_messages(&json!(2)))
+        .unwrap()
+        .messages();
     assert_eq!(out, vec![h[0].clone()]);
     // Budget 3: the question, rs_2 and its item.
-    let out = reduce(Policy::Turns, Format::Responses, &h, &json!(3)).unwrap();
+    let out = Reference::new(Policy::Turns, Format::Responses)
+        .reduce(Input::new(&h).max_messages(&json!(3)))
+        .unwrap()
+        .messages();
     assert_eq!(out, vec![h[0].clone(), h[6].clone(), h[7].clone()]);
     for max in 1..=9 {
         reference_passes(Format::Responses, Policy::Turns, None, &h, max);
@@ -173,11 +189,17 @@ fn a_reducer_that_drops_reasoning_alone_fails_reasoning_attached() {
     );
     // The reference keeps the answer with its reasoning only when both fit.
     assert_eq!(
-        reduce(Policy::Suffix, Format::Responses, &h, &max).unwrap(),
+        Reference::new(Policy::Suffix, Format::Responses)
+            .reduce(Input::new(&h).max_messages(&max))
+            .unwrap()
+            .messages(),
         Vec::<Value>::new()
     );
     assert_eq!(
-        reduce(Policy::Suffix, Format::Responses, &h, &json!(2)).unwrap(),
+        Reference::new(Policy::Suffix, Format::Responses)
+            .reduce(Input::new(&h).max_messages(&json!(2)))
+            .unwrap()
+            .messages(),
         h[1..].to_vec()
     );
 }
@@ -194,21 +216,24 @@ fn weather_gemini() -> Vec<Value> {
 #[test]
 fn gemini_suffix_never_starts_on_the_response_nor_with_the_profile_on_the_call() {
     let h = weather_gemini();
-    let two = reduce(Policy::Suffix, Format::Gemini, &h, &json!(2)).unwrap();
+    let two = Reference::new(Policy::Suffix, Format::Gemini)
+        .reduce(Input::new(&h).max_messages(&json!(2)))
+        .unwrap()
+        .messages();
     assert_eq!(two, vec![h[3].clone()]);
-    let two = reduce_with(
-        Policy::Suffix,
-        Format::Gemini,
-        &h,
-        &json!(2),
-        Some(Provider::Gemini),
-    )
-    .unwrap();
+    let two = Reference::new(Policy::Suffix, Format::Gemini)
+        .with_provider(Some(Provider::Gemini))
+        .reduce(Input::new(&h).max_messages(&json!(2)))
+        .unwrap()
+        .messages();
     assert_eq!(two, vec![h[3].clone()]);
     // Budget 3: without a profile the run starts on the model's call; Gemini
     // rejects a call that does not follow a user turn, so with the profile
     // the start moves on.
-    let three = reduce(Policy::Suffix, Format::Gemini, &h, &json!(3)).unwrap();
+    let three = Reference::new(Policy::Suffix, Format::Gemini)
+        .reduce(Input::new(&h).max_messages(&json!(3)))
+        .unwrap()
+        .messages();
     assert_eq!(three, h[1..].to_vec());
     let views = view_history(Format::Gemini, &three).unwrap();
     assert_eq!(
@@ -218,14 +243,11 @@ fn gemini_suffix_never_starts_on_the_response_nor_with_the_profile_on_the_call()
             .collect::<Vec<_>>(),
         ["call-after-user-or-response: message 0: a message with calls comes the first message of the conversation"]
     );
-    let three = reduce_with(
-        Policy::Suffix,
-        Format::Gemini,
-        &h,
-        &json!(3),
-        Some(Provider::Gemini),
-    )
-    .unwrap();
+    let three = Reference::new(Policy::Suffix, Format::Gemini)
+        .with_provider(Some(Provider::Gemini))
+        .reduce(Input::new(&h).max_messages(&json!(3)))
+        .unwrap()
+        .messages();
     assert_eq!(three, vec![h[3].clone()]);
     for max in 1..=5 {
         for policy in [Policy::Suffix, Policy::Turns] {
@@ -285,18 +307,18 @@ fn anthropic_profile_rejects_a_window_that_starts_with_the_call() {
     // (the conversation starts with the assistant); no later start is
     // accepted, so the newest user message alone.
     assert_eq!(
-        reduce(Policy::Suffix, Format::OpenAi, &h, &max).unwrap(),
+        Reference::new(Policy::Suffix, Format::OpenAi)
+            .reduce(Input::new(&h).max_messages(&max))
+            .unwrap()
+            .messages(),
         vec![h[0].clone(), h[4].clone()]
     );
     assert_eq!(
-        reduce_with(
-            Policy::Suffix,
-            Format::OpenAi,
-            &h,
-            &max,
-            Some(Provider::Anthropic)
-        )
-        .unwrap(),
+        Reference::new(Policy::Suffix, Format::OpenAi)
+            .with_provider(Some(Provider::Anthropic))
+            .reduce(Input::new(&h).max_messages(&max))
+            .unwrap()
+            .messages(),
         vec![h[0].clone(), h[1].clone()]
     );
     for n in 1..=5 {
@@ -337,18 +359,18 @@ fn gemini_shortens_the_overflow_tail_to_the_first_cut_it_accepts() {
     )
     .is_empty());
     assert_eq!(
-        reduce(Policy::Turns, Format::Canonical, &h, &max).unwrap(),
+        Reference::new(Policy::Turns, Format::Canonical)
+            .reduce(Input::new(&h).max_messages(&max))
+            .unwrap()
+            .messages(),
         [2, 4, 6, 7, 8].map(|i| h[i].clone()).to_vec()
     );
     assert_eq!(
-        reduce_with(
-            Policy::Turns,
-            Format::Canonical,
-            &h,
-            &max,
-            Some(Provider::Gemini)
-        )
-        .unwrap(),
+        Reference::new(Policy::Turns, Format::Canonical)
+            .with_provider(Some(Provider::Gemini))
+            .reduce(Input::new(&h).max_messages(&max))
+            .unwrap()
+            .messages(),
         [2, 6, 7, 8].map(|i| h[i].clone()).to_vec()
     );
     for n in 1..=9 {
@@ -415,7 +437,11 @@ fn gemini_falls_back_on_the_newest_user_message_when_the_question_does_not_fit()
         count_pinned: None,
     };
     let answer = |p: Option<Provider>| {
-        reduce_request_with(Policy::Turns, Format::Canonical, &h, &budget, p).unwrap()
+        Reference::new(Policy::Turns, Format::Canonical)
+            .with_provider(p)
+            .reduce(Input::new(&h).budget_fields(&budget))
+            .unwrap()
+            .messages()
     };
     assert_eq!(answer(None), [4, 6, 7, 8].map(|i| h[i].clone()).to_vec());
     assert_eq!(answer(Some(Provider::Gemini)), vec![h[0].clone()]);
@@ -465,14 +491,11 @@ fn a_history_without_a_user_message_is_an_error_under_a_profile() {
     ]));
     // The input passes the OpenAI chat profile; suffix at 1 keeps "three".
     assert_eq!(
-        reduce_with(
-            Policy::Suffix,
-            Format::OpenAi,
-            &h,
-            &json!(1),
-            Some(Provider::OpenAiChat)
-        )
-        .unwrap(),
+        Reference::new(Policy::Suffix, Format::OpenAi)
+            .with_provider(Some(Provider::OpenAiChat))
+            .reduce(Input::new(&h).max_messages(&json!(1)))
+            .unwrap()
+            .messages(),
         vec![h[2].clone()]
     );
     let only_assistant = list(json!([
@@ -482,16 +505,13 @@ fn a_history_without_a_user_message_is_an_error_under_a_profile() {
     // Bedrock: the input passes (it starts with a user message), but the
     // budget of one keeps "x" alone; the only user message is
     // approval-only, not a turn start: an error.
+    let bedrock =
+        Reference::new(Policy::Suffix, Format::OpenAi).with_provider(Some(Provider::Bedrock));
     assert_eq!(
-        reduce_with(
-            Policy::Suffix,
-            Format::OpenAi,
-            &only_assistant,
-            &json!(1),
-            Some(Provider::Bedrock)
-        )
-        .unwrap_err()
-        .to_string(),
+        bedrock
+            .reduce(Input::new(&only_assistant).max_messages(&json!(1)))
+            .unwrap_err()
+            .to_string(),
         "no output within the budget passes the bedrock profile (no user message that starts a turn fits the budget alone)"
     );
     // A history with user messages, none of which fits a token budget
@@ -500,16 +520,14 @@ fn a_history_without_a_user_message_is_an_error_under_a_profile() {
         {"role": "user", "content": "a long question"},
         {"role": "assistant", "content": "ok"}
     ]));
+    let anthropic =
+        Reference::new(Policy::Suffix, Format::OpenAi).with_provider(Some(Provider::Anthropic));
+    let tokens = BudgetFields::tokens(json!(5), json!([10, 1]), None);
     assert_eq!(
-        reduce_request_with(
-            Policy::Suffix,
-            Format::OpenAi,
-            &h,
-            &BudgetFields::tokens(json!(5), json!([10, 1]), None),
-            Some(Provider::Anthropic)
-        )
-        .unwrap_err()
-        .to_string(),
+        anthropic
+            .reduce(Input::new(&h).budget_fields(&tokens))
+            .unwrap_err()
+            .to_string(),
         "no output within the budget passes the anthropic profile (no user message that starts a turn fits the budget alone)"
     );
 }
@@ -536,8 +554,15 @@ fn the_reference_passes_every_clause_under_every_profile() {
                     reference_passes(format, policy, Some(provider), &h, max as usize);
                     judged += 1;
                     let m = json!(max);
-                    if reduce_with(policy, format, &h, &m, Some(provider)).ok()
-                        != reduce(policy, format, &h, &m).ok()
+                    if Reference::new(policy, format)
+                        .with_provider(Some(provider))
+                        .reduce(Input::new(&h).max_messages(&m))
+                        .map(|s| s.messages())
+                        .ok()
+                        != Reference::new(policy, format)
+                            .reduce(Input::new(&h).max_messages(&m))
+                            .map(|s| s.messages())
+                            .ok()
                     {
                         moved += 1;
                     }
@@ -636,4 +661,90 @@ fn the_command_line_with_a_provider() {
     assert_eq!(code, Some(1));
     assert!(out.contains("FAIL        provider-accepts: the anthropic profile rejects the output: first-is-user: message 1: the first message is \"assistant\", not \"user\"\n"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Spec §14.7, §15.3 `required-reasoning`: an item sent with its server id
+/// needs the reasoning item that came before it in the same output, as the
+/// stored conversation (the input) has it; the same item without an id is
+/// new to the provider.
+#[test]
+fn an_item_with_a_server_id_needs_its_reasoning_item() {
+    let h = list(json!([
+        {"role": "user", "content": "weather in Paris and Rome?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "a", "name": "weather", "arguments": "{}", "id": "fc_1"},
+        {"type": "function_call", "call_id": "b", "name": "weather", "arguments": "{}", "id": "fc_2"},
+        {"type": "function_call_output", "call_id": "a", "output": "sun"},
+        {"type": "function_call_output", "call_id": "b", "output": "rain"},
+        {"type": "reasoning", "id": "rs_2", "summary": []},
+        {"role": "assistant", "content": "sun and rain", "id": "msg_3"}
+    ]));
+    let judge = |keep: &[usize], provider: Option<Provider>| {
+        let max = json!(8);
+        let req = Request {
+            format: Format::Responses,
+            policy: Policy::Suffix,
+            budget: &BudgetFields::messages(max),
+            messages: &h,
+            summary: None,
+            declared: Default::default(),
+        };
+        let out = keep.iter().map(|&i| h[i].clone()).collect();
+        check_with(&req, &Response::Messages(out), &Extras::default(), provider).unwrap()
+    };
+    // The answer without its reasoning item: both clauses say so.
+    let v = judge(&[7], Some(Provider::OpenAiResponses));
+    assert_eq!(
+        outcome(&v, Clause::ReasoningAttached),
+        Outcome::Fail("the reasoning item at input message 6 is dropped while the item it is attached to (input message 7) is kept; it carries the server id \"msg_3\", which the openai-responses profile rejects without its reasoning item (required-reasoning)".into())
+    );
+    assert_eq!(
+        outcome(&v, Clause::ProviderAccepts),
+        Outcome::Fail("the openai-responses profile rejects the output: required-reasoning: message 0: the item with server id \"msg_3\" is sent without the reasoning item \"rs_2\" that came before it in the same output (stored message 6)".into())
+    );
+    // The second call of the group came from the output of rs_1 too: a
+    // window from it keeps no attached reasoning item apart, and still
+    // sends fc_2 without rs_1.
+    let v = judge(&[3, 5, 6, 7], Some(Provider::OpenAiResponses));
+    assert_eq!(outcome(&v, Clause::ReasoningAttached), Outcome::Pass);
+    assert_eq!(
+        outcome(&v, Clause::ProviderAccepts),
+        Outcome::Fail("the openai-responses profile rejects the output: required-reasoning: message 0: the item with server id \"fc_2\" is sent without the reasoning item \"rs_1\" that came before it in the same output (stored message 1)".into())
+    );
+    // The whole group with its reasoning passes; other profiles have no
+    // such rule; a history judged alone is its own store.
+    let v = judge(&[1, 2, 3, 4, 5, 6, 7], Some(Provider::OpenAiResponses));
+    assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
+    let v = judge(&[3, 5, 6, 7], Some(Provider::OpenAiChat));
+    assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
+    let sent: Vec<Value> = [3, 5, 6, 7].iter().map(|&i| h[i].clone()).collect();
+    let views = view_history(Format::Responses, &sent).unwrap();
+    assert!(provider_violations(Provider::OpenAiResponses, &views).is_empty());
+    // Without server ids the items are new to the provider.
+    let bare: Vec<Value> = h
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            if m["type"] != "reasoning" {
+                m.as_object_mut().unwrap().remove("id");
+            }
+            m
+        })
+        .collect();
+    let req = Request {
+        format: Format::Responses,
+        policy: Policy::Suffix,
+        budget: &BudgetFields::messages(json!(8)),
+        messages: &bare,
+        summary: None,
+        declared: Default::default(),
+    };
+    let v = check_with(
+        &req,
+        &Response::Messages(vec![bare[7].clone()]),
+        &Extras::default(),
+        Some(Provider::OpenAiResponses),
+    )
+    .unwrap();
+    assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
 }

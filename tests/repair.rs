@@ -8,7 +8,7 @@ use reducer_kit::generate::breakage::shown;
 use reducer_kit::generate::shrink::QuickCase;
 use reducer_kit::generate::{seeded_case, Break, Config};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce_request, respond_request};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Clause, Declared, Policy};
 use reducer_kit::validate::{validate_history, Options};
 use serde_json::{json, Value};
@@ -29,13 +29,10 @@ fn budget() -> BudgetFields {
 /// The reference repair of `messages` in `format`.
 fn repair(format: Format, messages: &Value) -> Value {
     Value::Array(
-        reduce_request(
-            Policy::Repair,
-            format,
-            messages.as_array().unwrap(),
-            &budget(),
-        )
-        .unwrap(),
+        Reference::new(Policy::Repair, format)
+            .reduce(Input::new(messages.as_array().unwrap()).budget_fields(&budget()))
+            .unwrap()
+            .messages(),
     )
 }
 
@@ -78,7 +75,10 @@ fn broken_histories(format: Format, count: u64) -> BTreeMap<&'static str, u64> {
             Value::Array(case.messages.clone())
         );
         let budget = BudgetFields::messages(json!(case.budget));
-        let out = reduce_request(Policy::Repair, format, &wire, &budget).unwrap();
+        let out = Reference::new(Policy::Repair, format)
+            .reduce(Input::new(&wire).budget_fields(&budget))
+            .unwrap()
+            .messages();
         assert!(
             strictly_valid(format, &out),
             "{format} case {n}: the repair is invalid: {}",
@@ -93,10 +93,11 @@ fn broken_histories(format: Format, count: u64) -> BTreeMap<&'static str, u64> {
                 summary: None,
                 declared: Declared::default(),
             };
-            let reference = respond_request(Policy::Repair, format, &budget, &wire);
+            let repair = Reference::new(Policy::Repair, format);
+            let reference = Response::from(repair.reduce(Input::new(&wire).budget_fields(&budget)));
             let verdicts = check_reducer(
                 &req,
-                |b, m| respond_request(Policy::Repair, format, b, m),
+                |b, m| Response::from(repair.reduce(Input::new(m).budget_fields(b))),
                 Some(reference),
             )
             .unwrap();
@@ -123,77 +124,83 @@ fn every_break_appears_and_each_history_is_broken_then_repaired() {
         (
             Format::Canonical,
             &[
-                ("duplicated-result", 270),
-                ("interjected-message", 271),
-                ("interrupted-run", 522),
-                ("lost-parallel-result", 277),
-                ("orphan-approval-response", 277),
-                ("result-before-call", 311),
-                ("reused-id-broken", 254),
-                ("tool-as-user", 279),
-                ("unanswered-approval", 270),
+                ("duplicated-result", 224),
+                ("interjected-message", 253),
+                ("interrupted-run", 455),
+                ("limit-cut", 274),
+                ("lost-parallel-result", 252),
+                ("orphan-approval-response", 265),
+                ("result-before-call", 272),
+                ("reused-id-broken", 226),
+                ("tool-as-user", 251),
+                ("unanswered-approval", 261),
             ],
         ),
         (
             Format::OpenAi,
             &[
-                ("duplicated-result", 296),
-                ("interjected-message", 321),
-                ("interrupted-run", 564),
-                ("lost-parallel-result", 291),
-                ("orphan-approval-response", 334),
-                ("result-before-call", 293),
-                ("reused-id-broken", 338),
-                ("unanswered-approval", 303),
+                ("duplicated-result", 273),
+                ("interjected-message", 284),
+                ("interrupted-run", 512),
+                ("limit-cut", 316),
+                ("lost-parallel-result", 309),
+                ("orphan-approval-response", 275),
+                ("result-before-call", 264),
+                ("reused-id-broken", 287),
+                ("unanswered-approval", 253),
             ],
         ),
         (
             Format::Anthropic,
             &[
-                ("duplicated-result", 303),
-                ("interjected-message", 301),
-                ("interrupted-run", 489),
+                ("duplicated-result", 265),
+                ("interjected-message", 279),
+                ("interrupted-run", 473),
+                ("limit-cut", 289),
                 ("lost-parallel-result", 309),
-                ("orphan-approval-response", 331),
-                ("result-before-call", 320),
-                ("reused-id-broken", 314),
-                ("unanswered-approval", 306),
+                ("orphan-approval-response", 252),
+                ("result-before-call", 290),
+                ("reused-id-broken", 310),
+                ("unanswered-approval", 299),
             ],
         ),
         (
             Format::Responses,
             &[
-                ("duplicated-result", 295),
-                ("interjected-message", 276),
-                ("interrupted-run", 495),
-                ("lost-parallel-result", 252),
-                ("orphan-approval-response", 286),
-                ("reasoning-cut-off", 268),
-                ("result-before-call", 302),
-                ("reused-id-broken", 295),
-                ("unanswered-approval", 273),
+                ("duplicated-result", 262),
+                ("interjected-message", 263),
+                ("interrupted-run", 449),
+                ("limit-cut", 244),
+                ("lost-parallel-result", 274),
+                ("orphan-approval-response", 258),
+                ("reasoning-cut-off", 239),
+                ("result-before-call", 260),
+                ("reused-id-broken", 242),
+                ("unanswered-approval", 250),
             ],
         ),
         (
             Format::Gemini,
             &[
-                ("duplicated-result", 416),
-                ("interjected-message", 440),
-                ("interrupted-run", 565),
-                ("lost-parallel-result", 396),
-                ("result-before-call", 424),
-                ("reused-id-broken", 435),
+                ("duplicated-result", 379),
+                ("interjected-message", 368),
+                ("interrupted-run", 534),
+                ("limit-cut", 371),
+                ("lost-parallel-result", 372),
+                ("result-before-call", 364),
+                ("reused-id-broken", 371),
             ],
         ),
         (
             Format::Bedrock,
             &[
-                ("duplicated-result", 416),
-                ("interjected-message", 440),
-                ("interrupted-run", 565),
-                ("lost-parallel-result", 396),
-                ("result-before-call", 424),
-                ("reused-id-broken", 435),
+                ("duplicated-result", 379),
+                ("interjected-message", 368),
+                ("interrupted-run", 534),
+                ("limit-cut", 371),
+                ("lost-parallel-result", 372),
+                ("result-before-call", 364),
+                ("reused-id-broken", 371),
             ],
         ),
     ];
@@ -343,11 +350,9 @@ fn convicted(input: &Value, output: Value, declare: &str) -> Vec<(&'static str, 
     let extras = Extras {
         repeat: Some(out.clone()),
         again: Some(out.clone()),
-        reference: Some(respond_request(
-            Policy::Repair,
-            Format::Canonical,
-            &budget,
-            &messages,
+        reference: Some(Response::from(
+            Reference::new(Policy::Repair, Format::Canonical)
+                .reduce(Input::new(&messages).budget_fields(&budget)),
         )),
         ..Extras::default()
     };
@@ -606,7 +611,7 @@ fn the_example_sanitizers_are_graded_by_their_bugs() {
             "call_id_set_sanitizer.py",
             "no-orphan-result",
             "2 messages",
-            r#"{"messages":[{"role":"user","contents":[{"$type":"functionResult","callId":"c1","result":""}]},{"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]}]}"#,
+            r#"{"messages":[{"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]},{"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]}]}"#,
         ),
     ] {
         let out = run(script);
@@ -622,4 +627,127 @@ fn the_example_sanitizers_are_graded_by_their_bugs() {
         assert_eq!(got, input, "{script}");
         assert!(report.contains("level safety    FAIL"), "{script}");
     }
+}
+
+/// The break knobs are the kinds of repair a sanitizer may claim (spec
+/// §17.8), in the same order.
+#[test]
+fn the_kinds_of_repair_are_the_break_knobs() {
+    let names: Vec<&str> = Break::ALL.iter().map(|b| b.name()).collect();
+    assert_eq!(names, reducer_kit::terms::declare::REPAIR_KINDS);
+}
+
+/// A history cut by a limit (spec §17.6, `limit-cut`) starts with results
+/// whose calls were cut: they are its mark, and the repair removes them.
+#[test]
+fn a_limit_cut_loses_the_results_at_its_head() {
+    let cut = json!([
+        text_msg("system", "be brief"),
+        msg("tool", vec![result("c1")]),
+        text_msg("assistant", "sunny"),
+        text_msg("user", "and tomorrow?")
+    ]);
+    let marks = shown(cut.as_array().unwrap());
+    assert_eq!(marks.into_iter().collect::<Vec<_>>(), [Break::LimitCut]);
+    assert_eq!(
+        repair(Format::Canonical, &cut),
+        json!([
+            text_msg("system", "be brief"),
+            text_msg("assistant", "sunny"),
+            text_msg("user", "and tomorrow?")
+        ])
+    );
+    // After a user question an orphan result is no limit cut.
+    let later = json!([
+        text_msg("user", "q"),
+        msg("tool", vec![result("c1")]),
+        text_msg("assistant", "sunny")
+    ]);
+    assert!(!shown(later.as_array().unwrap()).contains(&Break::LimitCut));
+    // In the Responses format a cut can fall inside a call group: the
+    // calls before it go, their outputs stay at the head.
+    let cfg = Config::for_repair(Format::Responses);
+    let inside = (0..400)
+        .map(|n| seeded_case(1, n, &cfg))
+        .find(|c| {
+            c.breaks == [Break::LimitCut]
+                && c.messages.iter().any(|m| {
+                    m["role"] == "assistant"
+                        && m["contents"]
+                            .as_array()
+                            .is_some_and(|a| a.iter().all(|i| i["$type"] == "functionCall"))
+                })
+                && c.messages
+                    .iter()
+                    .position(|m| m["role"] == "assistant")
+                    .is_some_and(|a| {
+                        c.messages[..a].iter().all(|m| m["role"] != "tool")
+                            && c.messages[a]["contents"]
+                                .as_array()
+                                .is_some_and(|x| x.iter().all(|i| i["$type"] == "functionCall"))
+                    })
+        })
+        .expect("a cut inside a call group in 400 cases");
+    assert!(shown(&inside.messages).contains(&Break::LimitCut));
+}
+
+/// A sanitizer that repairs what a history limit leaves and nothing else
+/// passes under the scope it claims (spec §17.8), and is convicted without
+/// it.
+#[test]
+fn a_sanitizer_is_judged_within_its_declared_scope() {
+    let run = |declare: &[&str]| {
+        let mut args = vec!["--policy", "repair", "--persistent"];
+        args.extend_from_slice(declare);
+        certify(
+            &on_kit_cases(&args),
+            &[
+                python(),
+                "-S",
+                &example("leading_orphans_only.py"),
+                "--persistent",
+            ],
+        )
+    };
+    let out = run(&["--declare", "repairs=limit-cut"]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains(
+            "declares repairs=limit-cut: levels passed [protocol, safety, policy, exact]"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("or outside --declare repairs="), "{report}");
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+}
+
+/// `reduce --policy repair` reads no budget (spec §17.1): it runs without
+/// one, and with one gives the same answer.
+#[test]
+fn reduce_repair_needs_no_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    let q = json!({"role": "user", "contents": [{"$type": "text", "text": "q"}]});
+    let orphan = json!({"role": "tool", "contents": [{"$type": "functionResult", "callId": "x", "result": "r"}]});
+    let a = json!({"role": "assistant", "contents": [{"$type": "text", "text": "a"}]});
+    std::fs::write(&path, json!([q, orphan, a]).to_string()).unwrap();
+    let reduce = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_reducer-kit"))
+            .args(["reduce", "--policy", "repair"])
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(reduce(&[]), json!([q, a]));
+    assert_eq!(reduce(&["--max", "1"]), json!([q, a]));
 }

@@ -5,7 +5,7 @@
 use reducer_kit::check::{check, Extras, Outcome, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{reduce, respond};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Policy};
 use serde_json::{json, Value};
 
@@ -61,7 +61,10 @@ const ALL: [&str; 6] = [
 ];
 
 fn run(policy: Policy, budget: u64) -> Vec<Value> {
-    reduce(policy, Format::Canonical, &seed(), &json!(budget)).unwrap()
+    Reference::new(policy, Format::Canonical)
+        .reduce(Input::new(&seed()).max_messages(&json!(budget)))
+        .unwrap()
+        .messages()
 }
 
 #[test]
@@ -111,17 +114,15 @@ fn reference_outputs_pass_every_clause() {
                 declared: Default::default(),
             };
             let out = Response::Messages(run(policy, budget));
+            let kept = match &out {
+                Response::Messages(m) => m,
+                _ => unreachable!(),
+            };
             let again = Response::Messages(
-                reduce(
-                    policy,
-                    Format::Canonical,
-                    match &out {
-                        Response::Messages(m) => m,
-                        _ => unreachable!(),
-                    },
-                    &max,
-                )
-                .unwrap(),
+                Reference::new(policy, Format::Canonical)
+                    .reduce(Input::new(kept).max_messages(&max))
+                    .unwrap()
+                    .messages(),
             );
             let smaller =
                 (budget > 1).then(|| (budget - 1, Response::Messages(run(policy, budget - 1))));
@@ -166,7 +167,10 @@ fn take_last_four_is_convicted_of_orphan_results() {
     };
     let naive = Response::Messages(messages[2..].to_vec());
     let extras = Extras {
-        reference: Some(respond(Policy::Suffix, Format::Canonical, &max, &messages)),
+        reference: Some(Response::from(
+            Reference::new(Policy::Suffix, Format::Canonical)
+                .reduce(Input::new(&messages).max_messages(&max)),
+        )),
         ..Extras::default()
     };
     let verdicts = check(&req, &naive, &extras).unwrap();

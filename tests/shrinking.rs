@@ -92,6 +92,7 @@ fn settings() -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        outside: Vec::new(),
         provider: None,
         sessions: None,
     }
@@ -155,7 +156,7 @@ fn the_reused_id_case_shrinks_to_four_messages_from_generated_cases() {
             &|p| seen.lock().unwrap().push(*p),
         )
         .unwrap();
-        assert_eq!(cx.case.messages, minimal, "seed {seed}: {:?}", cx.case);
+        assert_eq!(*cx.case.messages, minimal, "seed {seed}: {:?}", cx.case);
         assert_eq!(cx.case.budget.max_messages, Some(json!(3)));
         assert!(
             cx.tries <= 200 && !cx.out_of_time,
@@ -180,4 +181,102 @@ fn the_reused_id_case_shrinks_to_four_messages_from_generated_cases() {
         seeds += 1;
     }
     assert_eq!(seeds, 6);
+}
+
+/// A last-N cut in process, counting its requests and the bytes sent.
+struct LastN {
+    requests: usize,
+    bytes: usize,
+    /// Asks the kit to stop (as SIGINT does) at this request.
+    stop_at: Option<usize>,
+}
+
+impl Session for LastN {
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        self.requests += 1;
+        self.bytes += request.text().len();
+        if self.stop_at == Some(self.requests) {
+            reducer_kit::certify::interrupt::request(2);
+        }
+        let request = request.to_value();
+        let budget = Budget::parse(&request["maxMessages"])
+            .unwrap()
+            .max_messages();
+        let messages = request["messages"].as_array().unwrap();
+        let kept = messages[messages.len().saturating_sub(budget)..].to_vec();
+        Ok(Ok(Response::Messages(kept)))
+    }
+}
+
+/// `n` messages, user and assistant in turn, texts `0`, `1`…
+fn alternating(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            json!({"role": role, "contents": [{"$type": "text", "text": i.to_string()}]})
+        })
+        .collect()
+}
+
+fn turns_settings() -> Settings {
+    Settings {
+        policy: Policy::Turns,
+        extra_requests: false,
+        ..settings()
+    }
+}
+
+/// The long case: 2,000 messages a last-N cut fails (its last 3
+/// start inside a turn) shrink to one message in few tries, the requests
+/// of all the tries together a few times the case's own, not the case
+/// times the tries; a deadline already past leaves the case unshrunk and
+/// reported as it failed, with no try.
+#[test]
+fn a_long_case_shrinks_in_few_tries_and_linear_bytes() {
+    let case = RunCase::with_max_messages("long/2000".into(), json!(3), alternating(2_000));
+    let mut session = LastN {
+        requests: 0,
+        bytes: 0,
+        stop_at: None,
+    };
+    let failing = run_case(&mut session, &turns_settings(), &case).unwrap();
+    assert!(failing.failures().any(|v| v.clause == Clause::WholeTurns));
+    let case_bytes = session.bytes;
+    let cx = shrink_in(
+        &mut session,
+        &turns_settings(),
+        &failing,
+        Clause::WholeTurns,
+        &ShrinkLimits::tries(200),
+        &|_| {},
+    )
+    .unwrap();
+    assert!(cx.shrunk && !cx.out_of_time);
+    assert_eq!(cx.case.messages.len(), 3, "{:?}", cx.case);
+    assert_eq!(session.requests - 1, cx.tries);
+    // 78: five halvings to 62 messages, then a turn at a time.
+    assert!(cx.tries <= 100, "{} tries", cx.tries);
+    let sent = session.bytes - case_bytes;
+    assert!(
+        sent <= 2 * case_bytes,
+        "{sent} bytes sent, the case {case_bytes}"
+    );
+
+    let past = ShrinkLimits {
+        tries: 200,
+        deadline: Some(std::time::Instant::now()),
+    };
+    let before = session.requests;
+    let cx = shrink_in(
+        &mut session,
+        &turns_settings(),
+        &failing,
+        Clause::WholeTurns,
+        &past,
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(session.requests, before);
+    assert!(cx.out_of_time && !cx.shrunk && cx.tries == 0);
+    assert_eq!(*cx.case.messages, alternating(2_000));
 }

@@ -12,7 +12,7 @@
 //! `REDUCER_KIT_BLESS=1 cargo test --test spec_index` rewrites it.
 
 use reducer_kit::fuzzers::TABLE;
-use reducer_kit::terms::{Clause, Declared, Level, Policy};
+use reducer_kit::terms::{Clause, Declared, Policy};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +27,7 @@ const SECTIONS: &[(&str, &str)] = &[
     ("protocol-timeout", "6.2"),
     ("protocol-crash", "6.2"),
     ("protocol-size", "6.2"),
+    ("protocol-budget", "6.2"),
     ("budget", "6.3"),
     ("system-pinned", "6.3"),
     ("no-fabrication", "6.3"),
@@ -280,7 +281,7 @@ fn fuzz_targets() -> Vec<Vec<(&'static str, bool)>> {
             }
         }
         for (i, &clause) in Clause::ALL.iter().enumerate() {
-            if clause.level() != Level::Protocol && judged.contains(&clause) {
+            if !clause.judged_by_runner() && judged.contains(&clause) {
                 out[i].push((name, source_names(&source, clause)));
             }
         }

@@ -5,7 +5,8 @@
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::input::read_entries;
-use reducer_kit::reduce::{reduce, reference, respond};
+use reducer_kit::protocol::Response;
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Policy};
 use reducer_kit::validate::{validate, Options};
 use serde_json::json;
@@ -34,6 +35,7 @@ fn every_budget_both_policies_every_clause() {
     let mut judged = 0;
     for e in sample() {
         for policy in Policy::ALL {
+            let reference = Reference::new(policy, Format::OpenAi);
             for budget in 1..=e.messages.len() {
                 let max = json!(budget);
                 let req = Request {
@@ -46,13 +48,10 @@ fn every_budget_both_policies_every_clause() {
                 };
                 for v in check_reducer(
                     &req,
-                    reference(policy, Format::OpenAi),
-                    Some(respond(
-                        policy,
-                        Format::OpenAi,
-                        req.budget.max_messages_or_null(),
-                        req.messages,
-                    )),
+                    |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+                    Some(Response::from(reference.reduce(
+                        Input::new(req.messages).max_messages(req.budget.max_messages_or_null()),
+                    ))),
                 )
                 .unwrap()
                 {
@@ -76,7 +75,12 @@ fn exact_selections_on_a_real_conversation() {
     assert_eq!(e.envelope.as_ref().unwrap()["task_id"], 10);
     let m = &e.messages;
     let pick = |idx: &[usize]| idx.iter().map(|&i| m[i].clone()).collect::<Vec<_>>();
-    let run = |policy, max: u64| reduce(policy, Format::OpenAi, m, &json!(max)).unwrap();
+    let run = |policy, max: u64| {
+        Reference::new(policy, Format::OpenAi)
+            .reduce(Input::new(m).max_messages(&json!(max)))
+            .unwrap()
+            .messages()
+    };
     // turns, 4: the newest turn (3 messages) fits, the one before (4) does not.
     assert_eq!(run(Policy::Turns, 4), pick(&[0, 7, 8, 9]));
     // turns, 2: overflow; the question and the last message, a tool result
@@ -153,7 +157,6 @@ fn the_responses_sample_is_the_sample_converted_and_round_trips() {
 #[test]
 fn the_responses_sample_reduces_with_every_clause() {
     use reducer_kit::check::check_reducer_with;
-    use reducer_kit::reduce::{reference_with, respond_with};
     use reducer_kit::terms::Provider;
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -175,10 +178,13 @@ fn the_responses_sample_reduces_with_every_clause() {
                         summary: None,
                         declared: Default::default(),
                     };
-                    let expected = respond_with(policy, Format::Responses, &max, items, provider);
+                    let reference =
+                        Reference::new(policy, Format::Responses).with_provider(provider);
+                    let expected =
+                        Response::from(reference.reduce(Input::new(items).max_messages(&max)));
                     let verdicts = check_reducer_with(
                         &req,
-                        reference_with(policy, Format::Responses, provider),
+                        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
                         Some(expected),
                         provider,
                     )

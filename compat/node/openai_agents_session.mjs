@@ -64,8 +64,11 @@ function textOf(content) {
 function toItem(m, k) {
   const d = m.data;
   const tag = { compatWire: k };
+  // A server id (msg_..., fc_...) is the item's `id`, as the SDK stores an
+  // output item it got from the Responses API.
+  const id = typeof d.id === "string" ? { id: d.id } : {};
   if (d.type === "function_call") {
-    return { type: "function_call", callId: d.call_id, name: d.name ?? "tool", arguments: d.arguments ?? "{}",
+    return { type: "function_call", ...id, callId: d.call_id, name: d.name ?? "tool", arguments: d.arguments ?? "{}",
              providerData: tag };
   }
   if (d.type === "function_call_output") {
@@ -86,7 +89,7 @@ function toItem(m, k) {
   }
   const role = ["user", "assistant", "system", "developer"].includes(d.role) ? d.role : "user";
   if (role === "assistant") {
-    return { type: "message", role, status: "completed", content: [{ type: "output_text", text: textOf(d.content) }],
+    return { type: "message", ...id, role, status: "completed", content: [{ type: "output_text", text: textOf(d.content) }],
              providerData: tag };
   }
   return { type: "message", role, content: textOf(d.content), providerData: tag };

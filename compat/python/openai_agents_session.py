@@ -31,15 +31,27 @@ Configurations (--config):
   limit     (default) `SessionSettings(limit=N)`: the reducer. Budget: limit
             = N items, which under this format is N messages, the kit's own
             unit; a token budget is answered `unsupported`.
-  sanitize  no history limit (the default `SessionSettings()`, no
-            session_input_callback): nothing is cut first, so the same path
-            (`drop_orphan_function_calls` over the whole stored history,
-            session_persistence.py:580, then normalisation and
-            deduplication, 585-586) is a sanitizer of the history: the
-            repair certified under `--policy repair`. Budget: none (spec
-            §17.1); outputs whose call is missing are dropped only after a
-            limit cut (`output_pruning_indexes`, session_persistence.py:
-            498-499; items.py:219-220), so without a limit they stay.
+  callback  no limit, and `RunConfig(session_input_callback=lambda history,
+            new_input: history[-N:] + new_input)`, as the sessions guide
+            shows an application keeping the newest N items
+            (https://openai.github.io/openai-agents-python/sessions/, the
+            session_input_callback example; RunConfig.session_input_callback,
+            run_config.py:448-453): the runner prunes call items whose
+            output is missing but asks for no output pruning when a callback
+            is set (session_persistence.py:489-499), so outputs whose call
+            the callback cut stay. Budget as for limit.
+  sanitize  the runner's sanitization of what a history limit read:
+            `SessionSettings(limit=L)` with L the number of stored items, so
+            that the session hands back every item and the runner prunes
+            them as after a limit cut (`drop_orphan_function_calls` with
+            pruning and output pruning over the whole history,
+            session_persistence.py:497-499 and 579-583, then normalisation
+            and deduplication): a sanitizer, certified under `--policy
+            repair` within the scope its docstring states (items.py:217-225):
+            calls without their output (a run interrupted after its calls,
+            or some of its parallel outputs lost) and outputs whose call a
+            limit cut (`repairs=limit-cut,interrupted-run,
+            lost-parallel-result`). Budget: none (spec §17.1).
 """
 
 import os
@@ -55,17 +67,27 @@ _counter = [0]
 def reduce(request):
     memory = require("agents.memory", "openai-agents")
     persistence = require("agents.run_internal.session_persistence", "openai-agents")
-    limit = request.config == "limit"
-    if limit and request.budget_kind != "messages":
+    config = request.config
+    if config in ("limit", "callback") and request.budget_kind != "messages":
         raise Unsupported("the session limit counts items, not tokens")
     pinned = request.pinned
     stored = [m for m in request.messages if m is not pinned]
     _counter[0] += 1
-    settings = memory.SessionSettings(limit=request.budget) if limit else memory.SessionSettings()
+    callback = None
+    if config == "limit":
+        settings = memory.SessionSettings(limit=request.budget)
+    elif config == "callback":
+        n = request.budget
+        settings = memory.SessionSettings()
+
+        def callback(history, new_input):
+            return history[-n:] + new_input
+    else:
+        settings = memory.SessionSettings(limit=max(1, len(stored)))
     session = memory.SQLiteSession("compat-%d" % _counter[0], ":memory:", session_settings=settings)
     try:
         run_async(session.add_items([m.data for m in stored]))
-        prepared, _ = run_async(persistence.prepare_input_with_session([], session, None))
+        prepared, _ = run_async(persistence.prepare_input_with_session([], session, callback))
     finally:
         session.close()
     out = []
@@ -85,4 +107,4 @@ def reduce(request):
 if __name__ == "__main__":
     serve(reduce, fmt="responses", package="openai-agents",
           module="agents.run_internal.session_persistence",
-          configs=("limit", "sanitize"), default_config="limit")
+          configs=("limit", "callback", "sanitize"), default_config="limit")

@@ -1,14 +1,21 @@
-// Certify a chat-history reducer from Node's test runner: `npm install
-// reducer-kit`, then `node --test examples/js/my-reducer.test.mjs`.
+// Certify a chat-history reducer from Node's test runner: install the kit's
+// npm tarball (today built from this repository, js/README.md "Building
+// from source"; after a release, `npm install reducer-kit`), then
+// `node --test examples/js/my-reducer.test.mjs`.
 //
 // myReducer keeps the newest messages of an OpenAI Chat Completions
 // conversation but never starts the kept part on a tool result, so that no
 // result outlives the assistant message that called its tool: policy suffix
-// of the kit's contract (spec/spec.md §4). It knows nothing of tool
-// approvals, so the run leaves them out (`without`).
+// of the kit's contract (spec/spec.md §4). Chat Completions has no tool
+// approvals, and a run in the `openai` format sends none (spec/spec.md
+// §9.5): no option is needed. The fast-check property names the clause a
+// drawn request breaks.
 
 import { test } from "node:test";
-import { assertCertified } from "reducer-kit";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { assertCertified, check } from "reducer-kit";
+import { requests } from "reducer-kit/fast-check";
 
 /** The pinned system prompt and the newest maxMessages other messages, the start moved past tool results. */
 export function myReducer({ maxMessages: n, messages }) {
@@ -25,5 +32,12 @@ export function myReducer({ maxMessages: n, messages }) {
 }
 
 test("myReducer is a suffix reducer", async () => {
-  await assertCertified(myReducer, { policy: "suffix", format: "openai", without: ["approvals", "legacy-approvals"] });
+  await assertCertified(myReducer, { policy: "suffix", format: "openai" });
+});
+
+test("myReducer leaves no orphan result on any drawn request", () => {
+  fc.assert(fc.property(requests({ format: "openai" }), (request) => {
+    const verdicts = check(request, myReducer(request), { policy: "suffix", format: "openai" });
+    assert.deepEqual(verdicts.filter((v) => v.failed).map((v) => `${v.clause}: ${v.detail}`), []);
+  }));
 });

@@ -1,11 +1,14 @@
-"""Certify a chat-history reducer from pytest: ``pip install reducer-kit``,
-then ``pytest examples/python/test_my_reducer.py``.
+"""Certify a chat-history reducer from pytest: install the kit's wheel (today
+built from this repository, python/README.md "Building from source"; after
+a release, ``pip install reducer-kit``) and pytest, then
+``pytest examples/python/test_my_reducer.py``.
 
 ``my_reducer`` keeps the newest messages of an OpenAI Chat Completions
 conversation but never starts the kept part on a tool result, so that no
 result outlives the assistant message that called its tool: policy
-``suffix`` of the kit's contract (spec/spec.md section 4). It knows nothing
-of tool approvals, so the run leaves them out (``without``).
+``suffix`` of the kit's contract (spec/spec.md section 4). Chat Completions
+has no tool approvals, and a run in the ``openai`` format sends none
+(spec/spec.md section 9.5): no option is needed.
 """
 
 import math
@@ -31,6 +34,4 @@ def my_reducer(request):
 
 
 def test_my_reducer_is_a_suffix_reducer():
-    reducer_kit.assert_certified(
-        my_reducer, policy="suffix", format="openai", without=["approvals", "legacy-approvals"]
-    )
+    reducer_kit.assert_certified(my_reducer, policy="suffix", format="openai")

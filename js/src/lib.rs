@@ -15,14 +15,14 @@
 use reducer_kit::bindings;
 use reducer_kit::certify::generator_config;
 use reducer_kit::certify::job::Unwatched;
-use reducer_kit::certify::report::{json as report_json, text};
+use reducer_kit::certify::report::{html, json as report_json, text};
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::{read_history, view_message, Format};
 use reducer_kit::generate::knob::Knob;
 use reducer_kit::generate::{history, seeded_case, Config};
 use reducer_kit::protocol::{OutgoingRequest, Response};
-use reducer_kit::reduce::{respond_budget, respond_request_with};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::{Budget, BudgetFields, MessageView, Policy, Provider};
 use reducer_kit::validate::{validate_history, Options};
@@ -245,10 +245,17 @@ pub fn check(
         summary,
         declared: Default::default(),
     };
-    let reference = respond_request_with(policy, format, budget, messages, provider);
+    let plain = Reference::new(policy, format);
+    let reference = Response::from(
+        plain
+            .with_provider(provider)
+            .reduce(Input::new(messages).budget_fields(budget)),
+    );
     let less_summary = summary.and_then(|s| {
         let b = Budget::read(budget, messages.len()).ok()?;
-        Some(respond_budget(policy, format, &b.less(s), messages))
+        Some(Response::from(
+            plain.reduce(Input::new(messages).budget(&b.less(s))),
+        ))
     });
     let extras = ExtrasRef {
         reference: Some(&reference),
@@ -430,6 +437,10 @@ fn certify_options(o: &Value) -> Result<(CertifyOptions, Option<String>), JsErro
         summaries: o.get("summaries").and_then(Value::as_bool).unwrap_or(false),
         declare: s("declare").unwrap_or_default(),
         without: s("without").unwrap_or_default(),
+        with: s("with").unwrap_or_default(),
+        // A function's budget is its caller's number: budgets written
+        // otherwise only with `with: ["budget-spellings"]` (spec §8.12).
+        in_process: true,
         persistent: true,
         jobs: Some(1),
         corpus: paths("corpus"),
@@ -525,8 +536,9 @@ fn answer(text: &str) -> Result<String, RunError> {
 /// The whole battery of `reducer-kit certify` against `answer`, a function
 /// from a request's text to its answer's text, with `options` (JSON: the
 /// options of `certify` in `js/index.d.ts`), as JSON: `{"report": the JSON
-/// report (as `--report-json` writes it), "text": the text report,
-/// "failed": whether `reducer-kit certify` would exit 1}`. What `answer`
+/// report (as `--report-json` writes it), "text": the text report, "html":
+/// the HTML report (as `--report-html` writes it), "failed": whether
+/// `reducer-kit certify` would exit 1}`. What `answer`
 /// throws stops the run and is thrown again.
 #[wasm_bindgen]
 pub fn certify(answer_fn: js_sys_free::Function, options: &str) -> Result<String, JsValue> {
@@ -554,6 +566,7 @@ pub fn certify(answer_fn: js_sys_free::Function, options: &str) -> Result<String
     Ok(json!({
         "report": report_json::to_json(&run),
         "text": text::render(&run, &text_options),
+        "html": html::render(&run, &text_options),
         "failed": certified.failed(false),
     })
     .to_string())

@@ -41,6 +41,19 @@ test("stopAfterFirst stops a failing run at its first defect; assertCertified st
   });
 });
 
+test("the HTML report draws each counterexample from the library", async () => {
+  const r = await naiveReport();
+  const page = r.html();
+  assert.ok(page.startsWith("<!DOCTYPE html>"));
+  assert.ok(!page.includes("<script"));
+  assert.equal(page.split('<section class="cx"').length - 1, r.counterexamples.length);
+  const i = r.counterexamples.findIndex((c) => c.clause === "no-orphan-result");
+  const section = page.split(`<section class="cx" id="cx-${i + 1}">`)[1].split("</section>")[0];
+  assert.ok(section.includes("<code>no-orphan-result</code>"), section);
+  assert.ok(section.includes("orphan: no call earlier in the answer"), section);
+  assert.ok(section.includes("reproduce: certify(lastN, {"), section);
+});
+
 test("assertCertified throws with the minimal counterexample", async () => {
   await assert.rejects(assertCertified(lastN, { policy: "suffix", format: "openai", cases: 300 }), (e) => {
     const lines = e.message.split("\n");

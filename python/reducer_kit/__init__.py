@@ -299,6 +299,7 @@ class Report:
         self.json: Dict[str, Any] = report
         #: The text report ``reducer-kit certify`` prints.
         self.text: str = found["text"]
+        self._html: str = found["html"]
         #: Every level passed (and the run was not stopped).
         self.passed: bool = bool(report["passed"])
         #: Whether ``reducer-kit certify`` would exit 1: a failure on a valid
@@ -338,6 +339,12 @@ class Report:
     def failing_clauses(self) -> List[str]:
         """The clauses that fail on a valid input (the defects), in report order."""
         return [c for c, row in self.clauses.items() if row.get("defects", row["failed"])]
+
+    def html(self) -> str:
+        """The HTML report, as ``reducer-kit certify --report-html`` writes it:
+        one self-contained page (styles inline, no script) with the levels,
+        the clause table and each counterexample drawn as a conversation."""
+        return self._html
 
     def explain(self) -> str:
         """What a failing test shows: the certificate line, the first minimal
@@ -417,6 +424,7 @@ def certify(
     cases: int = 2000,
     seed: int = 1,
     without: Union[str, Sequence[str], None] = None,
+    with_: Union[str, Sequence[str], None] = None,
     declare: Union[str, Sequence[str], None] = None,
     protocol: int = 1,
     summaries: bool = False,
@@ -446,7 +454,13 @@ def certify(
 
     The options are ``reducer-kit certify``'s (``docs/cli.md``): ``policy``,
     ``format``, ``cases`` (generated cases besides the corpus), ``seed``,
-    ``without`` (generator knobs to skip), ``declare`` (documented
+    ``without`` (generator knobs to skip), ``with_`` (``--with``: shapes a
+    default run of the format leaves out, spec section 9.5, to run all the
+    same: ``role-case``, ``approvals``, ``legacy-approvals``,
+    ``non-double-numbers``, and ``budget-spellings``, budgets written other
+    than as an integer, ``3.0``, ``True``, ``2.5``, which an in-process run
+    does not send by default: the budget a function gets is an ``int``),
+    ``declare`` (documented
     differences from the contract, spec section 16), ``protocol``,
     ``summaries``, ``provider``, ``corpus`` (case folders; the kit's own by
     default), ``replay``, ``only`` (case ids, ``--case``), ``shrink_tries``,
@@ -462,12 +476,14 @@ def certify(
     name = _name(reducer)
     declared = _names(declare)
     knobs = _names(without)
+    with_knobs = _names(with_)
     rerun_options = [f"policy={policy!r}", f"format={format!r}"]
     for key, value, default in (
         ("protocol", protocol, 1),
         ("summaries", summaries, False),
         ("provider", provider, None),
         ("declare", declared, ""),
+        ("with_", with_knobs, ""),
         ("without", knobs, ""),
         ("seed", seed, 1),
         ("corpus", list(corpus) if corpus else None, None),
@@ -486,6 +502,7 @@ def certify(
         summaries=summaries,
         declare=declared,
         without=knobs,
+        with_knobs=with_knobs,
         cases=cases,
         seed=seed,
         corpus=[str(c) for c in corpus or ()],

@@ -51,6 +51,7 @@ def certify(
     summaries: bool,
     declare: str,
     without: str,
+    with_knobs: str,
     cases: int,
     seed: int,
     corpus: List[str],

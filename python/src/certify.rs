@@ -21,7 +21,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use reducer_kit::certify::job::Unwatched;
-use reducer_kit::certify::report::{json, text};
+use reducer_kit::certify::report::{html, json, text};
 use reducer_kit::certify::session::{InProcessSession, RunError};
 use reducer_kit::CertifyOptions;
 use serde_json::{Map, Value};
@@ -129,12 +129,13 @@ impl Shared {
 }
 
 /// The whole battery against `reducer`: `{"report": the JSON report (as
-/// `--report-json` writes it), "text": the text report, "failed": whether
-/// `reducer-kit certify` would exit 1}`.
+/// `--report-json` writes it), "text": the text report, "html": the HTML
+/// report (as `--report-html` writes it), "failed": whether `reducer-kit
+/// certify` would exit 1}`.
 #[pyfunction]
 #[pyo3(signature = (
     reducer, *, name, policy, format, provider, protocol, summaries, declare, without,
-    cases, seed, corpus, replay, only, shrink_tries, shrink_time, max_output, jobs, rerun,
+    with_knobs, cases, seed, corpus, replay, only, shrink_tries, shrink_time, max_output, jobs, rerun,
     stop_after_first = false
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -149,6 +150,7 @@ pub fn certify<'py>(
     summaries: bool,
     declare: String,
     without: String,
+    with_knobs: String,
     cases: u64,
     seed: u64,
     corpus: Vec<PathBuf>,
@@ -171,6 +173,10 @@ pub fn certify<'py>(
             summaries,
             declare,
             without,
+            with: with_knobs,
+            // A function's budget is its caller's int: budgets written
+            // otherwise only with `with_=["budget-spellings"]` (spec §8.12).
+            in_process: true,
             persistent: true,
             jobs: Some(jobs.max(1)),
             corpus: corpus.clone(),
@@ -222,6 +228,7 @@ pub fn certify<'py>(
             to_py(py, &json::to_json(&run), shared.json_float.bind(py))?,
         )?;
         out.set_item("text", text::render(&run, &options))?;
+        out.set_item("html", html::render(&run, &options))?;
         out.set_item("failed", certified.failed(false))?;
         Ok(out)
     })

@@ -22,7 +22,7 @@ use reducer_kit::formats::{read_history, view_message, Format};
 use reducer_kit::generate::knob::Knob;
 use reducer_kit::generate::{history, seeded_case, Config};
 use reducer_kit::protocol::{OutgoingRequest, Response};
-use reducer_kit::reduce::{respond_budget, respond_request_with};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::provider::provider_violations;
 use reducer_kit::terms::{Budget, BudgetFields, MessageView, Policy, Provider};
 use reducer_kit::validate::{validate_history, Options};
@@ -236,10 +236,17 @@ fn check<'py>(
             summary,
             declared: Default::default(),
         };
-        let reference = respond_request_with(policy, format, budget, messages, provider);
+        let plain = Reference::new(policy, format);
+        let reference = Response::from(
+            plain
+                .with_provider(provider)
+                .reduce(Input::new(messages).budget_fields(budget)),
+        );
         let less_summary = summary.and_then(|s| {
             let b = Budget::read(budget, messages.len()).ok()?;
-            Some(respond_budget(policy, format, &b.less(s), messages))
+            Some(Response::from(
+                plain.reduce(Input::new(messages).budget(&b.less(s))),
+            ))
         });
         let extras = ExtrasRef {
             reference: Some(&reference),

@@ -30,6 +30,19 @@ def test_a_plain_last_n_function_fails_with_a_small_counterexample(naive):
     assert "policy suffix format openai" in naive.certificate
 
 
+def test_the_html_report_draws_each_counterexample_from_the_library(naive):
+    page = naive.html()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page
+    assert page.count('<section class="cx"') == len(naive.counterexamples)
+    cx = next(i for i, c in enumerate(naive.counterexamples) if c.clause == "no-orphan-result")
+    section = page.split(f'<section class="cx" id="cx-{cx + 1}">')[1].split("</section>")[0]
+    assert "<code>no-orphan-result</code>" in section
+    assert "orphan: no call earlier in the answer" in section
+    # The rerun, as the text report writes it, escaped for HTML.
+    assert "reproduce: reducer_kit.certify(reducers.last_n, policy=&#39;suffix&#39;" in section
+
+
 def test_assert_certified_shows_the_first_counterexample():
     with pytest.raises(AssertionError) as e:
         reducer_kit.assert_certified(last_n, policy="suffix", format="openai", cases=300)

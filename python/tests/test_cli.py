@@ -1,4 +1,4 @@
-"""``pip install reducer-kit`` gives the command line of ``cargo install``."""
+"""The installed wheel gives the command line of ``cargo install --path .``."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@
 
 use super::{Case, ExpectedError, ExpectedViolation, SPEC_VERSION};
 use crate::formats::{view_history, Format};
-use crate::reduce::{reduce_request, ReduceError};
+use crate::reduce::{Input, ReduceError, Reference};
 use crate::terms::{BudgetFields, Policy, ShapeError};
 use crate::validate::{validate, Options};
 use serde_json::Value;
@@ -69,15 +69,16 @@ pub fn expectation(
     allow_pending: bool,
 ) -> Result<Expectation, ExpectError> {
     let views = view_history(Format::Canonical, messages)?;
-    let (expected, expected_error) =
-        match reduce_request(policy, Format::Canonical, messages, budget) {
-            Ok(m) => (Some(m), None),
-            Err(ReduceError::BadBudget(_)) => (None, Some(ExpectedError::BadBudget)),
-            Err(ReduceError::Shape(e)) => return Err(e.into()),
-            Err(ReduceError::NoAcceptedOutput(_)) => {
-                unreachable!("reduce without a provider never refuses for a profile")
-            }
-        };
+    let (expected, expected_error) = match Reference::new(policy, Format::Canonical)
+        .reduce(Input::new(messages).budget_fields(budget))
+    {
+        Ok(s) => (Some(s.messages()), None),
+        Err(ReduceError::BadBudget(_)) => (None, Some(ExpectedError::BadBudget)),
+        Err(ReduceError::Shape(e)) => return Err(e.into()),
+        Err(ReduceError::NoAcceptedOutput(_)) => {
+            unreachable!("reduce without a provider never refuses for a profile")
+        }
+    };
     let violations = validate(&views, Options { allow_pending })
         .into_iter()
         .map(|v| ExpectedViolation {

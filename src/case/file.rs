@@ -11,8 +11,9 @@
 //! Case files are read through the kit's one input gate
 //! ([`crate::input`], spec §8.11): only regular files (a symlink is
 //! followed), at most [`MAX_CASE_FILE`] bytes unless told otherwise, so a
-//! `*.json` that is a FIFO or a symlink to `/dev/zero` is an error naming
-//! the file, never a hang; nesting deeper than
+//! `*.json` that is a FIFO, a folder or a symlink to `/dev/zero` is an
+//! error naming it, never a hang (a folder named `*.json` is not walked);
+//! nesting deeper than
 //! [`crate::input::MAX_DEPTH`] is refused before parsing
 //! ([`super::parse_cases`]).
 
@@ -275,12 +276,12 @@ fn walk_cases(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), CaseError> {
             if name == crate::atomic::COMMIT_DIR {
                 commits.push(dir.to_path_buf());
             } else if name.to_string_lossy().starts_with(".reducer-kit-") {
-            } else if kind.is_dir() {
-                if name != "fuzz" {
-                    walk(&path, out, commits)?;
-                }
             } else if path.extension().is_some_and(|e| e == "json") {
+                // A folder named `*.json` too: read as the case file its
+                // name says, the input gate refuses it (spec §8.11).
                 out.push(path);
+            } else if kind.is_dir() && name != "fuzz" {
+                walk(&path, out, commits)?;
             }
         }
         Ok(())

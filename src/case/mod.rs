@@ -332,33 +332,69 @@ impl Case {
     /// `summaryTokens`, so the same counterexample always gets the same id.
     /// A version 1 case's id is what it always was.
     pub fn content_id(&self, prefix: &str) -> String {
+        self.content_id_of(&self.messages, prefix)
+    }
+
+    /// [`Case::content_id`] of this case with `messages` in place of its
+    /// own (which are not read): the key is written straight into the
+    /// hash, no message copied.
+    pub fn content_id_of(&self, messages: &[Value], prefix: &str) -> String {
+        use serde::ser::SerializeMap;
         use sha2::{Digest, Sha256};
-        let mut key = serde_json::json!({
-            "policy": self.policy, "maxMessages": self.max_messages,
-            "messages": self.messages, "allowPending": self.allow_pending,
-        });
-        if self.required_spec() >= 2 {
-            let o = key.as_object_mut().expect("an object");
-            if self.max_messages.is_none() {
-                o.remove("maxMessages");
-            }
-            for (k, v) in [
-                ("maxTokens", &self.max_tokens),
-                ("tokens", &self.tokens),
-                ("countPinned", &self.count_pinned),
-            ] {
-                if let Some(v) = v {
-                    o.insert(k.into(), v.clone());
+        /// The key: `policy`, `maxMessages`, `messages`, `allowPending`;
+        /// in version 2, without `maxMessages` when the case has none
+        /// (`allowPending` then takes its place: the key's order is that of
+        /// a map whose removed member was replaced by its last one), then
+        /// the token budget's members, `summary` and `summaryTokens` that
+        /// the case has.
+        struct Key<'a>(&'a Case, &'a [Value]);
+        impl Serialize for Key<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let Key(c, messages) = *self;
+                let v2 = c.required_spec() >= 2;
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("policy", &c.policy)?;
+                if v2 && c.max_messages.is_none() {
+                    m.serialize_entry("allowPending", &c.allow_pending)?;
+                    m.serialize_entry("messages", messages)?;
+                } else {
+                    m.serialize_entry("maxMessages", &c.max_messages)?;
+                    m.serialize_entry("messages", messages)?;
+                    m.serialize_entry("allowPending", &c.allow_pending)?;
                 }
-            }
-            if self.summary {
-                o.insert("summary".into(), Value::Bool(true));
-            }
-            if let Some(s) = self.summary_tokens {
-                o.insert("summaryTokens".into(), Value::from(s));
+                if v2 {
+                    for (k, v) in [
+                        ("maxTokens", &c.max_tokens),
+                        ("tokens", &c.tokens),
+                        ("countPinned", &c.count_pinned),
+                    ] {
+                        if let Some(v) = v {
+                            m.serialize_entry(k, v)?;
+                        }
+                    }
+                    if c.summary {
+                        m.serialize_entry("summary", &true)?;
+                    }
+                    if let Some(t) = c.summary_tokens {
+                        m.serialize_entry("summaryTokens", &t)?;
+                    }
+                }
+                m.end()
             }
         }
-        let digest = Sha256::digest(key.to_string().as_bytes());
+        struct Hashing(Sha256);
+        impl std::io::Write for Hashing {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.update(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut h = Hashing(Sha256::new());
+        serde_json::to_writer(&mut h, &Key(self, messages)).expect("a case's key serializes");
+        let digest = h.0.finalize();
         let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         format!("{prefix}/{hex}")
     }

@@ -47,6 +47,25 @@ pub struct Collected {
     /// ([`run_cases_with`] with `stop_at_first_defect`) before every case
     /// ran: how many cases were not run.
     pub stopped_at_first_defect: Option<usize>,
+    /// The cases where a reducer that reads tool calls shows it, and
+    /// whether it did.
+    pub groups_at_cut: GroupsAtCut,
+}
+
+/// The cases of a run whose input is valid, that the reducer answered
+/// with messages, and where the newest messages that fit the budget
+/// split a call group (a blind cut would leave a result without its call
+/// or a call without its result); and of them, those whose answer kept
+/// every call with its results (it passed `no-orphan-result`,
+/// `calls-keep-results` and `no-fabrication`). A reducer that reads no
+/// tool calls in the run's format (one that reads another format sees
+/// none) keeps none whole: the text report's hint says so only then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupsAtCut {
+    /// Cases where the newest messages that fit split a call group.
+    pub cases: usize,
+    /// Of them, the cases whose answer kept every call group whole.
+    pub kept_whole: usize,
 }
 
 /// How many cases in a row may get no answer at all (a crash, a time-out,
@@ -204,6 +223,9 @@ struct Collector {
     /// When the run began, and its first defect so far.
     started: Instant,
     first_defect: Option<(String, Duration)>,
+    /// Cases recorded so far that failed a clause.
+    failing: usize,
+    groups_at_cut: GroupsAtCut,
 }
 
 impl Collector {
@@ -215,7 +237,23 @@ impl Collector {
         if self.first_defect.is_none() && record.has_defect() {
             self.first_defect = Some((r.case.id.clone(), self.started.elapsed()));
         }
+        self.failing += usize::from(record.failed());
         self.records.put(index, &record);
+        if r.group_at_cut {
+            self.groups_at_cut.cases += 1;
+            let kept = [
+                Clause::NoOrphanResult,
+                Clause::CallsKeepResults,
+                Clause::NoFabrication,
+            ]
+            .iter()
+            .all(|c| {
+                r.verdicts
+                    .iter()
+                    .any(|v| v.clause == *c && v.outcome == Outcome::Pass)
+            });
+            self.groups_at_cut.kept_whole += usize::from(kept);
+        }
         let failing: Vec<(Clause, String)> = r
             .verdicts
             .iter()
@@ -260,7 +298,8 @@ impl Collector {
 /// keeps a [`CaseRecord`](super::records::CaseRecord) of each, in case order, and the failing cases
 /// grouped by clause and kind of failure ([`FailureGroup`]), with the best
 /// example of each. `progress` is called after each case is
-/// recorded with the number done. With one worker the cases run in the
+/// recorded with the number done and the number of them that failed a
+/// clause. With one worker the cases run in the
 /// calling thread (no thread hop per case).
 ///
 /// In persistent mode each worker calls [`Session::settle`](super::session::Session::settle) before each
@@ -276,7 +315,7 @@ impl Collector {
 pub fn run_cases(
     settings: &Settings,
     cases: &dyn CaseList,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Collected, RunError> {
     run_cases_with(settings, cases, progress, false)
 }
@@ -294,7 +333,7 @@ pub fn run_cases(
 pub fn run_cases_with(
     settings: &Settings,
     cases: &dyn CaseList,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(usize, usize) + Sync),
     stop_at_first_defect: bool,
 ) -> Result<Collected, RunError> {
     let total = cases.count();
@@ -309,19 +348,23 @@ pub fn run_cases_with(
         restarts: Restarts::default(),
         started: Instant::now(),
         first_defect: None,
+        failing: 0,
+        groups_at_cut: GroupsAtCut::default(),
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
     // Cases in a row, over all workers, that got no answer (spec §8.5).
     let unanswered = AtomicUsize::new(0);
     let gave_up: Mutex<Option<GaveUp>> = Mutex::new(None);
     let submit = |index: usize, r: Pending<'_>| {
-        let mut c = collector.lock().expect("no worker panics");
-        c.submit(index, r);
-        if stop_at_first_defect && c.first_defect.is_some() {
-            halt.store(true, Ordering::SeqCst);
-        }
-        drop(c);
-        progress(done.fetch_add(1, Ordering::SeqCst) + 1);
+        let failing = {
+            let mut c = collector.lock().expect("no worker panics");
+            c.submit(index, r);
+            if stop_at_first_defect && c.first_defect.is_some() {
+                halt.store(true, Ordering::SeqCst);
+            }
+            c.failing
+        };
+        progress(done.fetch_add(1, Ordering::SeqCst) + 1, failing);
     };
     // One worker's loop: cases taken in turn until none is left or the run
     // stops.
@@ -455,6 +498,7 @@ pub fn run_cases_with(
         gave_up,
         first_defect: c.first_defect,
         stopped_at_first_defect,
+        groups_at_cut: c.groups_at_cut,
     })
 }
 
@@ -472,7 +516,8 @@ mod grouping_tests {
                 json!(1),
                 serde_json::from_value(messages).unwrap(),
             ),
-            wire_messages: Vec::new(),
+            wire_messages: None,
+            took: std::time::Duration::ZERO,
             response: None,
             verdicts: vec![Verdict {
                 clause: Clause::NoOrphanResult,
@@ -504,6 +549,8 @@ mod grouping_tests {
             restarts: Restarts::default(),
             started: Instant::now(),
             first_defect: None,
+            failing: 0,
+            groups_at_cut: GroupsAtCut::default(),
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
         c.submit(
@@ -516,6 +563,8 @@ mod grouping_tests {
             3,
             failing("gen/1/9", large, "the output has 2 messages").into(),
         );
+        // What the progress line counts: four cases, each failing.
+        assert_eq!(c.failing, 4);
         let kinds = &c.groups[clause_bit(Clause::NoOrphanResult).trailing_zeros() as usize];
         let seen: Vec<(&str, usize, &str)> = kinds
             .iter()

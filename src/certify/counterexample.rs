@@ -6,21 +6,25 @@
 
 use super::collect::FailureGroup;
 use super::process;
-use super::run::{run_case, CaseResult, RunCase, Settings};
-use super::session::{RunError, Session};
+use super::run::{run_case_pending, CaseResult, RunCase, Settings};
+use super::session::{Bounds, RunError, Session};
 use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
 use crate::case::{save_new, Case};
 use crate::check::Outcome;
+use crate::generate::knob::{self, Knob};
 use crate::generate::shapes;
-use crate::generate::shrink::QuickCase;
+use crate::generate::shrink::{Keep, QuickCase};
 use crate::generate::Costs;
 use crate::json::first_difference;
 use crate::protocol::Response;
-use crate::reduce::respond_request_with;
-use crate::terms::{Budget, BudgetFields, Clause, Policy};
+use crate::reduce::{Input, Reference};
+use crate::terms::{Budget, BudgetFields, Clause, Level, Policy};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Instant;
 #[cfg(target_arch = "wasm32")]
@@ -58,6 +62,11 @@ pub struct Counterexample {
     /// Whether shrinking stopped at the run's time budget
     /// ([`ShrinkLimits::deadline`]) before it reached a minimum.
     pub out_of_time: bool,
+    /// Whether a candidate smaller than the original case failed the
+    /// clause: `false` when the counterexample is the failing case itself
+    /// (nothing smaller fails, the case could not be shrunk, or the time
+    /// ran out first; [`Counterexample::out_of_time`] tells which).
+    pub shrunk: bool,
     /// Where it was saved, with `--save-failures`.
     pub saved_to: Option<PathBuf>,
 }
@@ -86,6 +95,35 @@ impl Counterexample {
     /// has every field it uses. Its id (`fail/<16 hex>`) depends on the
     /// policy and the case's input only.
     pub fn to_case(&self, policy: Policy) -> Case {
+        let (mut case, pending) = self.head(policy);
+        case.messages = self.case.messages.to_vec();
+        let expected = pending.and_then(|allow_pending| {
+            expectation(policy, &self.case.budget, &case.messages, allow_pending)
+        });
+        match expected {
+            Ok(e) => e.apply_to(&mut case),
+            // Messages the reference cannot read: the case says bad-budget,
+            // as it always has (the case format cannot expect unreadable
+            // messages).
+            Err(_) => case.expected_error = Some(crate::case::ExpectedError::BadBudget),
+        }
+        case.id = case.content_id("fail");
+        case
+    }
+
+    /// The id [`Counterexample::to_case`] gives the case (`fail/<16
+    /// hex>`), made without copying its messages or computing its
+    /// expectation.
+    pub fn case_id(&self, policy: Policy) -> String {
+        self.head(policy)
+            .0
+            .content_id_of(&self.case.messages, "fail")
+    }
+
+    /// The case file without its messages, expectation and id, and
+    /// whether its input needs pending calls allowed (`allow_pending` is
+    /// set from it when it can be read).
+    fn head(&self, policy: Policy) -> (Case, Result<bool, crate::case::expect::ExpectError>) {
         let b = &self.case.budget;
         let mut case = Case {
             id: String::new(),
@@ -98,7 +136,7 @@ impl Counterexample {
             summary: self.case.summary,
             summary_tokens: (self.case.summary && b.max_tokens.is_some())
                 .then_some(self.case.summary_tokens),
-            messages: self.case.messages.clone(),
+            messages: Vec::new(),
             expected: None,
             expected_error: None,
             clauses: vec![self.clause.id().to_string()],
@@ -110,19 +148,11 @@ impl Counterexample {
             ),
         };
         case.spec = case.required_spec();
-        let expected = needs_pending(&case.messages).and_then(|allow_pending| {
+        let pending = needs_pending(&self.case.messages);
+        if let Ok(allow_pending) = pending {
             case.allow_pending = allow_pending;
-            expectation(policy, b, &case.messages, allow_pending)
-        });
-        match expected {
-            Ok(e) => e.apply_to(&mut case),
-            // Messages the reference cannot read: the case says bad-budget,
-            // as it always has (the case format cannot expect unreadable
-            // messages).
-            Err(_) => case.expected_error = Some(crate::case::ExpectedError::BadBudget),
         }
-        case.id = case.content_id("fail");
-        case
+        (case, pending)
     }
 }
 
@@ -201,6 +231,13 @@ pub struct ShrinkProgress {
     pub done: bool,
 }
 
+/// How much larger than its request an answer read while shrinking may
+/// be: `(times, plus)`, times the request's bytes plus bytes (within
+/// `--max-output`). A try's answer larger than that fails `protocol-size`
+/// and does not count as failing the clause being shrunk (unless that
+/// clause is `protocol-size`, which is shrunk within `--max-output`).
+pub const SHRINK_ANSWER_CAP: (usize, usize) = (4, 64 * 1024);
+
 /// Shrinks `failing` (whose result fails `clause`) with the structural
 /// shrinker of [`crate::generate::shrink`], keeping `clause` failing,
 /// within `limits`. Every candidate goes through `session` (in persistent
@@ -213,6 +250,17 @@ pub struct ShrinkProgress {
 /// each candidate run and at the end. Under policy `repair` a case is
 /// shrunk when its input is broken, and every candidate is broken too
 /// (spec §17.1).
+///
+/// Bounds (spec §9.1): the shrink copies the case once (never with
+/// `limits.tries` 0, nor when the time left before `limits.deadline` is
+/// under a quarter of the time the case's own run took: it is then
+/// reported as it failed, [`Counterexample::out_of_time`]) and makes each
+/// candidate by moving the messages it keeps, so it holds the case and
+/// one candidate; no try waits for the reducer past `limits.deadline`,
+/// nor reads an answer beyond [`SHRINK_ANSWER_CAP`]; the deadline, the
+/// try limit and a stop request ([`super::interrupt`]) are looked at
+/// before each candidate, so none of them is overrun by more than the
+/// try in flight.
 ///
 /// # Errors
 ///
@@ -234,109 +282,171 @@ pub fn shrink_in(
         extra_requests: needs_extras,
         ..settings.clone()
     };
-    let mut tries = 0usize;
-    let mut out_of_time = false;
-    let mut fatal: Option<RunError> = None;
-    let mut best: CaseResult = failing.clone();
-    if let Ok(budget) = Budget::read(&failing.case.budget, failing.case.messages.len()) {
+    let tries = Cell::new(0usize);
+    let out_of_time = Cell::new(false);
+    let fatal: RefCell<Option<RunError>> = RefCell::new(None);
+    // The result of the last failing candidate, its messages left out:
+    // they are the shrink's result.
+    let best: RefCell<Option<CaseResult>> = RefCell::new(None);
+    let past = |d: &Option<Instant>| d.is_some_and(|d| Instant::now() >= d);
+    let mut stop = || -> bool {
+        if let Some(s) = super::interrupt::requested() {
+            fatal.borrow_mut().get_or_insert(RunError::Interrupted(s));
+        }
+        if fatal.borrow().is_some() || tries.get() >= limits.tries {
+            return true;
+        }
+        if past(&limits.deadline) {
+            out_of_time.set(true);
+            return true;
+        }
+        false
+    };
+    let mut small: Option<QuickCase> = None;
+    let budget = Budget::read(&failing.case.budget, failing.case.messages.len());
+    // A case whose own run took over four times the time left gets no
+    // try in: it is not copied, and is reported as it failed.
+    let no_time = limits.deadline.is_some_and(|d| {
+        Instant::now()
+            .checked_add(failing.took / 4)
+            .is_none_or(|t| t > d)
+    });
+    out_of_time.set(no_time);
+    if let (false, false, Ok(budget)) = (no_time, stop(), budget) {
         let costs = budget.costs().map(|c| Costs {
             tokens: c.to_vec(),
             max_tokens: budget.limit(),
             count_pinned: budget.count_pinned(),
             summary_tokens: failing.case.summary_tokens,
         });
-        let start = QuickCase {
-            messages: failing.case.messages.clone(),
+        let keep = if settings.policy == Policy::Repair {
+            // A repair is certified on broken histories (spec §17.1):
+            // shrinking keeps the history broken.
+            Keep::Broken
+        } else {
+            Keep::Valid
+        };
+        let mut start = QuickCase {
+            messages: failing.case.messages.to_vec(),
             budget: budget.max_messages(),
             allow_pending: false,
             costs,
         };
-        let broken = settings.policy == Policy::Repair;
-        let start = if broken {
-            // A repair is certified on broken histories (spec §17.1):
-            // shrinking keeps the history broken.
-            Some(start).filter(QuickCase::is_broken)
-        } else if start.is_valid() {
-            Some(start)
+        let start = match keep {
+            Keep::Broken => Some(start).filter(QuickCase::is_broken),
+            Keep::Valid if start.is_valid() => Some(start),
+            Keep::Valid => {
+                start.allow_pending = true;
+                Some(start).filter(QuickCase::is_valid)
+            }
+        };
+        // A sanitizer's scope (spec §17.8): every candidate stays within it.
+        let scope = super::repair_scope(&settings.declared);
+        let outside: Vec<Knob> = if scope.is_empty() {
+            Vec::new()
         } else {
-            Some(QuickCase {
-                allow_pending: true,
-                ..start
-            })
-            .filter(QuickCase::is_valid)
+            Knob::ALL
+                .iter()
+                .copied()
+                .filter(|k| k.as_break().is_some() && !scope.contains(k))
+                .collect()
         };
         if let Some(start) = start {
-            let mut fails = |c: &QuickCase| -> bool {
-                if tries >= limits.tries || fatal.is_some() || out_of_time {
+            session.bound(Bounds {
+                deadline: limits.deadline,
+                answer_cap: (clause != Clause::ProtocolSize).then_some(SHRINK_ANSWER_CAP),
+            });
+            let mut best_len = failing.case.messages.len();
+            let mut fails = |c: &mut QuickCase| -> bool {
+                if !scope.is_empty()
+                    && (!super::in_scope(&c.messages, &scope)
+                        || !knob::shown(&c.messages, 1, &outside).is_empty())
+                {
                     return false;
                 }
-                if limits.deadline.is_some_and(|d| Instant::now() >= d) {
-                    out_of_time = true;
-                    return false;
-                }
-                tries += 1;
+                tries.set(tries.get() + 1);
                 let rc = RunCase {
-                    id: failing.case.id.clone(),
-                    budget: match &c.costs {
-                        None => BudgetFields::messages(Value::from(c.budget)),
-                        Some(t) => BudgetFields::tokens(
-                            Value::from(t.max_tokens),
-                            Value::Array(t.tokens.iter().map(|&x| Value::from(x)).collect()),
-                            Some(Value::Bool(t.count_pinned)),
-                        ),
-                    },
-                    messages: c.messages.clone(),
-                    summary: failing.case.summary,
-                    summary_tokens: failing.case.summary_tokens,
-                    for_repair: failing.case.for_repair,
+                    messages: Arc::new(std::mem::take(&mut c.messages)),
+                    ..case_of(failing, c)
                 };
                 // Output an earlier candidate left behind is not this one's.
                 let _ = session.settle();
-                let hit = match run_case(session, &one, &rc) {
+                let hit = match run_case_pending(session, &one, Cow::Borrowed(&rc)) {
                     Ok(mut r) => {
                         if let Some(late) = session.settle() {
                             r.add_protocol_failure(late);
                         }
-                        let hit = r.failures().any(|v| v.clause == clause);
+                        let hit = r.verdicts.iter().any(|v| v.clause == clause && v.failed());
                         // Shrinking goes on from every failing candidate,
                         // so the last one is the smallest.
                         if hit {
-                            best = r;
+                            *best.borrow_mut() = Some(r.into_result_without_messages());
+                            best_len = rc.messages.len();
                         }
                         hit
                     }
                     Err(e) => {
-                        fatal = Some(e);
+                        *fatal.borrow_mut() = Some(e);
                         false
                     }
                 };
+                // Nothing else holds the candidate's messages now.
+                c.messages = Arc::try_unwrap(rc.messages).unwrap_or_else(|m| m.to_vec());
                 progress(&ShrinkProgress {
                     clause,
-                    tries,
-                    messages: best.case.messages.len(),
+                    tries: tries.get(),
+                    messages: best_len,
                     done: false,
                 });
                 hit
             };
-            if broken {
-                start.minimize_broken(&mut fails);
-            } else {
-                start.minimize(&mut fails);
-            }
+            small = Some(start.minimize_within(keep, &mut stop, &mut fails));
+            session.bound(Bounds::default());
         }
     }
-    if let Some(e) = fatal {
+    if let Some(e) = fatal.into_inner() {
         return Err(e);
     }
+    let best: Cow<'_, CaseResult> = match (best.into_inner(), small) {
+        (Some(mut r), Some(mut small)) => {
+            let messages = std::mem::take(&mut small.messages);
+            r.case = RunCase {
+                messages: messages.into(),
+                ..case_of(failing, &small)
+            };
+            Cow::Owned(r)
+        }
+        _ => Cow::Borrowed(failing),
+    };
     progress(&ShrinkProgress {
         clause,
-        tries,
+        tries: tries.get(),
         messages: best.case.messages.len(),
         done: true,
     });
-    let mut cx = counterexample_of(settings, failing, &best, clause, tries);
-    cx.out_of_time = out_of_time;
+    let mut cx = counterexample_of(settings, failing, best, clause, tries.get());
+    cx.out_of_time = out_of_time.get();
     Ok(cx)
+}
+
+/// The case `c` stands for, as the run case `failing` was (its id and
+/// summary members), without messages (the caller moves them in).
+fn case_of(failing: &CaseResult, c: &QuickCase) -> RunCase {
+    RunCase {
+        id: failing.case.id.clone(),
+        budget: match &c.costs {
+            None => BudgetFields::messages(Value::from(c.budget)),
+            Some(t) => BudgetFields::tokens(
+                Value::from(t.max_tokens),
+                Value::Array(t.tokens.iter().map(|&x| Value::from(x)).collect()),
+                Some(Value::Bool(t.count_pinned)),
+            ),
+        },
+        messages: Default::default(),
+        summary: failing.case.summary,
+        summary_tokens: failing.case.summary_tokens,
+        for_repair: failing.case.for_repair,
+    }
 }
 
 /// Shrinks `failing` as [`shrink_in`] does, through a session of its own
@@ -365,14 +475,16 @@ pub fn shrink(
 }
 
 /// The counterexample of `clause` from the smallest failing result
-/// `best` (shrunk from `failing` in `tries` candidate runs).
+/// `best` (shrunk from `failing` in `tries` candidate runs; `failing`
+/// itself, shared, when no candidate failed).
 fn counterexample_of(
     settings: &Settings,
     failing: &CaseResult,
-    best: &CaseResult,
+    best: Cow<'_, CaseResult>,
     clause: Clause,
     tries: usize,
 ) -> Counterexample {
+    let shrunk = matches!(best, Cow::Owned(_));
     let detail = best
         .verdicts
         .iter()
@@ -382,12 +494,10 @@ fn counterexample_of(
             _ => None,
         })
         .unwrap_or_default();
-    let expected = respond_request_with(
-        settings.policy,
-        settings.format,
-        &best.case.budget,
-        &best.wire_messages,
-        settings.provider,
+    let expected = Response::from(
+        Reference::new(settings.policy, settings.format)
+            .with_provider(settings.provider)
+            .reduce(Input::new(best.wire()).budget_fields(&best.case.budget)),
     );
     let first_difference = match (&expected, &best.response) {
         (Response::Messages(a), Some(Response::Messages(b))) => {
@@ -397,7 +507,11 @@ fn counterexample_of(
         (a, Some(b)) if a.same_as(b) => None,
         _ => Some("$".into()),
     };
-    let mut case = best.case.clone();
+    let valid_input = best.valid_input;
+    let (mut case, actual) = match best {
+        Cow::Owned(r) => (r.case, r.response),
+        Cow::Borrowed(r) => (r.case.clone(), r.response.clone()),
+    };
     case.summary |= settings.summaries;
     let mut cx = Counterexample {
         clause,
@@ -405,15 +519,16 @@ fn counterexample_of(
         case,
         detail,
         expected,
-        actual: best.response.clone(),
+        actual,
         first_difference,
         tries,
         cases: 1,
-        valid_input: best.valid_input,
+        valid_input,
         out_of_time: false,
+        shrunk,
         saved_to: None,
     };
-    cx.case.id = cx.to_case(settings.policy).id;
+    cx.case.id = cx.case_id(settings.policy);
     cx
 }
 
@@ -424,8 +539,7 @@ pub const SHOWN_KINDS: usize = 3;
 
 /// Shrinks the example of each kind of failure ([`FailureGroup`], what
 /// [`super::collect::run_cases`] keeps in [`super::collect::Collected::failures`];
-/// the first [`SHOWN_KINDS`] of each clause), in clause order with those
-/// on valid input before those on invalid input, shared out over
+/// the first [`SHOWN_KINDS`] of each clause), returned in [`order`], shared out over
 /// `settings.jobs` workers, each with one session of its own kept for all
 /// its candidates ([`shrink_in`]). Protocol timeouts are not shrunk (each
 /// try would cost a full time limit); they are reported as they are.
@@ -504,9 +618,22 @@ pub fn counterexamples(
         .map(|c| c.expect("every failure was shrunk"))
         .collect::<Result<Vec<_>, _>>()?;
     let mut cxs = merge_root_shapes(cxs);
-    // Defects first: a failure on invalid input is never the first shown.
-    cxs.sort_by_key(|c| !c.valid_input);
+    order(&mut cxs);
     Ok(cxs)
+}
+
+/// The order counterexamples are shown in: defects first (a failure on
+/// invalid input is never the first shown), then the safety level's
+/// clauses before the others, then the most failing cases first, then
+/// clause order (stable).
+pub fn order(cxs: &mut [Counterexample]) {
+    cxs.sort_by_key(|c| {
+        (
+            !c.valid_input,
+            c.clause.level() != Level::Safety,
+            std::cmp::Reverse(c.cases),
+        )
+    });
 }
 
 /// The indexes in `failures` of the kinds that are shrunk and shown: the

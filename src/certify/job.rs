@@ -8,8 +8,9 @@
 //! Every rule that ties options together lives here, not in the command
 //! line: `--summaries` needs protocol 2 (spec §13.2), `--declare` is read
 //! and checked (spec §16), `system-first-only` skips the
-//! `pinned-not-first` shape (spec §16.6), a reducer that answered nothing
-//! is not shrunk against (spec §8.5).
+//! `pinned-not-first` shape (spec §16.6), `repairs=` skips the broken
+//! histories outside a sanitizer's scope (spec §17.8), a reducer that
+//! answered nothing is not shrunk against (spec §8.5).
 
 use super::collect::{run_cases_with, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
@@ -21,7 +22,7 @@ use super::session::RunError;
 use super::settings::{Sessions, Settings};
 use super::{CasePlan, Shard, SourceError, Sources};
 use crate::formats::Format;
-use crate::generate::knob::{parse_knobs, Knob};
+use crate::generate::knob::{self, parse_knobs, Knob};
 use crate::input::DEFAULT_MAX_INPUT;
 use crate::protocol::Protocol;
 use crate::terms::{Declared, Policy, Provider};
@@ -55,6 +56,13 @@ pub struct Options {
     pub declare: String,
     /// The generator knobs to skip, comma-separated (`--without`).
     pub without: String,
+    /// The shapes outside the run to run all the same, comma-separated
+    /// (`--with`; spec §9.5, [`knob::outside`]).
+    pub with: String,
+    /// The reducer is a function of the caller's process (a binding's
+    /// `certify(fn)`): budgets of another type than an integer are outside
+    /// the run (spec §9.5).
+    pub in_process: bool,
     /// Time limit per request (`--timeout`).
     pub timeout: Duration,
     /// Start-up allowance of a new persistent process (`--startup-timeout`).
@@ -105,6 +113,8 @@ impl Default for Options {
             summaries: false,
             declare: String::new(),
             without: String::new(),
+            with: String::new(),
+            in_process: false,
             timeout: limits.timeout,
             startup_timeout: limits.startup_timeout,
             max_output: limits.max_output,
@@ -140,6 +150,8 @@ pub struct Job {
     pub sources: Sources,
     /// The knobs of `--without`, as given (what the certificate names).
     pub without: Vec<Knob>,
+    /// The knobs of `--with`, as given (what the certificate names).
+    pub with: Vec<Knob>,
     /// Candidate runs per failure when shrinking.
     pub shrink_tries: usize,
     /// Time for all the shrinking.
@@ -164,6 +176,27 @@ impl Options {
         }
         let without =
             parse_knobs(&self.without).map_err(|e| OptionsError(format!("--without: {e}")))?;
+        let with = parse_knobs(&self.with).map_err(|e| OptionsError(format!("--with: {e}")))?;
+        // What the run leaves out (spec §9.5), but what --with names.
+        let default_outside = knob::outside(self.format, self.provider, self.in_process);
+        for k in &with {
+            if without.contains(k) {
+                return Err(OptionsError(format!("--with {k}: --without names it too")));
+            }
+            if !default_outside.contains(k) {
+                let names: Vec<&str> = default_outside.iter().map(|k| k.name()).collect();
+                return Err(OptionsError(format!(
+                    "--with {k}: a default {}{} run has it already; --with names what one leaves out: {}",
+                    if self.in_process { "in-process " } else { "" },
+                    self.format,
+                    names.join(", ")
+                )));
+            }
+        }
+        let outside: Vec<Knob> = default_outside
+            .into_iter()
+            .filter(|k| !with.contains(k))
+            .collect();
         let declared =
             Declared::parse(&self.declare).map_err(|e| OptionsError(format!("--declare: {e}")))?;
         if self.policy == Policy::Repair && self.summaries {
@@ -182,13 +215,28 @@ impl Options {
                 "--declare placeholder: a summaries run tells a summary from input messages, and a placeholder could not be told from it".into(),
             ));
         }
+        if declared.repairs != 0 && self.policy != Policy::Repair {
+            return Err(OptionsError(
+                "--declare repairs=: only a repair (--policy repair) claims kinds of broken history (spec §17.8)".into(),
+            ));
+        }
         // What system-first-only declares (spec §16.6): the shape is not
         // generated, and cases that show it are skipped.
         let mut skipped = without.clone();
         if declared.system_first_only && !skipped.contains(&Knob::PinnedNotFirst) {
             skipped.push(Knob::PinnedNotFirst);
-            skipped.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
         }
+        // What repairs= declares (spec §17.8): the breaks outside the scope
+        // are not generated, and cases that show one are skipped.
+        let scope = super::repair_scope(&declared);
+        if !scope.is_empty() {
+            for &k in Knob::ALL {
+                if k.as_break().is_some() && !scope.contains(&k) && !skipped.contains(&k) {
+                    skipped.push(k);
+                }
+            }
+        }
+        skipped.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
         let sources = Sources {
             replay: self.replay.clone(),
             corpus: self.corpus.clone(),
@@ -198,6 +246,8 @@ impl Options {
             shard: self.shard,
             format: self.format,
             without: skipped,
+            scope,
+            outside: outside.clone(),
             protocol: self.protocol,
             policy: self.policy,
             max_input: self.max_input,
@@ -218,6 +268,7 @@ impl Options {
             protocol: self.protocol,
             summaries: self.summaries,
             declared,
+            outside,
             jobs: self
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -228,6 +279,7 @@ impl Options {
             settings,
             sources,
             without,
+            with,
             shrink_tries: self.shrink_tries,
             shrink_time: self.shrink_time,
             stop_after_first: self.stop_after_first,
@@ -238,9 +290,10 @@ impl Options {
 /// What a caller watches while a [`Job`] runs: cases done, then the
 /// shrinking of each failure. Every method does nothing by default.
 pub trait Watch: Sync {
-    /// `done` cases of the run have finished.
-    fn cases_done(&self, done: usize) {
-        let _ = done;
+    /// `done` cases of the run have finished, `failing` of them failing
+    /// a clause.
+    fn cases_done(&self, done: usize, failing: usize) {
+        let _ = (done, failing);
     }
     /// Shrinking begins, of the failures of `failures` that are shown
     /// ([`super::counterexample::shown`]).
@@ -306,7 +359,9 @@ impl Certified {
             }),
             plan: plan.counts,
             without: &job.without,
+            with: &job.with,
             gave_up: self.collected.gave_up.as_ref(),
+            groups_at_cut: self.collected.groups_at_cut,
             first_defect: self
                 .collected
                 .first_defect
@@ -360,7 +415,7 @@ impl Job {
         let collected = run_cases_with(
             settings,
             plan,
-            &|done| watch.cases_done(done),
+            &|done, failing| watch.cases_done(done, failing),
             self.stop_after_first,
         )?;
         let mut interrupted = collected.interrupted;
@@ -432,7 +487,51 @@ mod tests {
                 without: "approval".into(),
                 ..Options::default()
             }),
-            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken"
+            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut, non-double-numbers, budget-spellings"
+        );
+        // What a run leaves out (spec §9.5), and what --with brings back.
+        let openai = |with: &str, in_process: bool| Options {
+            format: Format::OpenAi,
+            with: with.into(),
+            in_process,
+            ..Options::default()
+        };
+        let job = openai("", false).resolve().unwrap();
+        assert_eq!(
+            job.settings.outside,
+            [
+                Knob::RoleCase,
+                Knob::Approvals,
+                Knob::LegacyApprovals,
+                Knob::NonDoubleNumbers
+            ]
+        );
+        assert_eq!(job.sources.outside, job.settings.outside);
+        let job = openai("legacy-approvals,approvals", true)
+            .resolve()
+            .unwrap();
+        assert_eq!(job.with, [Knob::Approvals, Knob::LegacyApprovals]);
+        assert_eq!(
+            job.settings.outside,
+            [
+                Knob::RoleCase,
+                Knob::NonDoubleNumbers,
+                Knob::BudgetSpellings
+            ]
+        );
+        assert_eq!(
+            refused(openai("pending", false)),
+            "--with pending: a default openai run has it already; --with names what one leaves out: role-case, approvals, legacy-approvals, non-double-numbers"
+        );
+        assert_eq!(
+            refused(Options {
+                without: "approvals".into(),
+                ..openai("approvals", false)
+            }),
+            "--with approvals: --without names it too"
+        );
+        assert!(
+            refused(openai("approval", false)).starts_with("--with: unknown knob \"approval\";")
         );
         // A repair summarizes nothing; only a repair completes calls.
         assert_eq!(
@@ -460,6 +559,37 @@ mod tests {
         .unwrap();
         assert_eq!(repair.sources.policy, Policy::Repair);
         assert!(repair.settings.declared.complete_calls);
+        // A scope of repairs (spec §17.8): the other breaks are skipped.
+        assert_eq!(
+            refused(Options {
+                declare: "repairs=limit-cut".into(),
+                ..Options::default()
+            }),
+            "--declare repairs=: only a repair (--policy repair) claims kinds of broken history (spec §17.8)"
+        );
+        let scoped = Options {
+            policy: Policy::Repair,
+            declare: "repairs=limit-cut,interrupted-run".into(),
+            ..Options::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(scoped.sources.scope, [Knob::InterruptedRun, Knob::LimitCut]);
+        assert_eq!(
+            scoped.sources.without,
+            [
+                Knob::LostParallelResult,
+                Knob::DuplicatedResult,
+                Knob::ResultBeforeCall,
+                Knob::InterjectedMessage,
+                Knob::UnansweredApproval,
+                Knob::OrphanApprovalResponse,
+                Knob::ReasoningCutOff,
+                Knob::ToolAsUser,
+                Knob::ReusedIdBroken,
+            ]
+        );
+        assert!(scoped.without.is_empty());
         assert!(refused(Options {
             declare: "placeholder".into(),
             protocol: Protocol::V2,

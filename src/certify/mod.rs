@@ -17,10 +17,12 @@
 //! | [`grade`] | per-clause tallies and levels |
 //! | [`known_failures`] | `--expect-fail` lists and how a run compares with them |
 //! | [`counterexample`] | shrinking a failure to a minimal case, and its case file |
-//! | [`report`] | the text, JSON and JUnit reports and the certificate line |
+//! | [`report`] | the text, JSON, JUnit and HTML reports and the certificate line |
+//! | [`draw`] | a counterexample or a case drawn as a conversation (HTML and terminal text), the compatibility matrix as a page |
 
 pub mod collect;
 pub mod counterexample;
+pub mod draw;
 pub mod grade;
 pub mod interrupt;
 pub mod job;
@@ -87,15 +89,17 @@ pub fn kit_corpus() -> PathBuf {
 
 /// The generator configuration used for generated cases in `format`
 /// under `protocol`: every shape the format carries
-/// ([`Config::for_format`]); protocol 2 turns the costs knob on (spec
-/// §13.2). `generate` uses the same by default, so that one
+/// ([`Config::for_format`]) but those a default run leaves out
+/// ([`knob::outside`], spec §9.5); protocol 2 turns the costs knob on
+/// (spec §13.2). `generate` uses the same by default, so that one
 /// `gen/<seed>/<n>` names one case everywhere.
 pub fn generator_config(format: Format, protocol: Protocol) -> Config {
-    generator_config_without(format, protocol, &[])
+    generator_config_without(format, protocol, &knob::outside(format, None, false))
 }
 
-/// [`generator_config`] with the knobs `off` turned off (`certify
-/// --without`).
+/// [`Config::for_format`] with the knobs `off` turned off (`certify
+/// --without`, and the shapes outside the run, [`knob::outside`]), costs
+/// on under protocol 2.
 pub fn generator_config_without(format: Format, protocol: Protocol, off: &[Knob]) -> Config {
     Config {
         costs: protocol == Protocol::V2,
@@ -143,7 +147,7 @@ pub fn generated_case_from(seed: u64, n: u64, config: &Config) -> RunCase {
                 Value::Array(c.tokens.iter().map(|&t| Value::from(t)).collect()),
                 Some(Value::Bool(c.count_pinned)),
             ),
-            messages: g.messages,
+            messages: g.messages.into(),
             summary: false,
             summary_tokens: c.summary_tokens,
             for_repair: false,
@@ -164,7 +168,7 @@ pub fn from_case(case: &Case) -> RunCase {
     RunCase {
         id: case.id.clone(),
         budget: case.budget_fields(),
-        messages: case.messages.clone(),
+        messages: case.messages.clone().into(),
         summary: case.summary,
         summary_tokens: case.summary_tokens.unwrap_or(1),
         for_repair: case.policy == crate::terms::Policy::Repair,
@@ -245,6 +249,16 @@ pub struct Sources {
     /// without them, and any case that still shows one
     /// ([`knob::shown`]) is skipped.
     pub without: Vec<Knob>,
+    /// The break knobs of a sanitizer's declared scope (`--declare
+    /// repairs=`, spec §17.8), empty when it declares none: a broken case
+    /// that shows none of them is skipped (those that show a break outside
+    /// it are in `without`).
+    pub scope: Vec<Knob>,
+    /// The shapes outside the run ([`knob::outside`] less `--with`, spec
+    /// §9.5): generated cases come from a config without them; a case that
+    /// shows one is planned, and skipped when run, with the reason
+    /// ([`settings::Settings::outside`]).
+    pub outside: Vec<Knob>,
     /// The runner protocol: under protocol 2 generated cases get costs
     /// ([`generator_config`]).
     pub protocol: Protocol,
@@ -320,7 +334,8 @@ pub struct PlanCounts {
     pub listed_duplicates: usize,
     /// Generated cases dropped as duplicates of an earlier case.
     pub generated_duplicates: usize,
-    /// Cases skipped because they show a knob of `--without`.
+    /// Cases skipped because they show a knob of `--without` (or lie
+    /// outside a declared scope of repairs, spec §17.8).
     pub without: usize,
 }
 
@@ -353,9 +368,9 @@ impl CasePlan {
         &mut self,
         c: RunCase,
         seen: &mut std::collections::HashSet<[u8; 32]>,
-        without: &[Knob],
+        (without, scope): (&[Knob], &[Knob]),
     ) {
-        if shows_any(&c, without) {
+        if shows_any(&c, without) || !in_scope(&c.messages, scope) {
             self.counts.without += 1;
         } else if seen.insert(case_key(&c)) {
             self.order.push(Planned::Listed(self.listed.len()));
@@ -371,10 +386,10 @@ impl CasePlan {
         seed: u64,
         n: u64,
         seen: &mut std::collections::HashSet<[u8; 32]>,
-        without: &[Knob],
+        (without, scope): (&[Knob], &[Knob]),
     ) {
         let c = generated_case_from(seed, n, &self.config);
-        if shows_any(&c, without) {
+        if shows_any(&c, without) || !in_scope(&c.messages, scope) {
             self.counts.without += 1;
         } else if seen.insert(case_key(&c)) {
             self.order.push(Planned::Generated(seed, n));
@@ -398,6 +413,39 @@ impl CasePlan {
 fn shows_any(c: &RunCase, without: &[Knob]) -> bool {
     let budget = Budget::parse(c.budget.max_messages_or_null()).map_or(1, |b| b.max_messages());
     !without.is_empty() && !knob::shown(&c.messages, budget, without).is_empty()
+}
+
+/// The break knobs of the kinds of repair `declared` claims (`repairs=`,
+/// spec §17.8), in [`Knob::ALL`] order; empty when it claims none (every
+/// kind).
+pub fn repair_scope(declared: &crate::terms::Declared) -> Vec<Knob> {
+    let kinds = declared.repair_kinds();
+    Knob::ALL
+        .iter()
+        .copied()
+        .filter(|k| k.as_break().is_some() && kinds.contains(&k.name()))
+        .collect()
+}
+
+/// Whether a canonical history lies within the scope of repairs `scope`
+/// (spec §17.8): always without a scope; else when it passes the
+/// validator strictly (nothing to repair), or shows a break of the scope
+/// ([`knob::shown`]). A break outside the scope is `--without`'s to
+/// skip.
+pub fn in_scope(messages: &[Value], scope: &[Knob]) -> bool {
+    if scope.is_empty() {
+        return true;
+    }
+    let valid = crate::formats::view_history(Format::Canonical, messages).is_ok_and(|v| {
+        crate::validate::validate(
+            &v,
+            crate::validate::Options {
+                allow_pending: false,
+            },
+        )
+        .is_empty()
+    });
+    valid || !knob::shown(messages, 1, scope).is_empty()
 }
 
 /// A SHA-256 of the compact JSON `[maxMessages, messages]` of a case (with
@@ -433,13 +481,18 @@ impl Sources {
     /// or no cases at all.
     pub fn plan(&self) -> Result<CasePlan, SourceError> {
         let mut plan = CasePlan {
-            config: generator_config_for(self.policy, self.format, self.protocol, &self.without),
+            config: generator_config_for(
+                self.policy,
+                self.format,
+                self.protocol,
+                &[&self.without[..], &self.outside[..]].concat(),
+            ),
             listed: Vec::new(),
             order: Vec::new(),
             counts: PlanCounts::default(),
             read_ids: Default::default(),
         };
-        let without = &self.without;
+        let without = (self.without.as_slice(), self.scope.as_slice());
         let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {

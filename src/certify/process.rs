@@ -107,12 +107,14 @@ pub struct Limits {
     /// from just before the process is spawned (per-case mode) or from the
     /// moment the request is sent (persistent mode).
     pub timeout: Duration,
-    /// Persistent mode: how long a new process may take to read its first
-    /// request (`--startup-timeout`, spec §8.5); once it has read it, the
-    /// answer must come within `timeout`. Granted to a worker's processes
-    /// until one of them does not read its first request in time; after
-    /// that, every request gets `timeout` alone. Per-case mode: unused (the
-    /// start-up is part of every request there).
+    /// Persistent mode: the start-up allowance of a worker
+    /// (`--startup-timeout`, spec §8.5), one for the run: every new process
+    /// of the worker (the first, and each restart) may take what is left of
+    /// it to read its first request, and draws on it for the time it took;
+    /// once it has read it, the answer must come within `timeout`. A
+    /// process that does not read its first request in time spends it all;
+    /// once it is spent, every request gets `timeout` alone. Per-case
+    /// mode: unused (the start-up is part of every request there).
     pub startup_timeout: Duration,
     /// Largest accepted response, in bytes of stdout: the whole stdout in
     /// per-case mode, one line without its `'\n'` in persistent mode. A

@@ -20,8 +20,9 @@ pub struct RunCase {
     /// `maxTokens` with `tokens` (one per canonical message) and
     /// `countPinned`; possibly invalid on purpose.
     pub budget: BudgetFields,
-    /// The input history, canonical format.
-    pub messages: Vec<Value>,
+    /// The input history, canonical format; shared, not copied, by the
+    /// results and counterexamples made from the case.
+    pub messages: std::sync::Arc<Vec<Value>>,
     /// The case is meant for a summaries run only (a case file's `summary`).
     pub summary: bool,
     /// What a summary costs under a token budget in a summaries run (S).
@@ -37,7 +38,7 @@ impl RunCase {
         RunCase {
             id,
             budget: BudgetFields::messages(max_messages),
-            messages,
+            messages: messages.into(),
             summary: false,
             summary_tokens: 1,
             for_repair: false,
@@ -82,7 +83,7 @@ impl RunCase {
         if !self.budget.needs_protocol_2() && !self.summary {
             return serde_json::to_writer(
                 out,
-                &(self.budget.max_messages_or_null(), &self.messages),
+                &(self.budget.max_messages_or_null(), &*self.messages),
             );
         }
         let b = &self.budget;
@@ -93,7 +94,7 @@ impl RunCase {
                 &b.max_tokens,
                 &b.tokens,
                 &b.count_pinned,
-                &self.messages,
+                &*self.messages,
                 self.summary,
                 self.summary_tokens,
             ),
@@ -113,13 +114,18 @@ impl RunCase {
     }
 }
 
-/// The full record of one case.
-#[derive(Clone, Debug, PartialEq)]
+/// The full record of one case. Two results are equal when they say the
+/// same of the case: how long it took ([`CaseResult::took`]) is not
+/// compared.
+#[derive(Clone, Debug)]
 pub struct CaseResult {
     /// The case.
     pub case: RunCase,
-    /// The messages as sent, in the reducer's wire format.
-    pub wire_messages: Vec<Value>,
+    /// The messages as sent, in the reducer's wire format; `None` when
+    /// they are the case's messages as they are (the canonical format:
+    /// not copied) or the case was not sent. [`CaseResult::wire`] reads
+    /// them either way.
+    pub wire_messages: Option<Vec<Value>>,
     /// The reducer's response, when it gave a readable one.
     pub response: Option<Response>,
     /// Every clause judged for the case, protocol clauses first.
@@ -141,6 +147,9 @@ pub struct CaseResult {
     /// extra request. Unrequested output found after the case ended
     /// followed its answer ([`CaseResult::add_protocol_failure`]).
     pub last_request: Option<ExtraKind>,
+    /// How long the case took to run, wall time: its requests and the
+    /// kit's work on the answers (what a shrinking try of it may cost).
+    pub took: std::time::Duration,
 }
 
 /// What a failure of an extra request is prefixed with.
@@ -160,7 +169,39 @@ pub(super) fn labelled(kind: Option<ExtraKind>, detail: &str) -> String {
     }
 }
 
+impl PartialEq for CaseResult {
+    fn eq(&self, other: &CaseResult) -> bool {
+        let CaseResult {
+            case,
+            wire_messages,
+            response,
+            verdicts,
+            stderr_tail,
+            skipped,
+            unsupported,
+            valid_input,
+            last_request,
+            took: _,
+        } = self;
+        *case == other.case
+            && *wire_messages == other.wire_messages
+            && *response == other.response
+            && *verdicts == other.verdicts
+            && *stderr_tail == other.stderr_tail
+            && *skipped == other.skipped
+            && *unsupported == other.unsupported
+            && *valid_input == other.valid_input
+            && *last_request == other.last_request
+    }
+}
+
 impl CaseResult {
+    /// The messages as sent, in the reducer's wire format:
+    /// [`CaseResult::wire_messages`], or the case's messages.
+    pub fn wire(&self) -> &[Value] {
+        self.wire_messages.as_deref().unwrap_or(&self.case.messages)
+    }
+
     /// The failed verdicts.
     pub fn failures(&self) -> impl Iterator<Item = &Verdict> {
         self.verdicts.iter().filter(|v| v.failed())

@@ -17,10 +17,15 @@ use crate::formats::sniff::format_mismatch;
 use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Response};
-use crate::reduce::{respond_budget, respond_request_classified, respond_request_with};
-use crate::terms::{Budget, Clause, Level, Policy};
+use crate::reduce::{Input, Reference};
+use crate::terms::{Budget, Clause, Policy};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::time::Duration;
+#[cfg(not(target_arch = "wasm32"))]
+use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
 
 use super::result::{add_protocol_failure, labelled};
 pub use super::result::{CaseResult, RunCase};
@@ -41,6 +46,13 @@ pub(super) struct Pending<'a> {
     pub(super) unsupported: bool,
     pub(super) valid_input: bool,
     pub(super) last_request: Option<ExtraKind>,
+    /// The input is valid, the reducer answered it with messages, and the
+    /// newest messages of M that fit the budget split a call group: a
+    /// case where a reducer that reads tool calls shows it (the hint of
+    /// the text report, [`super::collect::GroupsAtCut`]).
+    pub(super) group_at_cut: bool,
+    /// How long the case took to run (its requests and the checker).
+    pub(super) took: Duration,
 }
 
 #[cfg(test)]
@@ -48,7 +60,10 @@ impl From<CaseResult> for Pending<'static> {
     fn from(r: CaseResult) -> Pending<'static> {
         Pending {
             case: Cow::Owned(r.case),
-            wire: Wire::Converted(r.wire_messages),
+            wire: match r.wire_messages {
+                Some(w) => Wire::Converted(w),
+                None => Wire::Same,
+            },
             response: r.response,
             verdicts: r.verdicts,
             stderr_tail: r.stderr_tail,
@@ -56,6 +71,8 @@ impl From<CaseResult> for Pending<'static> {
             unsupported: r.unsupported,
             valid_input: r.valid_input,
             last_request: r.last_request,
+            group_at_cut: false,
+            took: r.took,
         }
     }
 }
@@ -118,22 +135,59 @@ fn answer_to<'r>(
 
 impl Pending<'_> {
     pub(super) fn into_result(self) -> CaseResult {
-        let case = self.case.into_owned();
-        let wire_messages = match self.wire {
-            Wire::NotSent => Vec::new(),
-            Wire::Same => case.messages.clone(),
-            Wire::Converted(w) => w,
+        self.into_result_with(false)
+    }
+
+    /// The result with its case's messages left out (a shrinking try's,
+    /// whose caller holds them and puts them in when it keeps the result):
+    /// nothing of the case is copied but its id and budget.
+    pub(super) fn into_result_without_messages(self) -> CaseResult {
+        self.into_result_with(true)
+    }
+
+    fn into_result_with(self, without_messages: bool) -> CaseResult {
+        let Pending {
+            case,
+            wire,
+            response,
+            verdicts,
+            stderr_tail,
+            skipped,
+            unsupported,
+            valid_input,
+            last_request,
+            took,
+            group_at_cut: _,
+        } = self;
+        let case = if without_messages {
+            RunCase {
+                id: case.id.clone(),
+                budget: case.budget.clone(),
+                messages: Default::default(),
+                summary: case.summary,
+                summary_tokens: case.summary_tokens,
+                for_repair: case.for_repair,
+            }
+        } else {
+            case.into_owned()
+        };
+        let wire_messages = match wire {
+            // The case's messages are the wire messages: not copied
+            // (`CaseResult::wire`).
+            Wire::NotSent | Wire::Same => None,
+            Wire::Converted(w) => Some(w),
         };
         CaseResult {
             case,
             wire_messages,
-            response: self.response,
-            verdicts: self.verdicts,
-            stderr_tail: self.stderr_tail,
-            skipped: self.skipped,
-            unsupported: self.unsupported,
-            valid_input: self.valid_input,
-            last_request: self.last_request,
+            response,
+            verdicts,
+            stderr_tail,
+            skipped,
+            unsupported,
+            valid_input,
+            last_request,
+            took,
         }
     }
 
@@ -187,7 +241,38 @@ fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
         unsupported: false,
         valid_input: true,
         last_request: None,
+        group_at_cut: false,
+        took: Duration::ZERO,
     }
+}
+
+/// Whether the newest messages of M that fit `budget` (with the pinned
+/// message) hold a call or a result whose partner, paired over the whole
+/// input, they leave out: a blind cut of the newest messages would split a
+/// call group. False when M fits whole or nothing of it fits.
+fn newest_fit_splits_a_call(h: &crate::terms::History, budget: &Budget) -> bool {
+    let pinned = h.pinned();
+    let rest: Vec<usize> = (0..h.len()).filter(|&i| Some(i) != pinned).collect();
+    let Ok(room) = budget.available(pinned) else {
+        return false;
+    };
+    let start = budget.fitting_start(&rest, room);
+    if start == 0 || start >= rest.len() {
+        return false;
+    }
+    let mut kept = vec![false; h.len()];
+    for &i in rest[start..].iter().chain(pinned.as_ref()) {
+        kept[i] = true;
+    }
+    let pairing = h.pairing();
+    (0..h.len()).filter(|&i| kept[i]).any(|i| {
+        h.items(i).iter().enumerate().any(|(t, item)| {
+            matches!(
+                item.kind,
+                crate::terms::ItemKind::Call | crate::terms::ItemKind::Result
+            ) && pairing.partner_message(h, i, t).is_some_and(|m| !kept[m])
+        })
+    })
 }
 
 /// `response` as judged: under `json-numbers` (`on`) with its numbers
@@ -220,8 +305,9 @@ fn valid_input(history: &Result<crate::terms::History, crate::terms::ShapeError>
 /// [`Settings::extra_requests`]) the extra requests, each preceded by
 /// [`Session::settle`] (unrequested output after the previous answer fails
 /// `protocol-json`), then the checker with the reference's answer. A case
-/// the wire format cannot carry, or that needs protocol 2 or summaries the
-/// run does not have, is skipped. Unrequested output after the
+/// the wire format cannot carry, that shows a shape outside the run
+/// ([`Settings::outside_shown`], spec §9.5), or that needs protocol 2 or
+/// summaries the run does not have, is skipped. Unrequested output after the
 /// case's last answer is found by the next settle or the close of the
 /// session, which the caller charges to this case
 /// ([`CaseResult::add_protocol_failure`]).
@@ -246,13 +332,27 @@ fn run_case_cow(
     run_case_pending(session, settings, case).map(Pending::into_result)
 }
 
-/// [`run_case`], the result held as [`Pending`].
+/// [`run_case`], the result held as [`Pending`], with the time it took.
 pub(super) fn run_case_pending<'a>(
     session: &mut dyn Session,
     settings: &Settings,
     case: Cow<'a, RunCase>,
 ) -> Result<Pending<'a>, RunError> {
+    let start = Instant::now();
+    let mut p = run_case_timed(session, settings, case)?;
+    p.took = start.elapsed();
+    Ok(p)
+}
+
+fn run_case_timed<'a>(
+    session: &mut dyn Session,
+    settings: &Settings,
+    case: Cow<'a, RunCase>,
+) -> Result<Pending<'a>, RunError> {
     if let Some(why) = case.needs(settings.policy, settings.protocol, settings.summaries) {
+        return Ok(skipped(case, why));
+    }
+    if let Some(why) = settings.outside_shown(&case) {
         return Ok(skipped(case, why));
     }
     let wire_messages = match wire(
@@ -288,6 +388,11 @@ pub(super) fn run_case_pending<'a>(
             None
         }
     };
+    // A stop asked for while the reducer answered ends the case before
+    // the kit's own work on the answer (spec §8.7).
+    if let Some(s) = super::interrupt::requested() {
+        return Err(RunError::Interrupted(s));
+    }
     // What is judged: the messages as sent, or under json-numbers as a
     // reader of doubles has them (spec §16.7).
     let judged: Cow<'_, [Value]> = if json_numbers {
@@ -330,6 +435,7 @@ pub(super) fn run_case_pending<'a>(
         declared: settings.declared,
     };
     let verdicts;
+    let mut group_at_cut = false;
     if let Some(first) = &first {
         // Under budget-unit=items or =batched-results the reference keeps
         // what fits in that unit (spec §16.3).
@@ -342,30 +448,20 @@ pub(super) fn run_case_pending<'a>(
             }
             _ => None,
         };
-        let reference = Some(match &in_h {
-            Ok(h) => respond_request_classified(
-                settings.policy,
-                settings.format,
-                items_budget.as_ref().unwrap_or(&case.budget),
-                &judged,
-                h,
-                settings.provider,
-            ),
-            Err(_) => respond_request_with(
-                settings.policy,
-                settings.format,
-                &case.budget,
-                &judged,
-                settings.provider,
-            ),
-        });
+        // The summary's reference honours no provider profile.
+        let plain = Reference::new(settings.policy, settings.format);
+        let input = match &in_h {
+            Ok(h) => Input::classified(&judged, h)
+                .budget_fields(items_budget.as_ref().unwrap_or(&case.budget)),
+            Err(_) => Input::new(&judged).budget_fields(&case.budget),
+        };
+        let reference = Some(Response::from(
+            plain.with_provider(settings.provider).reduce(input),
+        ));
         let reference_less_summary = summary.and_then(|s| {
             let b = Budget::read(&case.budget, judged.len()).ok()?;
-            Some(respond_budget(
-                settings.policy,
-                settings.format,
-                &b.less(s),
-                &judged,
+            Some(Response::from(
+                plain.reduce(Input::new(&judged).budget(&b.less(s))),
             ))
         });
         let mut answers: Answers = Vec::new();
@@ -436,6 +532,12 @@ pub(super) fn run_case_pending<'a>(
             reference: reference.as_ref(),
             reference_less_summary: reference_less_summary.as_ref(),
         };
+        group_at_cut = valid
+            && matches!(first, Response::Messages(_))
+            && in_h.as_ref().is_ok_and(|h| {
+                Budget::read(&case.budget, judged.len())
+                    .is_ok_and(|b| newest_fit_splits_a_call(h, &b))
+            });
         // An unreadable input is `check_with_borrowed`'s error, read once.
         match in_h.and_then(|h| check_classified(&req, h, first, extras, settings.provider)) {
             Ok(v) => verdicts = v,
@@ -452,6 +554,8 @@ pub(super) fn run_case_pending<'a>(
                     unsupported: false,
                     valid_input: valid,
                     last_request,
+                    group_at_cut: false,
+                    took: Duration::ZERO,
                 });
             }
         }
@@ -464,7 +568,7 @@ pub(super) fn run_case_pending<'a>(
             &settings.declared,
         )
         .into_iter()
-        .filter(|c| c.level() != Level::Protocol)
+        .filter(|c| !c.judged_by_runner())
         .map(|clause| Verdict {
             clause,
             outcome: Outcome::NotJudged("no response".into()),
@@ -505,6 +609,8 @@ pub(super) fn run_case_pending<'a>(
         unsupported: false,
         valid_input: valid,
         last_request,
+        group_at_cut,
+        took: Duration::ZERO,
     })
 }
 

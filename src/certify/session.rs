@@ -25,9 +25,13 @@ use crate::protocol::{
     id_echo, request_from_json, response_from_value, response_json, response_json_with_id, with_id,
     IdEcho, OutgoingRequest, Protocol, RequestId, Response,
 };
-use crate::reduce::{respond_request_with, respond_with};
+use crate::reduce::{Input, Reference};
 use crate::terms::{Clause, Policy, Provider};
 use serde_json::Value;
+#[cfg(not(target_arch = "wasm32"))]
+use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+use web_time::Instant;
 
 /// Why a run stops before its end.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -115,6 +119,46 @@ pub trait Session {
     fn restarts(&self) -> Restarts {
         Restarts::default()
     }
+
+    /// Bounds the exchanges from here on beyond the run's limits (what
+    /// shrinking does, spec §9.1): none waits past [`Bounds::deadline`],
+    /// and none reads an answer larger than [`Bounds::answer_cap`] of its
+    /// request. [`Bounds::default`] lifts them. A session that cannot time
+    /// its reducer (in process) ignores the deadline (the default does
+    /// nothing).
+    fn bound(&mut self, bounds: Bounds) {
+        let _ = bounds;
+    }
+}
+
+/// Limits on a session's exchanges beyond the run's ([`Session::bound`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// No exchange waits past this: its time limit (and a new process's
+    /// start-up allowance) is cut to the time left.
+    pub deadline: Option<Instant>,
+    /// No answer longer than `times` × its request's bytes + `plus` bytes
+    /// is read (nor longer than `--max-output`): `(times, plus)`.
+    pub answer_cap: Option<(usize, usize)>,
+}
+
+impl Bounds {
+    /// `limits` for a request of `request_len` bytes sent now, within these
+    /// bounds.
+    pub fn apply(&self, mut limits: process::Limits, request_len: usize) -> process::Limits {
+        if let Some(d) = self.deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            limits.timeout = limits.timeout.min(left);
+            limits.startup_timeout = limits
+                .startup_timeout
+                .min(left.saturating_sub(limits.timeout));
+        }
+        if let Some((times, plus)) = self.answer_cap {
+            let cap = request_len.saturating_mul(times).saturating_add(plus);
+            limits.max_output = limits.max_output.min(cap);
+        }
+        limits
+    }
 }
 
 /// A session's reducer restarts.
@@ -186,22 +230,74 @@ fn written(bytes: &[u8]) -> String {
     }
 }
 
-/// Whether the answer line `line` is the answer to the request numbered
-/// `id` (spec §13.7): a JSON object whose `id` is `id`, or that has no
-/// `id` (an answer that does not echo it, failed by [`interpret`]); or,
-/// not JSON, a line that holds `"id":<id>` (an answer gone wrong, failed
-/// by [`interpret`] too, rather than waited for until the time limit).
-/// Any other line answers no request in flight.
+/// What a line read while the request numbered `id` is in flight is
+/// (spec §13.7).
 #[cfg_attr(not(feature = "process"), allow(dead_code))]
-fn answers(line: &[u8], id: RequestId) -> bool {
-    match serde_json::from_slice::<Value>(line) {
-        Ok(v @ Value::Object(_)) => id_echo(&v, id) != IdEcho::Other,
-        Ok(_) => false,
-        Err(_) => {
-            let needle = format!("\"id\":{id}");
-            memchr::memmem::find_iter(line, needle.as_bytes())
-                .any(|at| !line.get(at + needle.len()).is_some_and(u8::is_ascii_digit))
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Line {
+    /// The answer, echoing the request's id as the kit wrote it.
+    Echo,
+    /// The answer, without the request's id (none, another, a string, a
+    /// number written otherwise): [`interpret`] fails it.
+    Astray,
+    /// No answer to the request in flight: a copy of an earlier answer or
+    /// a line written late (its id is, as written, that of an earlier
+    /// request that got its answer), or a line that is not JSON and does
+    /// not hold `"id":<id>` (a debug print).
+    Stray,
+}
+
+/// Reads what `line` is while the request numbered `id` is in flight;
+/// `answered(n)`: whether the earlier request `n` got an answer that
+/// echoed its id. Only the line's `id` member is taken out of it.
+#[cfg_attr(not(feature = "process"), allow(dead_code))]
+fn classify(line: &[u8], id: RequestId, answered: &dyn Fn(RequestId) -> bool) -> Line {
+    #[derive(serde::Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    // Not JSON: the answer gone wrong when it holds `"id":<id>`, else a
+    // debug print.
+    let not_json = || {
+        let needle = format!("\"id\":{id}");
+        let holds = memchr::memmem::find_iter(line, needle.as_bytes())
+            .any(|at| !line.get(at + needle.len()).is_some_and(u8::is_ascii_digit));
+        if holds {
+            Line::Astray
+        } else {
+            Line::Stray
         }
+    };
+    if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        // JSON but not an object (a number, a string: a debug print), or
+        // not JSON.
+        return match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+            Ok(_) => Line::Stray,
+            Err(_) => not_json(),
+        };
+    }
+    match serde_json::from_slice::<IdOnly>(line) {
+        Ok(IdOnly { id: Some(raw) }) => {
+            let text = raw.get();
+            let written = |n: RequestId| text == n.to_string();
+            if written(id) {
+                Line::Echo
+            } else if text.bytes().all(|b| b.is_ascii_digit())
+                && text
+                    .parse::<RequestId>()
+                    .is_ok_and(|n| n < id && written(n) && answered(n))
+            {
+                Line::Stray
+            } else {
+                Line::Astray
+            }
+        }
+        // An object without `id`, or whose members cannot be told apart
+        // (a repeated `id`).
+        Ok(IdOnly { id: None }) => Line::Astray,
+        Err(e) if e.classify() == serde_json::error::Category::Data => Line::Astray,
+        Err(_) => not_json(),
     }
 }
 
@@ -351,6 +447,7 @@ pub struct PerCaseSession<'a> {
     format: Format,
     limits: Limits,
     ids: Ids,
+    bounds: Bounds,
 }
 
 #[cfg(feature = "process")]
@@ -374,6 +471,7 @@ impl<'a> PerCaseSession<'a> {
             format,
             limits,
             ids: Ids::for_protocol(protocol),
+            bounds: Bounds::default(),
         }
     }
 }
@@ -386,11 +484,16 @@ impl Session for PerCaseSession<'_> {
         let mut input = String::with_capacity(text.len() + 1);
         input.push_str(&text);
         input.push('\n');
+        let limits = self.bounds.apply(self.limits, input.len());
         interpret(
             self.format,
-            run_once(self.reducer, input.as_bytes(), &self.limits),
+            run_once(self.reducer, input.as_bytes(), &limits),
             id,
         )
+    }
+
+    fn bound(&mut self, bounds: Bounds) {
+        self.bounds = bounds;
     }
 }
 
@@ -409,6 +512,11 @@ pub struct PersistentSession<'a> {
     /// `{"id":N,` it starts with.
     last: Option<Vec<u8>>,
     ids: Ids,
+    bounds: Bounds,
+    /// The requests (protocol 2) whose answer echoed their id: a later
+    /// line with one of these ids is a copy or a late line, not an answer
+    /// (spec §13.7).
+    answered: std::collections::HashSet<RequestId>,
 }
 
 #[cfg(feature = "process")]
@@ -436,6 +544,8 @@ impl<'a> PersistentSession<'a> {
             process: None,
             last: None,
             ids: Ids::for_protocol(protocol),
+            bounds: Bounds::default(),
+            answered: std::collections::HashSet::new(),
         }
     }
 }
@@ -478,9 +588,27 @@ impl PersistentSession<'_> {
         };
         let id = self.ids.take();
         let text = sent_text(request, id);
+        process.set_limits(self.bounds.apply(self.limits, text.len() + 1));
         let reply = match id {
             Some(id) => {
-                process.request_answered_by(text.as_bytes(), &move |line| answers(line, id))
+                let echoed = std::cell::Cell::new(false);
+                let answered = &self.answered;
+                let is_answer = |line: &[u8]| match classify(line, id, &|n| answered.contains(&n)) {
+                    Line::Echo => {
+                        echoed.set(true);
+                        true
+                    }
+                    Line::Astray => {
+                        echoed.set(false);
+                        true
+                    }
+                    Line::Stray => false,
+                };
+                let reply = process.request_answered_by(text.as_bytes(), &is_answer);
+                if echoed.get() && reply.failure.is_none() {
+                    self.answered.insert(id);
+                }
+                reply
             }
             None => process.request(text.as_bytes()),
         };
@@ -525,6 +653,10 @@ impl Session for PersistentSession<'_> {
         self.process.as_mut()?.close().map(unrequested_failure)
     }
 
+    fn bound(&mut self, bounds: Bounds) {
+        self.bounds = bounds;
+    }
+
     fn restarts(&self) -> Restarts {
         self.process
             .as_ref()
@@ -557,22 +689,15 @@ impl ReferenceSession {
     /// error response (bad budget, unreadable messages, no `messages`).
     pub fn respond(&self, request: &Value) -> Response {
         match request_from_json(self.format, request) {
-            Ok(r) => match self.protocol {
-                Protocol::V1 => respond_with(
-                    self.policy,
-                    self.format,
-                    &r.max_messages,
-                    &r.messages,
-                    self.provider,
-                ),
-                Protocol::V2 => respond_request_with(
-                    self.policy,
-                    self.format,
-                    &r.budget,
-                    &r.messages,
-                    self.provider,
-                ),
-            },
+            Ok(r) => {
+                let reference =
+                    Reference::new(self.policy, self.format).with_provider(self.provider);
+                let input = Input::new(&r.messages);
+                Response::from(reference.reduce(match self.protocol {
+                    Protocol::V1 => input.max_messages(&r.max_messages),
+                    Protocol::V2 => input.budget_fields(&r.budget),
+                }))
+            }
             Err(e) => Response::Error(e.to_string()),
         }
     }

@@ -7,6 +7,7 @@ use super::session::Session;
 #[cfg(feature = "process")]
 use super::session::{PerCaseSession, PersistentSession};
 use crate::formats::Format;
+use crate::generate::knob::{self, Knob};
 use crate::protocol::Protocol;
 use crate::terms::{Clause, Declared, Policy, Provider};
 
@@ -43,6 +44,10 @@ pub struct Settings {
     pub summaries: bool,
     /// What the reducer declares of its contract (`--declare`, spec §16).
     pub declared: Declared,
+    /// The shapes outside the run (spec §9.5, [`knob::outside`] less
+    /// `--with`): a case that shows one is skipped, with the reason
+    /// ([`Settings::outside_shown`]).
+    pub outside: Vec<Knob>,
     /// The sessions of an in-process reducer, made in place of reducer
     /// processes ([`Settings::session`]); `None`: the reducer is
     /// [`Settings::reducer`]'s command.
@@ -133,6 +138,59 @@ impl Settings {
             (None, true) => "persistent",
             (None, false) => "per-case",
         }
+    }
+
+    /// Why `case` is skipped as outside the run (spec §9.5), when it
+    /// shows a knob of [`Settings::outside`]: `approval items (approvals):
+    /// outside a default openai run; --with approvals runs it`.
+    pub fn outside_shown(&self, case: &super::result::RunCase) -> Option<String> {
+        if self.outside.is_empty() {
+            return None;
+        }
+        let mut shown: Vec<Knob> = Vec::new();
+        if self.outside.contains(&Knob::BudgetSpellings) {
+            let b = &case.budget;
+            if [&b.max_messages, &b.max_tokens]
+                .into_iter()
+                .flatten()
+                .any(knob::budget_spelled)
+            {
+                shown.push(Knob::BudgetSpellings);
+            }
+        }
+        let budget = crate::terms::Budget::parse(case.budget.max_messages_or_null())
+            .map_or(1, |b| b.max_messages());
+        shown.extend(knob::shown(&case.messages, budget, &self.outside));
+        if shown.is_empty() {
+            return None;
+        }
+        shown.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
+        let what: Vec<String> = shown
+            .iter()
+            .map(|k| format!("{} ({k})", k.shape_text()))
+            .collect();
+        let names: Vec<&str> = shown.iter().map(|k| k.name()).collect();
+        Some(format!(
+            "{}: outside a default {} run; --with {} runs it",
+            what.join(", "),
+            self.run_kind(),
+            names.join(",")
+        ))
+    }
+
+    /// `openai`, `openai --provider anthropic`, `in-process canonical`:
+    /// the run a skip reason names.
+    fn run_kind(&self) -> String {
+        let mut s = String::new();
+        if self.sessions.is_some() {
+            s.push_str("in-process ");
+        }
+        s.push_str(self.format.name());
+        if let Some(p) = self.provider {
+            s.push_str(" --provider ");
+            s.push_str(p.name());
+        }
+        s
     }
 
     /// The clauses the run judges ([`Clause::for_run`]), protocol clauses

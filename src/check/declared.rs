@@ -61,17 +61,59 @@ impl Judge<'_> {
         let groups = self.call_groups();
         let in_core: std::collections::HashSet<usize> =
             kept[core_from..].iter().map(|&j| groups[j]).collect();
-        match kept[..core_from]
+        let outside = kept[..core_from]
             .iter()
             .rev()
-            .find(|&&j| !in_core.contains(&groups[j]))
-        {
-            None => Outcome::Pass,
-            Some(&j) => fail(format!(
-                "{over}; under soft-budget the excess must keep a call group whole, but input message {j} is in no call group with a message of the newest run that fits (input messages {})",
-                span(&kept[core_from..])
-            )),
+            .find(|&&j| !in_core.contains(&groups[j]));
+        let Some(&j) = outside else {
+            return Outcome::Pass;
+        };
+        if self.req.declared.tool_run {
+            // soft-budget=tool-run (spec §16.8): the excess may be the run
+            // of adjacent messages holding calls or results that ends at
+            // the core's oldest message.
+            let start = self.tool_run_before(kept[core_from]);
+            match kept[..core_from].iter().find(|&&i| i < start) {
+                None => return Outcome::Pass,
+                Some(&i) => {
+                    return fail(format!(
+                        "{over}; under soft-budget=tool-run the excess must be the run of adjacent messages holding calls or results at the cut, but input message {i} is outside it ({})",
+                        match start {
+                            s if s == kept[core_from] => format!(
+                                "input message {s}, the oldest of the newest run that fits, holds no call or result"
+                            ),
+                            s => format!("the run is input messages {s}-{}", kept[core_from]),
+                        }
+                    ))
+                }
+            }
         }
+        fail(format!(
+            "{over}; under soft-budget the excess must keep a call group whole, but input message {j} is in no call group with a message of the newest run that fits (input messages {})",
+            span(&kept[core_from..])
+        ))
+    }
+
+    /// The first input message of the run of adjacent messages, each
+    /// holding a call or a result, that ends at input message `c` (spec
+    /// §16.8); `c` itself when it holds neither.
+    fn tool_run_before(&self, c: usize) -> usize {
+        let tool = |j: usize| {
+            self.in_h.items(j).iter().any(|it| {
+                matches!(
+                    it.kind,
+                    crate::terms::ItemKind::Call | crate::terms::ItemKind::Result
+                )
+            })
+        };
+        if !tool(c) {
+            return c;
+        }
+        let mut r = c;
+        while r > 0 && Some(r - 1) != self.pinned && tool(r - 1) {
+            r -= 1;
+        }
+        r
     }
 
     /// Each input message's call group (spec §16.1): the smallest index of

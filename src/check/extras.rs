@@ -28,13 +28,14 @@ pub struct Extras {
     /// (`budget-monotone`).
     pub smaller: Option<(u64, Response)>,
     /// The reference reducer's answer to the request, for the same policy
-    /// and format (`matches-reference`); the reference reducer's
-    /// `respond_request` gives it.
+    /// and format (`matches-reference`): `Response::from` of the reference
+    /// reducer's answer to the request's budget members.
     pub reference: Option<Response>,
     /// With summaries allowed: the reference reducer's answer for the
     /// budget less the summary's cost ([`Budget::less`]), what an answer
     /// with a summary is compared with, without its summary (spec
-    /// §12.4); the reference reducer's `respond_budget` gives it.
+    /// §12.4): `Response::from` of the reference reducer's answer to that
+    /// budget, already read.
     pub reference_less_summary: Option<Response>,
 }
 

@@ -173,6 +173,14 @@ impl Texts<'_> {
 pub(super) struct Mapping {
     /// Output index of the pinned system message, when found equal.
     pub(super) out_pinned: Option<usize>,
+    /// Output index of the pinned system message changed: when none is
+    /// equal to it, the output's first system message if it comes from no
+    /// input message and stands where the pinned one would (every output
+    /// message before it comes from an input message before the pinned
+    /// one, every one after it from one after). It is the pinned message
+    /// by identity, place and role (`system-pinned`, `budget`), and
+    /// fabricated by content (`no-fabrication`, spec §6.3).
+    pub(super) pinned_changed: Option<usize>,
     /// For each output message, the input message it maps to.
     pub(super) map: Vec<Option<usize>>,
     /// Per input message: whether some output message maps to it.
@@ -570,6 +578,37 @@ impl<'a> EmbedIndex<'a> {
     }
 }
 
+impl Mapping {
+    /// The output index of the pinned system message by identity: equal
+    /// to it ([`Mapping::out_pinned`]) or changed in its place
+    /// ([`Mapping::pinned_changed`]).
+    pub(super) fn pinned_kept(&self) -> Option<usize> {
+        self.out_pinned.or(self.pinned_changed)
+    }
+}
+
+/// [`Mapping::pinned_changed`]: the output's first system message
+/// `first_system`, when no output message is the `pinned` one
+/// (`out_pinned`), it maps to no input message, the pinned message is not
+/// kept otherwise, and the messages mapped before and after it come from
+/// before and after the pinned one.
+pub(super) fn pinned_by_place(
+    pinned: Option<usize>,
+    out_pinned: Option<usize>,
+    first_system: Option<usize>,
+    map: &[Option<usize>],
+    kept: &[bool],
+) -> Option<usize> {
+    let (Some(p), None, Some(k)) = (pinned, out_pinned, first_system) else {
+        return None;
+    };
+    let placed = map[k].is_none()
+        && !kept[p]
+        && map[..k].iter().flatten().all(|&j| j < p)
+        && map[k + 1..].iter().flatten().all(|&j| j > p);
+    placed.then_some(k)
+}
+
 /// Maps the output (canonical texts `oc`, classified leniently as `out_h`)
 /// onto the input (`ic`, classified as `in_h`) by the latest embedding
 /// (spec §7), comparing the answers of `beside` with the output in
@@ -626,8 +665,10 @@ pub(super) fn map_output(
         }
     }
     removed.reverse();
+    let pinned_changed = pinned_by_place(pinned, out_pinned, first_system, &map, &kept);
     Mapping {
         out_pinned,
+        pinned_changed,
         map,
         kept,
         removed,

@@ -16,6 +16,7 @@
 //! | `prepared.rs` | judging on histories read once, as canonical texts ([`check_prepared`]) |
 //! | `declared.rs` | the clauses as a declared contract reads them (spec §16) |
 //! | `mapping.rs` | output messages mapped to input messages (spec §7) |
+//! | [`align`] | that mapping read out for a drawing of the answer ([`align::align`]) |
 //! | `safety.rs` | the safety level (§6.3) |
 //! | `turns.rs` | the policy level of `turns` (§6.4) |
 //! | `suffix.rs` | the policy level of `suffix` (§6.5) |
@@ -54,6 +55,7 @@ pub use prepared::{check_prepared, PreparedAnswers, PreparedInput};
 use serde_json::Value;
 use std::cell::OnceCell;
 
+pub mod align;
 mod declared;
 mod describe;
 mod extras;
@@ -389,6 +391,7 @@ impl<'a> OutputState<'a> {
             let c = match mapped {
                 Some(j) if Some(*j) == pinned => budget.pinned_cost(pinned),
                 Some(j) => budget.cost(*j),
+                None if Some(k) == self.mapping.pinned_changed => budget.pinned_cost(pinned),
                 None if Some(k) == self.summary => s,
                 None => 0,
             };
@@ -462,7 +465,7 @@ impl<'a> Judge<'a> {
         );
         judged
             .into_iter()
-            .filter(|c| c.level() != Level::Protocol)
+            .filter(|c| !c.judged_by_runner())
             .map(|clause| Verdict {
                 clause,
                 outcome: self.judge(clause),
@@ -572,8 +575,18 @@ impl<'a> Judge<'a> {
         // Clauses that are judged whatever the budget and response.
         match clause {
             Clause::RejectsBadBudget => return self.rejects_bad_budget(),
+            Clause::ProtocolBudget => return self.protocol_budget(),
             Clause::Deterministic => return self.deterministic(),
-            Clause::MatchesReference => return self.matches_reference(),
+            Clause::MatchesReference => {
+                // The reference's choice of input messages: an output
+                // message that is none is no-fabrication's (spec §9.1).
+                if let Some(k) = self.out.as_ref().and_then(|o| o.fabricated()) {
+                    return not_judged(format!(
+                        "output message {k} is no input message (no-fabrication); this clause judges which input messages were kept"
+                    ));
+                }
+                return self.matches_reference();
+            }
             _ => {}
         }
         let budget = match &self.budget {
@@ -593,6 +606,9 @@ impl<'a> Judge<'a> {
                         "a history was refused: {e:?}; a repair answers every history it can read (spec §17.1)"
                     ))
                 }
+                Clause::ValidOutput if self.req.budget.spelled().is_some() => not_judged(
+                    "the budget is written other than as an integer: protocol-budget judges the error",
+                ),
                 Clause::ValidOutput if self.input_valid_pending() => {
                     let Response::Error(e) = self.response else {
                         unreachable!("no output means an error or unsupported response")
@@ -616,10 +632,11 @@ impl<'a> Judge<'a> {
                 self.first_input_violation().unwrap_or("?")
             ));
         }
-        // Policy clauses judge which input messages were kept; an output
-        // message that is no input message says nothing of that, and
-        // no-fabrication names it (spec §9.2: every failure describes
-        // what the reducer did).
+        // Policy clauses (and matches-reference, above) judge which input
+        // messages were kept; an output message that is no input message
+        // says nothing of that, and no-fabrication names it (spec §9.1:
+        // every failure describes what the reducer did, one changed
+        // message fails one clause).
         if clause.level() == Level::Policy || clause == Clause::CallsKeepResults {
             if let Some(k) = out.fabricated() {
                 return not_judged(format!(
@@ -697,6 +714,7 @@ impl<'a> Judge<'a> {
             | Clause::ProtocolTimeout
             | Clause::ProtocolCrash
             | Clause::ProtocolSize
+            | Clause::ProtocolBudget
             | Clause::RejectsBadBudget
             | Clause::Deterministic
             | Clause::MatchesReference => unreachable!("judged above or by the runner"),
@@ -706,8 +724,8 @@ impl<'a> Judge<'a> {
 
 /// Judges an in-process reducer: calls `reducer(budget members, messages)`
 /// for the request and for every [`extra_requests`] it needs, then
-/// [`check`]s, with `reference` (the reference reducer's answer; the
-/// reference reducer's `respond_request` gives it) for `matches-reference`.
+/// [`check`]s, with `reference` (the reference reducer's answer, as
+/// `Response::from` gives it) for `matches-reference`.
 /// Used by the tests and fuzz targets to judge the reference reducers, and
 /// by anyone embedding the kit. (With summaries allowed, the answer a
 /// summary is compared with is not supplied here: set

@@ -7,7 +7,7 @@ use crate::formats::{view_history, view_message};
 use crate::json::json_eq;
 use crate::protocol::Response;
 use crate::terms::links::{attached_reasoning, window};
-use crate::terms::provider::provider_violations;
+use crate::terms::provider::{provider_violations, required_reasoning, ProviderRule};
 use crate::terms::MessageView;
 use serde_json::Value;
 
@@ -21,8 +21,16 @@ impl Judge<'_> {
                 } else {
                     ("dropped", "kept")
                 };
+                // A kept item with a server id is one the provider knows
+                // came after this reasoning item (spec §15.3).
+                let rejected = match server_id(&self.req.messages[j + 1]) {
+                    Some(id) if kept[j + 1] => format!(
+                        "; it carries the server id {id:?}, which the openai-responses profile rejects without its reasoning item (required-reasoning)"
+                    ),
+                    _ => String::new(),
+                };
                 return fail(format!(
-                    "the reasoning item at input message {j} is {k} while the item it is attached to (input message {}) is {d}",
+                    "the reasoning item at input message {j} is {k} while the item it is attached to (input message {}) is {d}{rejected}",
                     j + 1
                 ));
             }
@@ -59,7 +67,14 @@ impl Judge<'_> {
                 }
             }
         }
-        match provider_violations(given, &views).first() {
+        let mut broken = provider_violations(given, &views);
+        if given.rules().contains(&ProviderRule::RequiredReasoning) {
+            // The input is the stored conversation the request is made
+            // from (spec §15.3, `required-reasoning`).
+            let ids: Vec<Option<&str>> = self.req.messages.iter().map(server_id).collect();
+            broken.extend(required_reasoning(&self.in_views, &ids, &out.mapping.map));
+        }
+        match broken.first() {
             None => Outcome::Pass,
             Some(v) => fail(format!("the {given} profile rejects the output: {v}")),
         }
@@ -153,4 +168,18 @@ impl Judge<'_> {
                 && json_eq(m, &self.req.messages[u])
         })
     }
+}
+
+/// The server id a wire message carries (spec §14.7): its string `id`
+/// member (a Responses item's), or in a canonical message the `id` of its
+/// first call item.
+fn server_id(msg: &Value) -> Option<&str> {
+    msg.get("id").and_then(Value::as_str).or_else(|| {
+        msg.get("contents")?
+            .as_array()?
+            .iter()
+            .find(|i| i.get("$type").and_then(Value::as_str) == Some("functionCall"))?
+            .get("id")?
+            .as_str()
+    })
 }

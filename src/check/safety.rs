@@ -57,7 +57,43 @@ pub(super) fn item_name(kind: ItemKind) -> &'static str {
 }
 
 impl Judge<'_> {
+    /// `protocol-budget` (spec §6.2): a budget member written other than
+    /// as an integer is read as the protocol reads it (spec §2). Not
+    /// judged for a budget written as an integer, nor when the budget
+    /// cannot be honoured for another reason than that member.
+    pub(super) fn protocol_budget(&self) -> Outcome {
+        let Some((name, value)) = self.req.budget.spelled() else {
+            return not_judged(
+                "the budget is written as an integer (rejects-bad-budget and valid-output judge the answer)",
+            );
+        };
+        let is_budget = Budget::parse(value).is_ok();
+        match (is_budget, &self.budget, self.response) {
+            (true, Err(e), _) => not_judged(format!(
+                "{name} {value} is a budget, but the request's cannot be honoured ({e}): rejects-bad-budget judges it"
+            )),
+            (true, Ok(_), Response::Error(e)) => fail(format!(
+                "{name} {value} is a whole number of at least 1 written another way, a budget (spec §2), but was answered with an error: {e:?}"
+            )),
+            (true, Ok(_), _) | (false, _, Response::Error(_)) => Outcome::Pass,
+            (false, _, Response::Messages(m)) => fail(format!(
+                "{name} {value} is not a budget (spec §2) but was answered with {} messages instead of an error",
+                m.len()
+            )),
+            (false, _, Response::Unsupported(u)) => fail(format!(
+                "{name} {value} is not a budget (spec §2) but was answered unsupported ({u:?}) instead of an error"
+            )),
+        }
+    }
+
     pub(super) fn rejects_bad_budget(&self) -> Outcome {
+        if let Some((name, value)) = self.req.budget.spelled() {
+            if Budget::parse(value).is_err() {
+                return not_judged(format!(
+                    "{name} {value} is written other than as an integer: protocol-budget judges the answer"
+                ));
+            }
+        }
         match (&self.budget, self.response) {
             (Ok(_), _) => not_judged("the budget is valid"),
             (Err(_), Response::Error(_)) => Outcome::Pass,
@@ -79,7 +115,7 @@ impl Judge<'_> {
     /// but the pinned one and the placeholder (spec §16.5).
     pub(super) fn kept_non_pinned(&self, out: &OutputState) -> usize {
         out.messages.len()
-            - usize::from(out.mapping.out_pinned.is_some())
+            - usize::from(out.mapping.pinned_kept().is_some())
             - usize::from(out.placeholder.is_some())
     }
 
@@ -135,7 +171,7 @@ impl Judge<'_> {
                 b.limit()
             ));
         }
-        let pinned = match out.mapping.out_pinned {
+        let pinned = match out.mapping.pinned_kept() {
             Some(_) if b.count_pinned() => {
                 format!(", the pinned system message {}", b.pinned_cost(self.pinned))
             }
@@ -166,6 +202,12 @@ impl Judge<'_> {
         }
         if let Some(k) = out.mapping.out_pinned {
             return self.pinned_in_place(out, p, k);
+        }
+        // The pinned message changed in its place (found by its place,
+        // [`Mapping::pinned_changed`]): what changed is no-fabrication's
+        // failure (spec §6.3).
+        if out.mapping.pinned_changed.is_some() {
+            return Outcome::Pass;
         }
         match (0..out.h.len()).find(|&k| out.h.role(k) == Role::System) {
             None => fail(format!("the pinned system message (input message {p}) is missing")),
@@ -386,7 +428,7 @@ impl Judge<'_> {
                 "the summary (output message {k}) is input message {j} (a copy, not a summary: the output holds it twice or out of order)"
             ));
         }
-        match (0..k).find(|&j| Some(j) != out.mapping.out_pinned) {
+        match (0..k).find(|&j| Some(j) != out.mapping.pinned_kept()) {
             Some(j) => fail(format!(
                 "output message {j} comes before the summary (output message {k}); only the pinned system message may"
             )),

@@ -15,7 +15,7 @@ use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
 use reducer_kit::certify::process::RUN_ENV;
 use reducer_kit::certify::report::text::{self, TextOptions};
-use reducer_kit::certify::report::{json, junit};
+use reducer_kit::certify::report::{html, json, junit};
 use reducer_kit::certify::run::CaseList;
 use reducer_kit::certify::Shard;
 use reducer_kit::formats::Format;
@@ -52,8 +52,9 @@ pub struct Args {
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS,
           value_parser = positive_u64)]
     pub timeout: u64,
-    /// Persistent mode: extra time for the first request after a reducer
-    /// (re)starts, for its start-up, in milliseconds.
+    /// Persistent mode: the start-up allowance of each worker, in
+    /// milliseconds: one for the run, drawn on by every (re)started
+    /// reducer for the time it takes to read its first request.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_STARTUP_TIMEOUT_MS)]
     pub startup_timeout: u64,
     /// Largest accepted response, in bytes.
@@ -93,6 +94,10 @@ pub struct Args {
     /// Write a JUnit XML report.
     #[arg(long, value_name = "FILE")]
     pub report_junit: Option<PathBuf>,
+    /// Write the report as one self-contained HTML page: the levels, the
+    /// clause table, each counterexample drawn as a conversation.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
     /// Known failures: one `CASE-ID CLAUSE-ID` per line; they do not fail the run.
     #[arg(long, value_name = "FILE")]
     pub expect_fail: Option<PathBuf>,
@@ -112,10 +117,20 @@ pub struct Args {
     /// skipped and counted; the certificate names them.
     #[arg(long, value_name = "KNOBS")]
     pub without: Option<String>,
+    /// Run the shapes a default run leaves out (spec §9.5), comma-separated:
+    /// role-case (not in canonical), approvals (not in openai, anthropic,
+    /// gemini, bedrock), legacy-approvals (not in canonical),
+    /// non-double-numbers (numbers no double holds, as 1e400; none by
+    /// default). Without it a case that shows one is skipped, with the
+    /// reason, and counted; the certificate names them.
+    #[arg(long = "with", value_name = "KNOBS")]
+    pub with_knobs: Option<String>,
     /// Declare how the reducer's contract differs from the kit's, as its
     /// documentation says (spec §16), comma-separated, repeatable:
     /// soft-budget (may exceed the budget only to keep a call group whole,
-    /// or to keep one message), budget-unit=turns, budget-unit=invocations,
+    /// or to keep one message), soft-budget=tool-run (may also keep the
+    /// whole run of adjacent messages holding calls or results at its
+    /// cut), budget-unit=turns, budget-unit=invocations,
     /// budget-unit=items, budget-unit=batched-results (the budget counts
     /// turns, ADK invocations, Responses items, or a run of tool messages
     /// as one), no-budget (takes no
@@ -123,15 +138,22 @@ pub struct Args {
     /// insert one text note where it cut, judged by placeholder-shape),
     /// system-first-only (honours a pinned system message only at index 0:
     /// cases with one later are skipped), json-numbers (numbers beyond
-    /// 2^53 or f64 may come back as the nearest double). Each narrows a
-    /// clause, never voids it (spec §16); the certificate lists them.
+    /// 2^53 or f64 may come back as the nearest double), repairs=KIND,...
+    /// (--policy repair: the sanitizer claims to repair only these kinds
+    /// of broken history, the break knobs such as
+    /// repairs=limit-cut,interrupted-run; other broken cases are skipped,
+    /// spec §17.8). Each narrows a clause, never voids it (spec §16); the
+    /// certificate lists them.
     #[arg(long, value_name = "NAMES")]
     pub declare: Vec<String>,
     /// Most candidate runs when shrinking one failure.
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub shrink_tries: usize,
     /// Time budget for all the shrinking of a run, in seconds; each failure
-    /// keeps the smallest case found when it runs out.
+    /// keeps the smallest case found when it runs out (one too large to
+    /// try in the time is shown as it failed, with its size). No try
+    /// waits past it; a try holds the case and one candidate, and reads an
+    /// answer of at most 4 times its request plus 64 KiB.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub shrink_time: u64,
     /// Stop at the first defect (a clause failed on a valid input): begin
@@ -314,6 +336,7 @@ fn check_outputs(args: &Args) -> Result<(), String> {
     for (flag, file) in [
         ("--report-json", &args.report_json),
         ("--report-junit", &args.report_junit),
+        ("--report-html", &args.report_html),
     ] {
         let Some(p) = file else { continue };
         let shown = show_path(p);
@@ -393,6 +416,8 @@ fn options(args: &Args) -> Options {
         summaries: args.summaries,
         declare: args.declare.join(","),
         without: args.without.clone().unwrap_or_default(),
+        with: args.with_knobs.clone().unwrap_or_default(),
+        in_process: false,
         timeout: Duration::from_millis(args.timeout),
         startup_timeout: Duration::from_millis(args.startup_timeout),
         max_output: args.max_output,
@@ -411,18 +436,22 @@ fn options(args: &Args) -> Options {
     }
 }
 
-/// What `certify` shows while it runs, on a terminal: a bar of the cases
-/// (more than 20), then a line per failure being shrunk; and the line that
-/// sums the shrinking up, on stderr.
+/// What `certify` shows while it runs, on stderr when it is a terminal:
+/// a progress line (cases run of planned, failing so far, elapsed), then
+/// a line per failure being shrunk; and the line that sums the shrinking
+/// up, on stderr whatever it is.
 struct Progress {
     cases: Option<indicatif::ProgressBar>,
     shrinking: std::sync::Mutex<Option<ShrinkBars>>,
 }
 
 impl Watch for Progress {
-    fn cases_done(&self, done: usize) {
+    fn cases_done(&self, done: usize, failing: usize) {
         if let Some(b) = &self.cases {
             b.set_position(done as u64);
+            if failing > 0 {
+                b.set_message(format!(", {failing} failing"));
+            }
         }
     }
 
@@ -520,11 +549,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         settings.reducer.run_id
     );
     let progress = Progress {
-        cases: (std::io::stderr().is_terminal() && cases.count() > 20).then(|| {
+        cases: std::io::stderr().is_terminal().then(|| {
             let b = indicatif::ProgressBar::new(cases.count() as u64);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} cases {elapsed_precise} eta {eta}",
+                    "{bar:30} {pos}/{len} cases{msg}, {elapsed} elapsed, eta {eta}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
@@ -571,6 +600,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(p) = &args.report_junit {
         if let Err(e) = reducer_kit::atomic::replace(p, junit::to_junit(&run).as_bytes()) {
+            return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
+        }
+    }
+    if let Some(p) = &args.report_html {
+        let page = html::render(&run, &options);
+        if let Err(e) = reducer_kit::atomic::replace(p, page.as_bytes()) {
             return Ok(usage(format!("{}: {}", show_path(p), io_reason(&e))));
         }
     }

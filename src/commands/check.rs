@@ -16,11 +16,11 @@
 use super::{input_failure, invalid, load_values, usage, BudgetArgs, FormatArg, InputLimit};
 use super::{PolicyArg, ProviderArg};
 use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
-use reducer_kit::formats::{read_history, Format};
+use reducer_kit::formats::Format;
 use reducer_kit::input::{check_text, read_input, source_name, Entry, Holds, TextError};
 use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, lead_with_system_cost, Response};
-use reducer_kit::reduce::{reduce_classified_indices_with, respond_budget, ReduceError, Selection};
+use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terminal::show;
 use reducer_kit::terms::{Budget, BudgetFields, Policy, Provider};
 use serde_json::Value;
@@ -148,10 +148,9 @@ fn kit_entry(format: Format, mut entry: Entry) -> Entry {
     entry
 }
 
-/// The reference reducer's answer to the request (what
-/// `respond_request_with` answers: the budget read, the input classified,
-/// the policy's selection under the provider profile), made as a
-/// [`Selection`](reducer_kit::reduce::Selection) and compared with
+/// The reference reducer's answer to the request (the budget read, the
+/// input classified, the policy's selection under the provider profile),
+/// made as a [`Selection`](reducer_kit::reduce::Selection) and compared with
 /// `response` message by message (spec §1.3 equality): `None` when
 /// `response` is that answer, so that the caller borrows it; otherwise
 /// the answer, built.
@@ -163,36 +162,22 @@ fn reference_answer(
     response: &Response,
     provider: Option<Provider>,
 ) -> Option<Response> {
-    let error = |e: ReduceError| Some(Response::Error(e.to_string()));
-    let b = match Budget::read(budget, messages.len()) {
-        Ok(b) => b,
-        Err(e) => return error(e.into()),
-    };
-    let history = match read_history(format, messages) {
-        Ok(h) => h,
-        Err(e) => return error(e.into()),
-    };
-    let selection = match reduce_classified_indices_with(policy, &history, &b, provider) {
+    let selection = match Reference::new(policy, format)
+        .with_provider(provider)
+        .reduce(Input::new(messages).budget_fields(budget))
+    {
         Ok(s) => s,
-        Err(e) => return error(e),
+        Err(e) => return Some(Response::Error(e.to_string())),
     };
-    let kept = |m: usize, out: &Value| match selection.removed(m) {
-        [] => json_eq(out, &messages[m]),
-        removed => json_eq(
-            out,
-            &Selection::strip(format, &messages[m], &history, m, removed),
-        ),
-    };
+    let kept = |m: usize, out: &Value| json_eq(out, &selection.kept_message(m, &messages[m]));
     match response {
         Response::Messages(out)
-            if out.len() == selection.kept.len()
-                && selection.kept.iter().zip(out).all(|(&m, o)| kept(m, o)) =>
+            if out.len() == selection.kept().len()
+                && selection.kept().iter().zip(out).all(|(&m, o)| kept(m, o)) =>
         {
             None
         }
-        _ => Some(Response::Messages(
-            selection.materialize(format, messages, &history),
-        )),
+        _ => Some(Response::Messages(selection.messages())),
     }
 }
 
@@ -252,7 +237,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             reference_answer(policy, format, budget, &input.messages, response, provider);
         let less_summary = summary.and_then(|s| {
             let b = Budget::read(budget, input.messages.len()).ok()?;
-            Some(respond_budget(policy, format, &b.less(s), &input.messages))
+            Some(Response::from(
+                Reference::new(policy, format)
+                    .reduce(Input::new(&input.messages).budget(&b.less(s))),
+            ))
         });
         let extras = ExtrasRef {
             reference: Some(reference.as_ref().unwrap_or(response)),

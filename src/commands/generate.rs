@@ -26,8 +26,9 @@ pub struct Args {
     pub seed: u64,
     /// Generator config: a JSON object of `generate::Config` fields
     /// (e.g. `{"approvals": false, "pending": true}`); absent fields take
-    /// their defaults. Without it, `certify`'s config (every shape,
-    /// pending tails included).
+    /// their defaults. Without it, `certify`'s config (every shape of the
+    /// format but those a default run leaves out, spec §9.5; pending tails
+    /// included).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Wire format the histories must be carried in: a format turns off
@@ -75,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Policy::from(args.policy),
             format,
             reducer_kit::protocol::Protocol::V1,
-            &[],
+            &reducer_kit::generate::knob::outside(format, None, false),
         ),
     }
     .sanitize_for(format);

@@ -58,6 +58,7 @@ pub mod corpus;
 pub mod generate;
 pub mod reduce;
 pub mod serve;
+pub mod show;
 pub mod validate;
 
 /// The exit-code rule every command follows, shown at the end of each
@@ -105,6 +106,9 @@ pub enum Command {
     /// Regression corpora: regen, check, add, min, seed-fuzz, trim-fuzz.
     #[command(after_help = EXIT_CODES)]
     Corpus(corpus::Args),
+    /// Draw a case file, a report's counterexamples or the compatibility matrix as conversations.
+    #[command(after_help = EXIT_CODES)]
+    Show(show::Args),
 }
 
 /// `--format`: the wire formats as the command line names them.
@@ -280,7 +284,7 @@ pub enum CostsArg {
 
 /// The budget options `reduce` and `check` share: a message budget
 /// (`--max`) or a token budget (spec §11, §13.5).
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct BudgetArgs {
     /// The budget: most messages kept besides the pinned system message, a
     /// whole number >= 1 as maxMessages allows it (3, 3.0, 3e0; beyond 2^64
@@ -562,6 +566,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Certify(a) => certify::run(*a),
         Command::Generate(a) => generate::run(a),
         Command::Corpus(a) => corpus::run(a),
+        Command::Show(a) => show::run(a),
     }
 }
 

@@ -5,8 +5,9 @@
 //!
 //! The input is read without building its values (each message is a slice
 //! of the input text, classified by [`read_history_raw`]); every history is
-//! reduced to a [`reduce_indices`] selection first, so that nothing is
-//! written on error, and the kept messages are then written from their
+//! reduced to a [`Selection`] first ([`Reference::reduce`] on an
+//! [`Input::history`]: indices, no values), so that nothing is written on
+//! error, and the kept messages are then written from their
 //! input bytes, laid out as before ([`Relayer`]: pretty for one history,
 //! one line per history for JSON Lines). Only a message that loses items
 //! is parsed and re-serialised. Token budgets take the same path: the
@@ -19,8 +20,8 @@ use reducer_kit::formats::{read_history_raw, Format};
 use reducer_kit::input::{parse_raw_entries, read_input, source_name, RawEntry};
 use reducer_kit::json::Relayer;
 use reducer_kit::protocol::lead_with_system_cost;
-use reducer_kit::reduce::{reduce_indices_with, Selection};
-use reducer_kit::terms::{Budget, History, Policy};
+use reducer_kit::reduce::{Input, Reference, Selection};
+use reducer_kit::terms::{Budget, Policy};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::io::Write;
@@ -70,7 +71,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|e| super::system_pseudo(format, e))
         .collect();
     let entries = super::lead_with_pseudo(entries, &pseudo);
-    let mut budgets = match args.budget.fields(&entries, args.input.limit.max_input) {
+    // A repair reads no budget (spec §17.1): without one, none is asked
+    // for, and one that limits nothing stands in (not written back).
+    let unbudgeted = policy == Policy::Repair
+        && args.budget.max.is_none()
+        && args.budget.max_tokens.is_none()
+        && entries
+            .iter()
+            .all(|e| e.member("maxMessages").is_none() && e.member("maxTokens").is_none());
+    let budget_args = if unbudgeted {
+        BudgetArgs {
+            max: Some(Value::from(u64::MAX)),
+            ..args.budget.clone()
+        }
+    } else {
+        args.budget.clone()
+    };
+    let mut budgets = match budget_args.fields(&entries, args.input.limit.max_input) {
         Ok(b) => b,
         Err(code) => return Ok(code),
     };
@@ -81,43 +98,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut reduced = Vec::with_capacity(entries.len());
+    // Each entry's budget and history are read, then reduced; the first
+    // error, in entry order, is the one reported. The histories are read
+    // up to the first entry that cannot be (its error comes after those of
+    // the entries before it), then the entries before it are reduced.
+    let mut read = Vec::with_capacity(entries.len());
+    let mut unreadable = None;
     for (e, fields) in entries.iter().zip(&budgets) {
         let budget = match Budget::read(fields, e.messages.len()) {
             Ok(b) => b,
-            Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
+            Err(err) => {
+                unreadable = Some(format!("{}: {err}", e.origin));
+                break;
+            }
         };
-        let history = match read_history_raw(format, &e.messages) {
-            Ok(h) => h,
-            Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
-        };
-        if let Err(err) = budget.available(history.pinned()) {
-            return Ok(invalid(format!("{}: {err}", e.origin)));
+        match read_history_raw(format, &e.messages) {
+            Ok(h) => read.push((budget, h)),
+            Err(err) => {
+                unreadable = Some(format!("{}: {err}", e.origin));
+                break;
+            }
         }
-        let selection =
-            match reduce_indices_with(policy, &history, &budget, args.provider.map(Into::into)) {
-                Ok(s) => s,
-                Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
-            };
-        reduced.push((history, selection));
+    }
+    let reference = Reference::new(policy, format).with_provider(args.provider.map(Into::into));
+    let mut reduced = Vec::with_capacity(read.len());
+    for (e, (budget, history)) in entries.iter().zip(&read) {
+        match reference.reduce(Input::history(history).budget(budget)) {
+            Ok(s) => reduced.push(s),
+            Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
+        }
+    }
+    if let Some(message) = unreadable {
+        return Ok(invalid(message));
     }
     // A closed stdout (piped into `head`) is not an error.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let overrides = args.budget.envelope_overrides();
-    for ((e, (history, selection)), p) in entries.iter().zip(&reduced).zip(&pseudo) {
+    for ((e, selection), p) in entries.iter().zip(&reduced).zip(&pseudo) {
         // The system pseudo-message (index 0) is written by its member.
-        let without_system;
-        let selection = match p {
-            Some(_) => {
-                without_system = Selection {
-                    kept: selection.kept.iter().copied().filter(|&m| m > 0).collect(),
-                    stripped: selection.stripped.clone(),
-                };
-                &without_system
-            }
-            None => selection,
-        };
-        let written = write_entry(&mut out, format, e, &overrides, history, selection, !jsonl);
+        let written = write_entry(&mut out, e, &overrides, selection, p.is_some(), !jsonl);
         if written.is_err() {
             return Ok(ExitCode::SUCCESS);
         }
@@ -128,17 +147,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Writes one reduced entry and a newline: as the entry came (a bare array,
 /// or its envelope with `messages` last), the kept messages from their
-/// input bytes (the caller leaves the system pseudo-message out of
-/// `selection`: the envelope's member writes it). An envelope's budget members say the budget used:
+/// input bytes (with `without_system`, the system pseudo-message, index 0,
+/// is left out: the envelope's member writes it). An envelope's budget members say the budget used:
 /// `overrides` ([`super::BudgetArgs::envelope_overrides`]) replace a
 /// member in place, add it before `messages`, or (`None`) drop it.
 fn write_entry(
     out: &mut impl Write,
-    format: Format,
     e: &RawEntry,
     overrides: &[(&str, Option<Value>)],
-    history: &History,
     selection: &Selection,
+    without_system: bool,
     pretty: bool,
 ) -> std::io::Result<()> {
     let mut r = Relayer::new(pretty);
@@ -166,21 +184,21 @@ fn write_entry(
         r.feed(":", out)?;
     }
     r.feed("[", out)?;
-    let mut stripped = selection.stripped.iter().peekable();
-    for (n, &m) in selection.kept.iter().enumerate() {
+    let kept = selection.kept().iter().copied();
+    for (n, m) in kept.filter(|&m| !without_system || m > 0).enumerate() {
         if n > 0 {
             r.feed(",", out)?;
         }
         let raw = e.messages[m].get();
-        match stripped.next_if(|(i, _)| *i == m) {
-            Some((_, removed)) => {
+        match selection.removed(m) {
+            [] => r.feed(raw, out)?,
+            _ => {
                 let value: Value = serde_json::from_str(raw)?;
                 r.feed(
-                    &serde_json::to_string(&Selection::strip(format, &value, history, m, removed))?,
+                    &serde_json::to_string(&selection.kept_message(m, &value))?,
                     out,
                 )?;
             }
-            None => r.feed(raw, out)?,
         }
     }
     r.feed("]", out)?;

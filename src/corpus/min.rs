@@ -7,8 +7,9 @@ use crate::case::Case;
 use crate::check::{check_reducer, Outcome, Request};
 use crate::formats::Format;
 use crate::generate::{shapes_with, Shape};
-use crate::reduce::{reference, respond_request};
-use crate::terms::{Budget, Clause};
+use crate::protocol::Response;
+use crate::reduce::{Input, Reference};
+use crate::terms::{Budget, BudgetFields, Clause};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,7 +19,7 @@ pub type Pair = (Clause, Shape);
 /// What a case covers: every pair of a clause the checker judges
 /// [`Outcome::Pass`] on the reference output for the case (with the extra
 /// responses from the reference too, [`check_reducer`] with
-/// [`reference()`]) and a shape the case shows (the shapes of its messages
+/// [`Reference::reduce`]) and a shape the case shows (the shapes of its messages
 /// and budget, [`shapes_with`]; an invalid budget counts as 0, which
 /// shows no budget shape). Empty when the messages cannot be read.
 pub fn signature(case: &Case) -> BTreeSet<Pair> {
@@ -31,9 +32,12 @@ pub fn signature(case: &Case) -> BTreeSet<Pair> {
         summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
         declared: Default::default(),
     };
-    let want = respond_request(case.policy, Format::Canonical, &budget, &case.messages);
-    let Ok(verdicts) = check_reducer(&req, reference(case.policy, Format::Canonical), Some(want))
-    else {
+    let reference = Reference::new(case.policy, Format::Canonical);
+    let answer = |b: &BudgetFields, m: &[Value]| -> Response {
+        Response::from(reference.reduce(Input::new(m).budget_fields(b)))
+    };
+    let want = answer(&budget, &case.messages);
+    let Ok(verdicts) = check_reducer(&req, answer, Some(want)) else {
         return BTreeSet::new();
     };
     let read = Budget::read(&budget, case.messages.len()).ok();

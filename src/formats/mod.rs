@@ -698,13 +698,11 @@ mod tests {
         let v = view_message(Format::OpenAi, &t, 0).unwrap();
         assert_eq!(v.items.len(), 2);
         assert_eq!(strip_items(Format::OpenAi, &t, &v, &[0]), None);
-        let out = crate::reduce::reduce(
-            crate::terms::Policy::Suffix,
-            Format::OpenAi,
-            &[t],
-            &json!(5),
-        )
-        .unwrap();
+        let t = [t];
+        let out = crate::reduce::Reference::new(crate::terms::Policy::Suffix, Format::OpenAi)
+            .reduce(crate::reduce::Input::new(&t).max_messages(&json!(5)))
+            .unwrap()
+            .messages();
         assert_eq!(out, Vec::<Value>::new());
     }
 

@@ -22,7 +22,7 @@ use crate::formats::{view_history, Format};
 use crate::generate::GeneratedCase;
 use crate::json::json_eq;
 use crate::protocol::Response;
-use crate::reduce::{reduce_classified, respond_budget};
+use crate::reduce::{self, Reference};
 use crate::terms::{pair, pinned_index, Budget, Clause, History, ItemKind, Policy};
 use arbitrary::Unstructured;
 use serde_json::Value;
@@ -124,12 +124,14 @@ const MARKER: &str = "\u{1}mutated";
 /// Never in practice (the generator does not fail).
 pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Scenario> {
     let (case, history, policy, summary) = super::case_policy_summary_read(u)?;
-    // What `reduce_request` does, on the generator's reading, kept for
-    // `pinned` and the checker.
+    // What the reference does with the case's budget members, on the
+    // generator's reading, kept for `pinned` and the checker.
     let budget = Budget::read(&case.budget_fields(), case.messages.len())
         .expect("generated budgets are budgets");
     let pinned = history.pinned();
-    let reference = reduce_classified(policy, Format::Canonical, &case.messages, &history, &budget);
+    let reference = Reference::new(policy, Format::Canonical)
+        .reduce(reduce::Input::classified(&case.messages, &history).budget(&budget))
+        .map(|s| s.messages());
     let Ok(reference) = reference else {
         // An unsatisfiable token budget: any answer with messages is wrong.
         return Ok(Scenario {
@@ -422,9 +424,12 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let reference = std::mem::take(&mut s.reference);
     let extras = Extras {
         reference: Some(Response::Messages(reference)),
-        reference_less_summary: s
-            .summary
-            .map(|x| respond_budget(s.policy, Format::Canonical, &b.less(x), &s.case.messages)),
+        reference_less_summary: s.summary.map(|x| {
+            Response::from(
+                Reference::new(s.policy, Format::Canonical)
+                    .reduce(reduce::Input::new(&s.case.messages).budget(&b.less(x))),
+            )
+        }),
         ..Extras::default()
     };
     let verdicts = check_classified(&req, history, &s.response, extras.borrowed(), None)

@@ -18,7 +18,7 @@
 use crate::formats::{from_wire, to_wire, view_history, Format};
 use crate::generate::{history, Config, GeneratedCase};
 use crate::json::{first_difference, json_eq};
-use crate::reduce::reduce;
+use crate::reduce::{self, Reference};
 use crate::terms::{ItemKind, MessageView, Policy, Role};
 use crate::validate::{validate, Options};
 use arbitrary::{Arbitrary, Unstructured};
@@ -172,7 +172,10 @@ pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
             whole()
         );
         for policy in Policy::ALL {
-            let got = reduce(policy, format, &wire, &budget).expect("reduces");
+            let got = Reference::new(policy, format)
+                .reduce(reduce::Input::new(&wire).max_messages(&budget))
+                .expect("reduces")
+                .messages();
             if let Err(e) = from(&got) {
                 panic!(
                     "{policy} at budget {}: the reduced {format} form does not convert back: {e}\n{}",
@@ -199,8 +202,14 @@ pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
         whole()
     );
     for policy in Policy::ALL {
-        let want = reduce(policy, Format::Canonical, canonical, &budget).expect("reduces");
-        let got = reduce(policy, format, &wire, &budget).expect("reduces");
+        let want = Reference::new(policy, Format::Canonical)
+            .reduce(reduce::Input::new(canonical).max_messages(&budget))
+            .expect("reduces")
+            .messages();
+        let got = Reference::new(policy, format)
+            .reduce(reduce::Input::new(&wire).max_messages(&budget))
+            .expect("reduces")
+            .messages();
         let got = from(&got).expect("reduced wire messages convert back");
         let (w, g) = (Value::Array(want), Value::Array(got));
         assert!(

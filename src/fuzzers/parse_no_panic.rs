@@ -11,7 +11,7 @@
 use crate::check::{check, Extras, Request};
 use crate::formats::{view_history, Format};
 use crate::protocol::Response;
-use crate::reduce::{reduce, respond};
+use crate::reduce::{self, Reference};
 use crate::terms::{pair, turns, Budget, BudgetFields, Policy};
 use crate::validate::{validate, Options};
 use arbitrary::Unstructured;
@@ -84,8 +84,11 @@ fn exercise(v: &Value) {
             }
         }
         for policy in Policy::EVERY {
+            let reference = Reference::new(policy, format);
             for b in &budgets {
-                let _ = reduce(policy, format, messages, b);
+                let _ = reference
+                    .reduce(reduce::Input::new(messages).max_messages(b))
+                    .map(|s| s.messages());
             }
             let fields = BudgetFields::messages(budget.clone());
             let req = Request {
@@ -98,7 +101,9 @@ fn exercise(v: &Value) {
             };
             let cut = messages[messages.len() / 2..].to_vec();
             let extras = Extras {
-                reference: Some(respond(policy, format, budget, messages)),
+                reference: Some(Response::from(
+                    reference.reduce(reduce::Input::new(messages).max_messages(budget)),
+                )),
                 ..Extras::default()
             };
             let _ = check(&req, &Response::Messages(cut), &extras);

@@ -16,10 +16,9 @@
 //! reducer and that rejection passes `rejects-bad-budget`.
 //!
 //! **Each answer computed once, as a selection.** In each format the
-//! reference's answer to the case is selected once
-//! ([`reduce_classified_indices_with`](crate::reduce::reduce_classified_indices_with)
-//! on the input read once) and its
-//! messages copied once: it is the checker's first answer (what
+//! reference's answer to the case is selected once ([`Reference::reduce`]
+//! on the input read once, [`reduce::Input::classified`]) and its messages
+//! copied once: it is the checker's first answer (what
 //! [`check_reducer`](crate::check::check_reducer) would ask for), the
 //! direct checks read it or its selection, and it is, borrowed, the answer
 //! `matches-reference` is judged against. The extra answers are selected
@@ -44,10 +43,7 @@ use crate::check::{
 use crate::formats::{read_history, Format};
 use crate::generate::GeneratedCase;
 use crate::protocol::Response;
-use crate::reduce::{
-    reduce_request, respond_request, select_indices, select_request_classified, ReduceError,
-    Selection,
-};
+use crate::reduce::{self, select_indices, ReduceError, Reference, Selection};
 use crate::terms::{Budget, BudgetFields, Clause, History, Policy};
 use crate::validate::{validate_history, Options};
 use arbitrary::Unstructured;
@@ -144,8 +140,8 @@ pub fn check_reference(
 
 /// [`check_reference`] on the case's messages as read in the canonical
 /// format (`history`: what the generator read, handed on): every answer
-/// below is selected on this reading (what `respond_request` does after
-/// reading), and the input is read no more.
+/// below is selected on this reading ([`reduce::Input::classified`]), and
+/// the input is read no more.
 fn check_read(
     case: &GeneratedCase,
     history: History,
@@ -158,7 +154,7 @@ fn check_read(
     let fields = case.budget_fields();
     let budget = Budget::read(&fields, messages.len()).expect("generated budgets are budgets");
     let pinned = history.pinned();
-    let first_sel = select(policy, &fields, messages, &history);
+    let first_sel = select(policy, Format::Canonical, &fields, messages, &history);
     let sel = match &first_sel {
         Ok(sel) => sel,
         Err(e) => {
@@ -169,13 +165,14 @@ fn check_read(
                 "a generated budget was rejected: {e}\n{}",
                 line()
             );
+            let e = e.clone();
             let req = request(policy, Format::Canonical, messages, &fields, summary);
             let first = Response::Error(e.clone());
-            judge_all(&req, history, &first_sel, &first, None, &line);
+            judge_all(&req, history, &Err(e), &first, None, &line);
             return;
         }
     };
-    let out = sel.materialize(Format::Canonical, messages, &history);
+    let out = sel.messages();
     let room = budget.available(pinned).expect("satisfiable");
     let rest = (0..messages.len()).filter(|&i| Some(i) != pinned);
     // What the selection costs before orphan removal: at least what is kept.
@@ -207,12 +204,9 @@ fn check_read(
     assert!(v.is_empty(), "invalid output: {v:?}\n{}", line());
     if budget.cost_of(rest) <= room {
         // Every message kept whole: the output is the input.
-        assert!(
-            sel.keeps_all(messages.len()),
-            "a fitting input changed\n{}",
-            line()
-        );
+        assert!(sel.keeps_all(), "a fitting input changed\n{}", line());
     }
+    let first_sel = indices(&first_sel);
 
     // The reference answer in the canonical format is `out`: the checker's
     // first answer, and the output the direct idempotence check reduces
@@ -234,8 +228,9 @@ fn check_read(
     {
         let history = read_history(Format::OpenAi, &openai)
             .unwrap_or_else(|e| panic!("the OpenAI form is unreadable: {e}\n{}", line()));
-        let first_sel = select(policy, &fields, &openai, &history);
-        let first = answer(Format::OpenAi, &first_sel, &openai, &history);
+        let first_sel = select(policy, Format::OpenAi, &fields, &openai, &history);
+        let first = answer(&first_sel);
+        let first_sel = indices(&first_sel);
         let req = request(policy, Format::OpenAi, &openai, &fields, summary);
         judge_all(&req, history, &first_sel, &first, None, &line);
     }
@@ -274,7 +269,8 @@ fn check_read(
         Variants::Pick(p) => vec![bad_budget((p >> 1) as usize % count)],
     };
     for bad in bad {
-        let r = reduce_request(policy, Format::Canonical, messages, &bad);
+        let reference = Reference::new(policy, Format::Canonical);
+        let r = reference.reduce(reduce::Input::new(messages).budget_fields(&bad));
         assert!(
             matches!(r, Err(ReduceError::BadBudget(_))),
             "budget {bad:?} not rejected\n{}",
@@ -289,15 +285,21 @@ fn check_read(
             declared: Default::default(),
         };
         let extras = Extras {
-            reference: Some(respond_request(policy, Format::Canonical, &bad, messages)),
+            reference: Some(Response::from(r)),
             ..Extras::default()
         };
         let verdicts = check(&req, &Response::Error("bad budget".into()), &extras)
             .expect("generated inputs are readable");
+        // A budget written other than as an integer is judged at the
+        // protocol level (spec §6.2).
+        let judge = match bad.spelled() {
+            Some((_, v)) if crate::terms::Budget::parse(v).is_err() => Clause::ProtocolBudget,
+            _ => Clause::RejectsBadBudget,
+        };
         let rejects = verdicts
             .iter()
-            .find(|v| v.clause == Clause::RejectsBadBudget)
-            .expect("rejects-bad-budget is judged for every policy");
+            .find(|v| v.clause == judge)
+            .expect("rejects-bad-budget and protocol-budget are judged for every policy");
         assert_eq!(rejects.outcome, Outcome::Pass, "budget {bad:?}\n{}", line());
         let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
         assert!(failed.is_empty(), "budget {bad:?}: {failed:?}\n{}", line());
@@ -306,28 +308,45 @@ fn check_read(
 
 /// The reference's answer to a request with budget members `fields` and
 /// `messages` (classified as `history`), as a selection on `history`
-/// ([`select_request_classified`]), its error as the text
-/// `respond_request` answers with.
-fn select(
+/// ([`reduce::Input::classified`]), its error as the text the reference
+/// answers with.
+fn select<'a>(
     policy: Policy,
-    fields: &BudgetFields,
-    messages: &[Value],
-    history: &History,
-) -> Result<Selection, String> {
-    select_request_classified(policy, fields, messages.len(), history, None)
+    format: Format,
+    fields: &'a BudgetFields,
+    messages: &'a [Value],
+    history: &'a History,
+) -> Result<Selection<'a>, String> {
+    Reference::new(policy, format)
+        .reduce(reduce::Input::classified(messages, history).budget_fields(fields))
         .map_err(|e| e.to_string())
 }
 
-/// The response `sel` stands for: `respond_request`'s answer (the kept
-/// messages of `messages`, classified as `history`, or the error).
-fn answer(
-    format: Format,
-    sel: &Result<Selection, String>,
-    messages: &[Value],
-    history: &History,
-) -> Response {
+/// What a selection keeps, as indices: kept messages, and the items
+/// removed from them.
+type Indices = Result<(Vec<usize>, Vec<(usize, Vec<usize>)>), String>;
+
+/// The indices of `sel`, kept beyond the history it borrows.
+fn indices(sel: &Result<Selection, String>) -> Indices {
+    sel.as_ref()
+        .map(|s| (s.kept().to_vec(), s.stripped().to_vec()))
+        .map_err(Clone::clone)
+}
+
+/// Whether `sel` keeps what `first` does.
+fn same(sel: &Result<Selection, String>, first: &Indices) -> bool {
+    match (sel, first) {
+        (Ok(s), Ok((kept, stripped))) => s.kept() == kept && s.stripped() == stripped,
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The response `sel` stands for: the reference's answer (the kept
+/// messages, or the error).
+fn answer(sel: &Result<Selection, String>) -> Response {
     match sel {
-        Ok(s) => Response::Messages(s.materialize(format, messages, history)),
+        Ok(s) => Response::Messages(s.messages()),
         Err(e) => Response::Error(e.clone()),
     }
 }
@@ -380,7 +399,7 @@ struct Idempotent<'a> {
 fn judge_all(
     req: &Request,
     history: History,
-    first_sel: &Result<Selection, String>,
+    first_sel: &Indices,
     first: &Response,
     idempotent: Option<Idempotent>,
     line: &dyn Fn() -> String,
@@ -409,9 +428,9 @@ fn judge_all(
     // output itself.
     let again = |fields: &BudgetFields| {
         let (m, h) = (out.expect("an output"), out_h.expect("its history"));
-        let sel = select(req.policy, fields, m, h);
-        let whole = sel.as_ref().is_ok_and(|s| s.keeps_all(m.len()));
-        (whole, (!whole).then(|| answer(req.format, &sel, m, h)))
+        let sel = select(req.policy, req.format, fields, m, h);
+        let whole = sel.as_ref().is_ok_and(Selection::keeps_all);
+        (whole, (!whole).then(|| answer(&sel)))
     };
     // Each extra answer, `None` when it is `first`.
     let mut answers: Vec<(ExtraKind, u64, Option<Response>)> = Vec::with_capacity(plan.len());
@@ -427,8 +446,14 @@ fn judge_all(
                 r
             }
             ExtraKind::Repeat | ExtraKind::Smaller => {
-                let sel = select(req.policy, &extra.budget, req.messages, &history);
-                (sel != *first_sel).then(|| answer(req.format, &sel, req.messages, &history))
+                let sel = select(
+                    req.policy,
+                    req.format,
+                    &extra.budget,
+                    req.messages,
+                    &history,
+                );
+                (!same(&sel, first_sel)).then(|| answer(&sel))
             }
         };
         answers.push((extra.kind, extra.limit(), r));

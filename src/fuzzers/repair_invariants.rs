@@ -6,7 +6,7 @@
 //! from the bytes, half the time a generated canonical one with random
 //! damage ([`super::validator_agrees`]: messages dropped, moved or
 //! duplicated, ids and roles changed). The reference's repair
-//! ([`crate::reduce::repaired`]) must:
+//! ([`Reference`] of policy `repair`) must:
 //!
 //! - pass the validator strictly, whatever the input;
 //! - be its own repair (`idempotent`), and a strictly valid input its own
@@ -24,8 +24,8 @@ use crate::check::{check_reducer, Request};
 use crate::formats::{from_wire, read_history, to_wire, Format};
 use crate::generate::{history, Config, GeneratedCase};
 use crate::protocol::Response;
-use crate::reduce::{repaired, respond_request};
-use crate::terms::{BudgetFields, Declared, Policy};
+use crate::reduce::{self, Reference};
+use crate::terms::{Budget, BudgetFields, Declared, Policy};
 use crate::validate::{validate_history, Options};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Value};
@@ -147,19 +147,26 @@ pub fn check_sample(s: &Sample) {
     let Ok(h) = read_history(format, &wire) else {
         return;
     };
-    let selection = repaired(&h);
-    let out = selection.materialize(format, &wire, &h);
+    // A repair's budget plays no part (spec §17.1).
+    let any = Budget::of_messages(1).expect("a budget");
+    let repair = Reference::new(Policy::Repair, format);
+    let selection = repair
+        .reduce(reduce::Input::classified(&wire, &h).budget(&any))
+        .expect("a repair never fails");
+    let out = selection.messages();
     let oh = read_history(format, &out).unwrap_or_else(|e| panic!("{e}\n{s:?}"));
     let broken = validate_history(&oh, Options::default());
     assert!(broken.is_empty(), "the repair breaks {broken:?}\n{s:?}");
-    let again = repaired(&oh);
+    let again = repair
+        .reduce(reduce::Input::history(&oh).budget(&any))
+        .expect("a repair never fails");
     assert!(
-        again.keeps_all(out.len()),
+        again.keeps_all(),
         "the repair is not its own repair: {again:?}\n{s:?}"
     );
     if validate_history(&h, Options::default()).is_empty() {
         assert!(
-            selection.keeps_all(h.len()),
+            selection.keeps_all(),
             "a valid history is not its own repair\n{s:?}"
         );
     }
@@ -169,9 +176,9 @@ pub fn check_sample(s: &Sample) {
             || items
                 .iter()
                 .any(|i| !crate::terms::repair::is_pairing(i.kind));
-        let kept = selection.kept.contains(&m);
+        let kept = selection.kept().contains(&m);
         let reasoning_gone =
-            crate::terms::links::attached_reasoning(&h, m) && !selection.kept.contains(&(m + 1));
+            crate::terms::links::attached_reasoning(&h, m) && !selection.kept().contains(&(m + 1));
         assert!(
             kept || !content || reasoning_gone,
             "input message {m} holds content and is dropped\n{s:?}"
@@ -206,7 +213,7 @@ pub fn check_sample(s: &Sample) {
     let reference = Response::Messages(out);
     let verdicts = check_reducer(
         &req,
-        |b, m| respond_request(Policy::Repair, format, b, m),
+        |b, m| Response::from(repair.reduce(reduce::Input::new(m).budget_fields(b))),
         Some(reference),
     )
     .unwrap_or_else(|e| panic!("{e}\n{s:?}"));

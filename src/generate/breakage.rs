@@ -74,6 +74,10 @@ breaks! {
     /// A call id used again whose first pair is broken: the first call's
     /// result lost, or the first call lost and its result kept.
     ReusedIdBroken = "reused-id-broken", reused_id_broken;
+    /// A history cut by a history limit (the newest messages of a valid
+    /// history kept whatever they are): it starts inside a tool step, so
+    /// results at its head have lost their calls.
+    LimitCut = "limit-cut", limit_cut;
 }
 
 impl fmt::Display for Break {
@@ -500,6 +504,50 @@ fn apply_one(u: &mut Unstructured, msgs: &mut Vec<Value>, b: Break, cfg: &Config
                 remove_elem(msgs, cm, ce);
             }
         }
+        Break::LimitCut => {
+            // The pinned system message travels apart from the history a
+            // limit cuts (spec §15.1): it stays.
+            let head = usize::from(
+                msgs.first()
+                    .and_then(|m| m.get("role"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| Role::parse(r) == Role::System),
+            );
+            let with_results: Vec<&&Step> = answered
+                .iter()
+                .filter(|s| {
+                    s.message >= head
+                        && s.calls
+                            .iter()
+                            .any(|c| c.2.is_some_and(|(pm, _)| pm > s.message))
+                })
+                .collect();
+            if with_results.is_empty() || u.ratio(1, 8)? {
+                // A cut right after a call whose message is gone.
+                let id = fresh(&read, "call_cut");
+                msgs.insert(head, message("tool", vec![result(&id)]));
+                return Ok(true);
+            }
+            let s = with_results[pick(u, with_results.len())?];
+            let split = cfg.format == Format::Responses && s.calls.len() >= 2 && u.ratio(1, 2)?;
+            if split {
+                // Inside a call group (Responses: one item per call): the
+                // first calls cut, the others kept.
+                let k = 1 + pick(u, s.calls.len() - 1)?;
+                let elems: Vec<usize> = s.calls[..k].iter().map(|c| c.0).collect();
+                msgs.drain(head..s.message);
+                let m = head;
+                let contents = msgs[m]["contents"]
+                    .as_array_mut()
+                    .expect("canonical contents");
+                for &e in elems.iter().rev() {
+                    contents.remove(e);
+                }
+            } else {
+                // Right after the call's message.
+                msgs.drain(head..=s.message);
+            }
+        }
     }
     Ok(true)
 }
@@ -591,7 +639,10 @@ pub fn apply(u: &mut Unstructured, msgs: &mut Vec<Value>, cfg: &Config) -> R<Vec
 /// - `reasoning-cut-off`: a reasoning item right before a tool message;
 /// - `tool-as-user`: a user message holding a result;
 /// - `reused-id-broken`: a call id used by two calls, the first of which
-///   has no result.
+///   has no result;
+/// - `limit-cut`: an orphan result in a tool message before the first
+///   user message, whose id no call of the history uses (the head of a
+///   cut history: its call was cut).
 ///
 /// The marks overlap (a reused id whose first result is lost also shows
 /// an interrupted run). A valid history shows none; unreadable messages
@@ -645,6 +696,17 @@ pub fn shown(msgs: &[Value]) -> BTreeSet<Break> {
                 ItemKind::Result => {
                     if v[m].role == Role::User {
                         out.insert(Break::ToolAsUser);
+                    }
+                    if v[m].role == Role::Tool
+                        && read.partner[m][t].is_none()
+                        && !v[..m].iter().any(|x| x.role == Role::User)
+                        && !v.iter().any(|x| {
+                            x.items
+                                .iter()
+                                .any(|i| i.kind == ItemKind::Call && i.id == it.id)
+                        })
+                    {
+                        out.insert(Break::LimitCut);
                     }
                     let value = &msgs[m]["contents"][read.elem(m, t)];
                     if read.partner[m][t].is_none() {

@@ -187,6 +187,10 @@ pub struct Config {
     pub tool_as_user: bool,
     /// A reused call id whose first pair is broken.
     pub reused_id_broken: bool,
+    /// A history cut by a history limit: the newest messages of a valid
+    /// history, from inside a tool step, so that results at its head have
+    /// lost their calls.
+    pub limit_cut: bool,
 }
 
 impl Default for Config {
@@ -236,6 +240,7 @@ impl Default for Config {
             reasoning_cut_off: false,
             tool_as_user: false,
             reused_id_broken: false,
+            limit_cut: false,
         }
     }
 }
@@ -277,6 +282,7 @@ impl Config {
             reasoning_cut_off: true,
             tool_as_user: true,
             reused_id_broken: true,
+            limit_cut: true,
             ..Config::everything()
         }
         .with_native_shapes(format)

@@ -3,17 +3,24 @@
 //! config, and whether a case (any case, generated or not) still shows
 //! what it switches, as detected from the case itself ([`shapes`] and the
 //! message view). `certify --without` is built on it: an
-//! adapter that cannot represent a shape names the knob.
+//! adapter that cannot represent a shape names the knob. Two knobs switch
+//! no generator shape but shapes of the corpus and of requests
+//! (`non-double-numbers`, `budget-spellings`).
+//!
+//! [`outside`] is what a default run leaves out (spec §9.5): the shapes
+//! its wire format, provider profile or in-process caller cannot carry;
+//! `certify --with` brings them back.
 
 use super::{shapes, Config, Shape};
 use crate::formats::{view_history, Format};
-use crate::terms::{ItemKind, Role};
+use crate::terms::{ItemKind, Provider, Role};
 use serde_json::Value;
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::fmt;
 
 macro_rules! knobs {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $field:ident; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal $(, $field:ident)?; )*) => {
         /// An on/off switch of [`Config`], named as `certify --without`
         /// takes it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,9 +38,10 @@ macro_rules! knobs {
             }
 
             /// `config` with this knob off (and nothing else changed; call
-            /// [`Config::sanitize`] after).
+            /// [`Config::sanitize`] after). A knob of no generator shape
+            /// (`non-double-numbers`, `budget-spellings`) changes nothing.
             pub fn turn_off(self, config: &mut Config) {
-                match self { $( Knob::$variant => config.$field = false, )* }
+                match self { $( Knob::$variant => { $( config.$field = false; )? } )* }
             }
         }
     };
@@ -111,6 +119,21 @@ knobs! {
     ToolAsUser = "tool-as-user", tool_as_user;
     /// Break: a reused call id whose first pair is broken.
     ReusedIdBroken = "reused-id-broken", reused_id_broken;
+    /// Break: a history cut by a history limit, results at its head
+    /// without their calls.
+    LimitCut = "limit-cut", limit_cut;
+    /// Numbers that no double holds, but integers written in digits:
+    /// beyond the doubles' range (`1e400`), below it (`1e-400`), or with
+    /// more digits than a double keeps
+    /// (`0.1000000000000000055511151231257827`); a reader of doubles
+    /// writes them back as other numbers, or as `Infinity`, which is no
+    /// JSON. No generator shape: corpus and imported cases have them.
+    NonDoubleNumbers = "non-double-numbers";
+    /// A budget written other than as a JSON integer: `3.0` and `1e1`
+    /// (budgets, spec §2), `2.5`, `"3"`, `true`, `null` (none). No
+    /// generator shape (generated budgets are integers): the corpus's
+    /// budget cases have it ([`budget_spelled`]).
+    BudgetSpellings = "budget-spellings";
 }
 
 impl Knob {
@@ -187,6 +210,123 @@ pub fn without(mut config: Config, off: &[Knob]) -> Config {
     config.sanitize()
 }
 
+/// The knobs of the shapes a default run leaves out (spec §9.5), in
+/// the order of [`Knob::ALL`]: what `format`, the provider profile and an
+/// in-process caller have no place for. `certify --with` runs them.
+///
+/// - Numbers no double holds (`non-double-numbers`): in every run; no
+///   provider sends them.
+/// - Roles in other letter cases (`role-case`): in every format but
+///   canonical (Microsoft.Extensions.AI's `ChatRole` compares roles without
+///   case; the providers take only their own spellings), and with any
+///   provider profile.
+/// - Approval items (`approvals`, `legacy-approvals`): in the OpenAI Chat
+///   Completions, Anthropic, Gemini and Bedrock formats and profiles,
+///   whose messages have no approval parts; the older approval names
+///   (`legacy-approvals`) also in the Responses format and profile, whose
+///   approvals are MCP items.
+/// - Budgets of another type than an integer (`budget-spellings`): in
+///   process (`in_process`), where a budget is the caller's integer; over
+///   the wire they are the protocol's, judged by `protocol-budget`.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::formats::Format;
+/// use reducer_kit::generate::knob::{outside, Knob};
+/// assert_eq!(outside(Format::Canonical, None, false), [Knob::NonDoubleNumbers]);
+/// assert_eq!(
+///     outside(Format::OpenAi, None, true),
+///     [Knob::RoleCase, Knob::Approvals, Knob::LegacyApprovals, Knob::NonDoubleNumbers, Knob::BudgetSpellings]
+/// );
+/// ```
+pub fn outside(format: Format, provider: Option<Provider>, in_process: bool) -> Vec<Knob> {
+    let mut out = vec![Knob::NonDoubleNumbers];
+    if format != Format::Canonical || provider.is_some() {
+        out.push(Knob::RoleCase);
+    }
+    let no_approvals = |f: Format| {
+        matches!(
+            f,
+            Format::OpenAi | Format::Anthropic | Format::Gemini | Format::Bedrock
+        )
+    };
+    let provider_format = provider.map(|p| match p {
+        Provider::OpenAiChat => Format::OpenAi,
+        Provider::OpenAiResponses => Format::Responses,
+        Provider::Anthropic => Format::Anthropic,
+        Provider::Gemini => Format::Gemini,
+        Provider::Bedrock => Format::Bedrock,
+    });
+    if no_approvals(format) || provider_format.is_some_and(no_approvals) {
+        out.push(Knob::Approvals);
+    }
+    if format != Format::Canonical || provider.is_some() {
+        out.push(Knob::LegacyApprovals);
+    }
+    if in_process {
+        out.push(Knob::BudgetSpellings);
+    }
+    out.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
+    out
+}
+
+impl Knob {
+    /// What the knob's shape is, for a report that skips a case showing
+    /// it: `approval items`, `roles in other letter cases`.
+    pub fn shape_text(self) -> &'static str {
+        match self {
+            Knob::RoleCase => "roles in other letter cases",
+            Knob::Approvals => "approval items",
+            Knob::LegacyApprovals => "approval items with the older names",
+            Knob::NonDoubleNumbers => "numbers no double holds (as 1e400)",
+            Knob::BudgetSpellings => "a budget written other than as an integer",
+            _ => "a shape",
+        }
+    }
+}
+
+/// Whether a budget member's value is written other than as a JSON
+/// integer (`budget-spellings`): `3.0`, `1e1`, `2.5`, `"3"`, `true`,
+/// `null`; `3`, `-2` and `100000000000000000000000000000` are integers.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::generate::knob::budget_spelled;
+/// let v = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap();
+/// assert!(budget_spelled(&v("3.0")) && budget_spelled(&v("1e1")) && budget_spelled(&v("true")));
+/// assert!(!budget_spelled(&v("3")) && !budget_spelled(&v("-2")) && !budget_spelled(&v("100000000000000000000000000000")));
+/// ```
+pub fn budget_spelled(value: &Value) -> bool {
+    !crate::terms::budget::written_as_integer(value)
+}
+
+/// Whether `value` holds a number no double holds, but an integer written
+/// in digits (`non-double-numbers`): one whose nearest double is another
+/// number, or that has none.
+fn has_non_double_number(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            if crate::terms::budget::written_as_integer(value) {
+                return false;
+            }
+            match n
+                .as_str()
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+            {
+                None => true,
+                Some(d) => !crate::json::number_eq(n, &d),
+            }
+        }
+        Value::Array(a) => a.iter().any(has_non_double_number),
+        Value::Object(o) => o.values().any(has_non_double_number),
+        _ => false,
+    }
+}
+
 /// The knobs of `off` whose shapes the canonical case (`messages`, budget
 /// `budget`) shows, detected from the case itself: a generated case made
 /// with those knobs off can still show one (with `pinned-system` off a
@@ -196,16 +336,28 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
     if off.is_empty() {
         return Vec::new();
     }
+    // The knobs of numbers and budgets need no view of the messages (the
+    // default canonical run looks at every case for non-double-numbers).
+    if off
+        .iter()
+        .all(|k| matches!(k, Knob::NonDoubleNumbers | Knob::BudgetSpellings))
+    {
+        return off
+            .iter()
+            .copied()
+            .filter(|&k| k == Knob::NonDoubleNumbers && messages.iter().any(has_non_double_number))
+            .collect();
+    }
     let Ok(views) = view_history(Format::Canonical, messages) else {
         return Vec::new();
     };
-    let s = shapes(messages, budget);
+    let s = OnceCell::new();
     let broken = if off.iter().any(|k| k.as_break().is_some()) {
         super::breakage::shown(messages)
     } else {
         BTreeSet::new()
     };
-    let has = |shape: Shape| s.contains(&shape);
+    let has = |shape: Shape| s.get_or_init(|| shapes(messages, budget)).contains(&shape);
     let any_item = |kinds: &[ItemKind]| {
         views
             .iter()
@@ -226,14 +378,24 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
             Knob::PinnedNotFirst => has(Shape::PinnedNotFirst),
             Knob::LaterSystem => has(Shape::LaterSystem),
             Knob::DeveloperRole => has(Shape::DeveloperRole),
-            Knob::RoleCase => has(Shape::RoleCase),
+            // Shape::RoleCase, read off the views (no other shape needed).
+            Knob::RoleCase => views
+                .iter()
+                .any(|v| v.role != Role::Other && v.role_text != v.role_text.to_ascii_lowercase()),
             Knob::ToolCalls => any_item(&[ItemKind::Call, ItemKind::Result]),
             Knob::MultiStep => has(Shape::MultiStepLoop),
             Knob::BatchedResults => has(Shape::ResultsBatched),
             Knob::ShuffledResults => has(Shape::ResultsReordered),
             Knob::TextBesideCalls => has(Shape::TextBesideCalls),
             Knob::Approvals => any_item(&[ItemKind::ApprovalRequest, ItemKind::ApprovalResponse]),
-            Knob::LegacyApprovals => has(Shape::LegacyApproval),
+            // Shape::LegacyApproval, read off the items (no other shape
+            // needed).
+            Knob::LegacyApprovals => item_member(&|_, i| {
+                matches!(
+                    i.get("$type").and_then(Value::as_str),
+                    Some("functionApprovalRequest" | "functionApprovalResponse")
+                )
+            }),
             Knob::Pending => has(Shape::PendingCall) || has(Shape::PendingRequest),
             Knob::ReuseCallIds => has(Shape::CallIdReused) || has(Shape::RequestIdReused),
             Knob::IdSpellings => {
@@ -262,6 +424,10 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
             Knob::NonAsciiText => has(Shape::NonAsciiText),
             Knob::LargePayloads => has(Shape::LargePayload),
             Knob::NonStringResults => has(Shape::NonStringResult),
+            Knob::NonDoubleNumbers => messages.iter().any(has_non_double_number),
+            // A shape of the request, not of the history: see
+            // `budget_spelled`.
+            Knob::BudgetSpellings => false,
             k => k.as_break().is_some_and(|b| broken.contains(&b)),
         })
         .collect()
@@ -279,6 +445,33 @@ mod tests {
         assert!(e.to_string().starts_with(
             "unknown knob \"late-system\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system,"
         ));
+    }
+
+    /// `non-double-numbers`: a number whose nearest double is another
+    /// number, or that has none, but an integer written in digits.
+    #[test]
+    fn numbers_no_double_holds() {
+        let holds = |t: &str| !has_non_double_number(&serde_json::from_str(t).unwrap());
+        for t in [
+            "1.50",
+            "-0",
+            "2.5E+3",
+            "0.1",
+            "1.0",
+            "123456789012345678901234567890",
+            "9007199254740993",
+            "[1, {\"a\": 19.99}]",
+        ] {
+            assert!(holds(t), "{t}");
+        }
+        for t in [
+            "1e400",
+            "1e-400",
+            "0.1000000000000000055511151231257827",
+            "{\"a\": [1, -1e400]}",
+        ] {
+            assert!(!holds(t), "{t}");
+        }
     }
 
     /// Generated cases with a knob off show it only where the config

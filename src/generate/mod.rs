@@ -36,6 +36,7 @@
 //! | `config.rs` | [`Config`]: one knob per shape, swarm drawing |
 //! | [`breakage`] | broken histories on purpose (spec §17.6): the [`Break`]s and where they apply |
 //! | `costs.rs` | [`Costs`]: token budgets for protocol 2 |
+//! | [`server_ids`] | the server ids of a stored Responses conversation (`msg_…`, `fc_…`) |
 //! | `shape.rs` | [`Shape`]s, detected from any canonical case |
 //! | [`knob`] | the config's switches by name (`certify --without`), and whether a case shows one |
 //! | [`shrink`] | shrinking a case greedily to a smaller valid one ([`shrink::QuickCase`], also quickcheck's `Arbitrary`) |
@@ -45,6 +46,7 @@ mod builder;
 mod config;
 mod costs;
 pub mod knob;
+pub mod server_ids;
 mod shape;
 pub mod shrink;
 
@@ -271,6 +273,12 @@ fn build(
         (true, Some(c)) => costs::draw(c, &messages, &mut reading)?,
         (true, None) => costs::draw(u, &messages, &mut reading)?,
     };
+    // Half the Responses histories with reasoning are stored as a session
+    // stores a model's output, server ids and all (spec §14.7): drawn last,
+    // so that nothing else changes.
+    if cfg.reasoning_items && cfg.extra_fields && has_reasoning(&messages) && u.ratio(1, 2)? {
+        server_ids::stamp(&mut messages);
+    }
     let shapes = if detect_shapes {
         case_shapes(&messages, budget, costs.as_ref())
     } else {
@@ -285,6 +293,18 @@ fn build(
         breaks,
     };
     Ok((case, reading))
+}
+
+/// Whether a canonical history holds a reasoning item.
+fn has_reasoning(messages: &[Value]) -> bool {
+    messages.iter().any(|m| {
+        m.get("contents")
+            .and_then(Value::as_array)
+            .is_some_and(|a| {
+                a.iter()
+                    .any(|i| i.get("$type").and_then(Value::as_str) == Some("reasoning"))
+            })
+    })
 }
 
 /// Case `n` of the stream `seed`: ChaCha8 seeded with `seed`, stream `n`,

@@ -2,25 +2,18 @@
 //! `suffix` (spec §4) keep for a budget, and the orphans removed from a
 //! selection (spec §3 step 6).
 
-use crate::formats::Format;
 use crate::terms::history::Pairing;
 use crate::terms::links::{attached_reasoning, linked_to_previous};
-use crate::terms::{Budget, History, MessageView, Policy, Role};
-use serde_json::Value;
+use crate::terms::{Budget, History, Policy, Role};
 
 use super::*;
 
-/// The selection of spec §3 steps 2–5 / §4 (spec §11.4, §11.5
-/// with costs) before orphan removal: ascending message indices, the pinned
-/// system message included.
-pub fn select(policy: Policy, views: &[MessageView], budget: &Budget) -> Vec<usize> {
-    select_indices(policy, &History::from_views(views), budget)
-}
-
-/// [`select`] on a classified history. B is [`Budget::available`], taken
-/// as 0 for an unsatisfiable budget (which [`reduce_budget`] rejects
-/// first). Linear in the messages it walks; with unit costs the walks are
-/// those of version 1, message for message.
+/// The selection of spec §3 steps 2–5 / §4 (spec §11.4, §11.5 with
+/// costs) on a classified history, before orphan removal: ascending message
+/// indices, the pinned system message included. B is
+/// [`Budget::available`], taken as 0 for an unsatisfiable budget (which
+/// [`Reference::reduce`] rejects first). Linear in the messages it walks;
+/// with unit costs the walks are those of version 1, message for message.
 pub fn select_indices(policy: Policy, h: &History, budget: &Budget) -> Vec<usize> {
     if policy == Policy::Repair {
         // A repair selects every message; what it removes is its own rule
@@ -253,7 +246,7 @@ fn legal_suffix_start(h: &History, pairing: &Pairing, start: usize) -> bool {
 /// responses that answer nothing earlier in the selection are removed, and
 /// messages left with no item are dropped (so is a message that loses an
 /// item that is not an element of its items array: an OpenAI tool message).
-pub(super) fn orphans_removed(h: &History, chosen: Vec<usize>) -> Selection {
+pub(super) fn orphans_removed(h: &History, chosen: Vec<usize>) -> Indices {
     let pairing = h.pairing_of(chosen.iter().copied());
     let mut kept = chosen;
     let mut stripped = Vec::new();
@@ -294,18 +287,5 @@ pub(super) fn orphans_removed(h: &History, chosen: Vec<usize>) -> Selection {
         kept.retain(|&m| keep[m]);
         stripped.retain(|(m, _)| keep[*m]);
     }
-    Selection { kept, stripped }
-}
-
-/// Semantics §3 step 6 over `selection`: removes results and approval
-/// responses that answer nothing earlier in the selection, drops messages left
-/// with no item, and returns the kept messages in order.
-pub fn remove_orphans(
-    format: Format,
-    messages: &[Value],
-    views: &[MessageView],
-    selection: &[usize],
-) -> Vec<Value> {
-    let history = History::from_views(views);
-    orphans_removed(&history, selection.to_vec()).materialize(format, messages, &history)
+    Indices { kept, stripped }
 }

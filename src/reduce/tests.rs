@@ -5,32 +5,39 @@ use crate::certify::generated_case;
 use crate::formats::to_wire;
 use crate::protocol::Protocol;
 
+/// A selection of a history of `len` messages, with these indices.
+fn selection(
+    len: usize,
+    kept: Vec<usize>,
+    stripped: Vec<(usize, Vec<usize>)>,
+) -> Selection<'static> {
+    let user: Value =
+        serde_json::json!({"role": "user", "contents": [{"$type": "text", "text": "q"}]});
+    let messages = vec![user; len];
+    let history = read_history(Format::Canonical, &messages).unwrap();
+    Selection {
+        kept,
+        stripped,
+        format: Format::Canonical,
+        messages: None,
+        history: std::borrow::Cow::Owned(history),
+    }
+}
+
 /// `keeps_all` is true only for every message, in order, none losing
 /// an item.
 #[test]
 fn keeps_all_means_the_history_itself() {
-    let whole = Selection {
-        kept: vec![0, 1, 2],
-        stripped: vec![],
-    };
-    assert!(whole.keeps_all(3));
-    assert!(!whole.keeps_all(4));
-    assert!(Selection::default().keeps_all(0));
-    assert!(!Selection::default().keeps_all(1));
-    let fewer = Selection {
-        kept: vec![1, 2],
-        stripped: vec![],
-    };
-    assert!(!fewer.keeps_all(2));
-    let stripped = Selection {
-        kept: vec![0, 1],
-        stripped: vec![(1, vec![0])],
-    };
-    assert!(!stripped.keeps_all(2));
+    assert!(selection(3, vec![0, 1, 2], vec![]).keeps_all());
+    assert!(!selection(4, vec![0, 1, 2], vec![]).keeps_all());
+    assert!(selection(0, vec![], vec![]).keeps_all());
+    assert!(!selection(1, vec![], vec![]).keeps_all());
+    assert!(!selection(2, vec![1, 2], vec![]).keeps_all());
+    assert!(!selection(2, vec![0, 1], vec![(1, vec![0])]).keeps_all());
 }
 
 /// The reference answer on an input classified beforehand is the one
-/// `respond_request_with` gives, in every format, policy and provider
+/// the reference gives on the messages alone, in every format, policy and provider
 /// profile, under message and token budgets, errors included.
 #[test]
 fn a_classified_input_gets_the_same_answer() {
@@ -49,14 +56,13 @@ fn a_classified_input_gets_the_same_answer() {
             let history = read_history(format, &wire).unwrap();
             for policy in Policy::ALL {
                 for provider in std::iter::once(None).chain(Provider::ALL.map(Some)) {
-                    let plain = respond_request_with(policy, format, &case.budget, &wire, provider);
-                    let classified = respond_request_classified(
-                        policy,
-                        format,
-                        &case.budget,
-                        &wire,
-                        &history,
-                        provider,
+                    let reference = Reference::new(policy, format).with_provider(provider);
+                    let plain = Response::from(
+                        reference.reduce(Input::new(&wire).budget_fields(&case.budget)),
+                    );
+                    let classified = Response::from(
+                        reference
+                            .reduce(Input::classified(&wire, &history).budget_fields(&case.budget)),
                     );
                     assert_eq!(
                         classified, plain,
@@ -89,17 +95,11 @@ fn a_classified_input_gets_the_same_answer() {
         Some(Value::Bool(true)),
     );
     let history = read_history(Format::Canonical, &wire).unwrap();
-    let plain = respond_request_with(Policy::Turns, Format::Canonical, &budget, &wire, None);
+    let turns = Reference::new(Policy::Turns, Format::Canonical);
+    let plain = Response::from(turns.reduce(Input::new(&wire).budget_fields(&budget)));
     assert!(matches!(&plain, Response::Error(_)), "{plain:?}");
     assert_eq!(
-        respond_request_classified(
-            Policy::Turns,
-            Format::Canonical,
-            &budget,
-            &wire,
-            &history,
-            None
-        ),
+        Response::from(turns.reduce(Input::classified(&wire, &history).budget_fields(&budget))),
         plain
     );
 }

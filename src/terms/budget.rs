@@ -542,12 +542,51 @@ impl BudgetFields {
             || self.count_pinned.is_some()
     }
 
+    /// The budget member written other than as a JSON integer, when
+    /// there is one (clause `protocol-budget`, spec §6.2): its name
+    /// (`maxMessages`, else `maxTokens`) and value (`3.0`, `1e1`, `2.5`,
+    /// `"3"`, `true`, `null`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reducer_kit::terms::BudgetFields;
+    /// let f = |t: &str| BudgetFields::messages(serde_json::from_str(t).unwrap());
+    /// assert_eq!(f("3.0").spelled().map(|(n, v)| (n, v.to_string())), Some(("maxMessages", "3.0".to_string())));
+    /// assert_eq!(f("3").spelled(), None);
+    /// assert_eq!(f("-2").spelled(), None);
+    /// ```
+    pub fn spelled(&self) -> Option<(&'static str, &Value)> {
+        [
+            ("maxMessages", &self.max_messages),
+            ("maxTokens", &self.max_tokens),
+        ]
+        .into_iter()
+        .find_map(|(name, v)| {
+            v.as_ref()
+                .filter(|v| !written_as_integer(v))
+                .map(|v| (name, v))
+        })
+    }
+
     /// `maxMessages` as protocol 1 sends it: the member, or `null` when
     /// absent (which is not a budget).
     pub fn max_messages_or_null(&self) -> &Value {
         static NULL: Value = Value::Null;
         self.max_messages.as_ref().unwrap_or(&NULL)
     }
+}
+
+/// Whether `value` is a JSON number written as an integer, in digits
+/// with an optional minus (`3`, `-2`, `100000000000000000000000000000`):
+/// not `3.0`, `1e1`, `2.5`, a string, a boolean or `null`.
+pub fn written_as_integer(value: &Value) -> bool {
+    let Value::Number(n) = value else {
+        return false;
+    };
+    let text = n.as_str();
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -75,6 +75,11 @@ clauses! {
     /// `protocol-size`: the response stays under the output size limit.
     ProtocolSize = "protocol-size", Protocol,
         "the response stays under the output size limit";
+    /// `protocol-budget` (spec §6.2): a budget written other than as an
+    /// integer (`3.0`, `1e1`, `2.5`, `true`) is read as the protocol reads
+    /// it. Judged by the checker, on the first answer.
+    ProtocolBudget = "protocol-budget", Protocol,
+        "a budget written other than as an integer is read as the protocol reads it: a whole number of at least 1 however written (3.0, 1e1) is a budget and gets an answer, anything else (2.5, true, \"3\", null) gets an error";
     /// `budget`: the output's messages other than the pinned one number ≤ maxMessages.
     Budget = "budget", Safety,
         "the output's messages other than the pinned system message number at most maxMessages";
@@ -180,6 +185,20 @@ clauses! {
 }
 
 impl Clause {
+    /// Whether the runner judges the clause from the exchange itself
+    /// (`protocol-json`, `protocol-timeout`, `protocol-crash`,
+    /// `protocol-size`, spec §8.5); the checker judges every other one,
+    /// `protocol-budget` included.
+    pub fn judged_by_runner(self) -> bool {
+        matches!(
+            self,
+            Clause::ProtocolJson
+                | Clause::ProtocolTimeout
+                | Clause::ProtocolCrash
+                | Clause::ProtocolSize
+        )
+    }
+
     /// The clause whose id is `id`.
     pub fn from_id(id: &str) -> Option<Clause> {
         Clause::ALL.iter().copied().find(|c| c.id() == id)
@@ -370,6 +389,7 @@ mod tests {
                 "protocol-timeout",
                 "protocol-crash",
                 "protocol-size",
+                "protocol-budget",
                 "system-pinned",
                 "no-fabrication",
                 "no-orphan-result",

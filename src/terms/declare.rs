@@ -7,6 +7,7 @@
 //! | name | what the reducer does | judged by |
 //! |------|-----------------------|-----------|
 //! | `soft-budget` | may exceed the budget to keep a call group whole, or to keep one message | `budget`, read softly (§16.1) |
+//! | `soft-budget=tool-run` | may also exceed it to keep the whole run of adjacent messages holding calls or results at its cut | `budget`, read softly (§16.8) |
 //! | `budget-unit=turns` | its budget counts turns | `budget`, in turns (§16.2) |
 //! | `budget-unit=invocations` | its budget counts invocations (ADK) | `budget`, in invocations (§16.2) |
 //! | `budget-unit=items` | its budget counts Responses items | every clause, with item costs (§16.3) |
@@ -16,6 +17,7 @@
 //! | `system-first-only` | honours a pinned system message only at index 0 | cases with the pinned message later are skipped (§16.6) |
 //! | `json-numbers` | its JSON library reads numbers as doubles | numbers compared as doubles (§16.7) |
 //! | `complete-calls` | (policy `repair`) answers an unanswered call with a result of its own | `completes-calls` (§17.4) |
+//! | `repairs=KIND,...` | (policy `repair`) claims to repair only these kinds of broken history | certify runs only those (§17.8) |
 
 use super::{History, ItemKind};
 use std::fmt;
@@ -81,11 +83,55 @@ pub struct Declared {
     pub json_numbers: bool,
     /// `complete-calls` (§17.4, policy `repair` only).
     pub complete_calls: bool,
+    /// `soft-budget=tool-run` (§16.8): besides what `soft-budget` allows,
+    /// the excess may be the run of adjacent messages holding calls or
+    /// results at the cut. Declaring it sets `soft_budget` too.
+    pub tool_run: bool,
+    /// `repairs=KIND,...` (§17.8, policy `repair` only): the kinds of
+    /// broken history the sanitizer claims to repair, a bit per kind of
+    /// [`REPAIR_KINDS`] (bit `k` for `REPAIR_KINDS[k]`); 0 claims every
+    /// kind, the kit's own contract.
+    pub repairs: u32,
 }
 
-/// Every declaration name, in the order reports list them.
+/// The kinds of broken history a sanitizer may claim to repair
+/// (`repairs=KIND,...`, spec §17.8): the break knobs of spec §17.6, in the
+/// generator's order (`crate::generate::Break::ALL` names the same).
+pub const REPAIR_KINDS: &[&str] = &[
+    "interrupted-run",
+    "lost-parallel-result",
+    "duplicated-result",
+    "result-before-call",
+    "interjected-message",
+    "unanswered-approval",
+    "orphan-approval-response",
+    "reasoning-cut-off",
+    "tool-as-user",
+    "reused-id-broken",
+    "limit-cut",
+];
+
+/// `repairs=KIND` for each kind of [`REPAIR_KINDS`], in its order: the
+/// names [`Declared::names`] lists a scope by.
+const REPAIR_NAMES: &[&str] = &[
+    "repairs=interrupted-run",
+    "repairs=lost-parallel-result",
+    "repairs=duplicated-result",
+    "repairs=result-before-call",
+    "repairs=interjected-message",
+    "repairs=unanswered-approval",
+    "repairs=orphan-approval-response",
+    "repairs=reasoning-cut-off",
+    "repairs=tool-as-user",
+    "repairs=reused-id-broken",
+    "repairs=limit-cut",
+];
+
+/// Every declaration name but `repairs=KIND` (its kinds are
+/// [`REPAIR_KINDS`], listed after these), in the order reports list them.
 pub const NAMES: &[&str] = &[
     "soft-budget",
+    "soft-budget=tool-run",
     "budget-unit=turns",
     "budget-unit=invocations",
     "budget-unit=items",
@@ -102,11 +148,15 @@ pub const NAMES: &[&str] = &[
 #[non_exhaustive]
 pub enum DeclareError {
     /// A name outside the vocabulary.
-    #[error("unknown declaration {0:?}; the declarations are {names}", names = NAMES.join(", "))]
+    #[error("unknown declaration {0:?}; the declarations are {names}, repairs=KIND,...", names = NAMES.join(", "))]
     Unknown(String),
     /// Two declarations that cannot hold together.
     #[error("{0} and {1} cannot both be declared: {2}")]
     Conflict(&'static str, &'static str, &'static str),
+    /// A kind of `repairs=` outside [`REPAIR_KINDS`], or `repairs=` with
+    /// no kind.
+    #[error("unknown kind of repair {0:?} in repairs=; the kinds are {kinds}", kinds = REPAIR_KINDS.join(", "))]
+    UnknownRepair(String),
 }
 
 impl Declared {
@@ -136,7 +186,15 @@ impl Declared {
     /// ```
     pub fn parse(list: &str) -> Result<Declared, DeclareError> {
         let mut d = Declared::default();
+        // After `repairs=KIND`, the bare kinds that follow belong to it
+        // (`repairs=limit-cut,interrupted-run`).
+        let mut in_repairs = false;
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if in_repairs && REPAIR_KINDS.contains(&name) {
+                d.add(&format!("repairs={name}"))?;
+                continue;
+            }
+            in_repairs = name.starts_with("repairs=");
             d.add(name)?;
         }
         Ok(d)
@@ -151,6 +209,11 @@ impl Declared {
         let unit = match name {
             "soft-budget" => {
                 self.soft_budget = true;
+                None
+            }
+            "soft-budget=tool-run" => {
+                self.soft_budget = true;
+                self.tool_run = true;
                 None
             }
             "budget-unit=turns" => Some(BudgetUnit::Turns),
@@ -177,7 +240,17 @@ impl Declared {
                 self.complete_calls = true;
                 None
             }
-            other => return Err(DeclareError::Unknown(other.to_string())),
+            other => match other.strip_prefix("repairs=") {
+                Some(kind) => {
+                    let k = REPAIR_KINDS
+                        .iter()
+                        .position(|&r| r == kind)
+                        .ok_or_else(|| DeclareError::UnknownRepair(kind.to_string()))?;
+                    self.repairs |= 1 << k;
+                    None
+                }
+                None => return Err(DeclareError::Unknown(other.to_string())),
+            },
         };
         if let Some(u) = unit {
             if self.unit.is_some_and(|old| old != u) {
@@ -209,7 +282,8 @@ impl Declared {
     /// The declared names, in the order of [`NAMES`].
     pub fn names(&self) -> Vec<&'static str> {
         let has = |n: &&str| match *n {
-            "soft-budget" => self.soft_budget,
+            "soft-budget" => self.soft_budget && !self.tool_run,
+            "soft-budget=tool-run" => self.tool_run,
             "budget-unit=turns" => self.unit == Some(BudgetUnit::Turns),
             "budget-unit=invocations" => self.unit == Some(BudgetUnit::Invocations),
             "budget-unit=items" => self.unit == Some(BudgetUnit::Items),
@@ -221,7 +295,26 @@ impl Declared {
             "complete-calls" => self.complete_calls,
             _ => false,
         };
-        NAMES.iter().copied().filter(has).collect()
+        let mut out: Vec<&'static str> = NAMES.iter().copied().filter(has).collect();
+        out.extend(
+            REPAIR_NAMES
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| self.repairs & (1 << k) != 0)
+                .map(|(_, &n)| n),
+        );
+        out
+    }
+
+    /// The kinds of repair claimed (`repairs=`, spec §17.8), in the order
+    /// of [`REPAIR_KINDS`]; empty when none is declared (every kind).
+    pub fn repair_kinds(&self) -> Vec<&'static str> {
+        REPAIR_KINDS
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| self.repairs & (1 << k) != 0)
+            .map(|(_, &n)| n)
+            .collect()
     }
 
     /// Whether the budget counts spans of the input (turns, invocations)
@@ -294,9 +387,22 @@ pub fn batched_result_costs(history: &History) -> Vec<u64> {
 }
 
 impl fmt::Display for Declared {
-    /// The names, comma-separated (`soft-budget,json-numbers`).
+    /// The names, comma-separated (`soft-budget,json-numbers`), a scope
+    /// of repairs as one `repairs=` with its kinds
+    /// (`repairs=interrupted-run,limit-cut`); what [`Declared::parse`]
+    /// reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.names().join(","))
+        let mut parts: Vec<String> = self
+            .names()
+            .into_iter()
+            .filter(|n| !n.starts_with("repairs="))
+            .map(str::to_string)
+            .collect();
+        let kinds = self.repair_kinds();
+        if !kinds.is_empty() {
+            parts.push(format!("repairs={}", kinds.join(",")));
+        }
+        f.write_str(&parts.join(","))
     }
 }
 
@@ -313,13 +419,55 @@ mod tests {
         }
         assert_eq!(Declared::parse(" , ").unwrap(), Declared::default());
         assert!(Declared::default().is_empty());
+        for &k in REPAIR_KINDS {
+            let d = Declared::parse(&format!("repairs={k}")).unwrap();
+            assert_eq!(d.repair_kinds(), [k]);
+            assert_eq!(d.to_string(), format!("repairs={k}"));
+        }
+    }
+
+    #[test]
+    fn a_scope_of_repairs_takes_the_kinds_after_it() {
+        let d = Declared::parse("repairs=limit-cut,interrupted-run,json-numbers").unwrap();
+        assert_eq!(d.repair_kinds(), ["interrupted-run", "limit-cut"]);
+        assert!(d.json_numbers);
+        assert_eq!(
+            d.names(),
+            [
+                "json-numbers",
+                "repairs=interrupted-run",
+                "repairs=limit-cut"
+            ]
+        );
+        assert_eq!(
+            d.to_string(),
+            "json-numbers,repairs=interrupted-run,limit-cut"
+        );
+        assert_eq!(Declared::parse(&d.to_string()).unwrap(), d);
+        // A kind not after repairs= is no declaration.
+        assert_eq!(
+            Declared::parse("interrupted-run").unwrap_err().to_string(),
+            "unknown declaration \"interrupted-run\"; the declarations are soft-budget, soft-budget=tool-run, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers, complete-calls, repairs=KIND,..."
+        );
+        assert_eq!(
+            Declared::parse("repairs=limit-cuts").unwrap_err().to_string(),
+            "unknown kind of repair \"limit-cuts\" in repairs=; the kinds are interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut"
+        );
+    }
+
+    #[test]
+    fn a_tool_run_soft_budget_is_a_soft_budget() {
+        let d = Declared::parse("soft-budget=tool-run").unwrap();
+        assert!(d.soft_budget && d.tool_run);
+        assert_eq!(d.names(), ["soft-budget=tool-run"]);
+        assert!(Declared::parse("soft-budget=tool-run,no-budget").is_err());
     }
 
     #[test]
     fn unknown_and_conflicting_declarations_are_refused() {
         assert_eq!(
             Declared::parse("soft-budget,loose").unwrap_err().to_string(),
-            "unknown declaration \"loose\"; the declarations are soft-budget, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers, complete-calls"
+            "unknown declaration \"loose\"; the declarations are soft-budget, soft-budget=tool-run, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers, complete-calls, repairs=KIND,..."
         );
         assert_eq!(
             Declared::parse("budget-unit=turns,budget-unit=items")

@@ -56,7 +56,12 @@ impl Provider {
         use ProviderRule::*;
         match self {
             Provider::OpenAiChat => &[NotEmpty, ResultsRightAfterCalls],
-            Provider::OpenAiResponses => &[NotEmpty, ResultsRightAfterCalls, ReasoningFollowed],
+            Provider::OpenAiResponses => &[
+                NotEmpty,
+                ResultsRightAfterCalls,
+                ReasoningFollowed,
+                RequiredReasoning,
+            ],
             Provider::Anthropic => &[NotEmpty, FirstIsUser, ResultsRightAfterCalls],
             Provider::Gemini => &[NotEmpty, CallAfterUserOrResponse, ResponseCountMatchesCalls],
             Provider::Bedrock => &[
@@ -119,6 +124,12 @@ pub enum ProviderRule {
     /// `reasoning-followed`: every reasoning item is followed by the item it
     /// belongs to (it is attached, spec §14.6).
     ReasoningFollowed,
+    /// `required-reasoning`: an item sent with its server id (spec §14.7)
+    /// is sent with the reasoning item that came before it in the same
+    /// model output, as the stored conversation has them. Judged on a
+    /// request made from a stored conversation ([`required_reasoning`]);
+    /// a history judged alone is its own store and always keeps it.
+    RequiredReasoning,
 }
 
 impl ProviderRule {
@@ -132,6 +143,7 @@ impl ProviderRule {
             ProviderRule::CallAfterUserOrResponse => "call-after-user-or-response",
             ProviderRule::ResponseCountMatchesCalls => "response-count-matches-calls",
             ProviderRule::ReasoningFollowed => "reasoning-followed",
+            ProviderRule::RequiredReasoning => "required-reasoning",
         }
     }
 }
@@ -361,6 +373,81 @@ pub fn provider_violations(provider: Provider, views: &[MessageView]) -> Vec<Pro
                     }
                 }
             }
+            // A history judged alone is its own stored conversation: every
+            // item has the reasoning it came with (see `required_reasoning`).
+            ProviderRule::RequiredReasoning => {}
+        }
+    }
+    out
+}
+
+/// The reasoning item that came before stored message `j` in the same
+/// model output: the nearest reasoning item before it with only
+/// `assistant` messages (the model's own items) between them; `None` when
+/// a message of another role comes first, or `j` is a reasoning item.
+pub fn output_reasoning(stored: &[MessageView], j: usize) -> Option<usize> {
+    if stored[j].reasoning {
+        return None;
+    }
+    (0..j)
+        .rev()
+        .take_while(|&r| stored[r].role == Role::Assistant)
+        .find(|&r| stored[r].reasoning)
+}
+
+/// Rule `required-reasoning` (spec §15.3) on a request made from a stored
+/// conversation: `stored` are its messages' views, `server_ids` the
+/// server id each carries (spec §14.7; `None` for a message sent without
+/// one), and `sent[k]` the stored message that request message `k` is
+/// (`None` for a message of the request's own). Each request message that
+/// carries a server id and whose model output had a reasoning item before
+/// it ([`output_reasoning`]) that the request leaves out breaks the rule,
+/// at its request index.
+///
+/// # Examples
+///
+/// ```
+/// use reducer_kit::formats::{view_history, Format};
+/// use reducer_kit::terms::provider::required_reasoning;
+/// let stored: Vec<serde_json::Value> = serde_json::from_str(r#"[
+///   {"role": "user", "content": "q"},
+///   {"type": "reasoning", "id": "rs_1", "summary": []},
+///   {"role": "assistant", "content": "a", "id": "msg_1"}]"#).unwrap();
+/// let views = view_history(Format::Responses, &stored).unwrap();
+/// let ids = [None, Some("rs_1"), Some("msg_1")];
+/// // The request keeps the message, not its reasoning item.
+/// let v = required_reasoning(&views, &ids, &[Some(0), Some(2)]);
+/// assert_eq!(v[0].to_string(), "required-reasoning: message 1: the item with server id \"msg_1\" is sent without the reasoning item \"rs_1\" that came before it in the same output (stored message 1)");
+/// assert!(required_reasoning(&views, &ids, &[Some(1), Some(2)]).is_empty());
+/// ```
+pub fn required_reasoning(
+    stored: &[MessageView],
+    server_ids: &[Option<&str>],
+    sent: &[Option<usize>],
+) -> Vec<ProviderViolation> {
+    let kept: std::collections::BTreeSet<usize> = sent.iter().flatten().copied().collect();
+    let mut out = Vec::new();
+    for (k, j) in sent.iter().enumerate() {
+        let Some(j) = *j else { continue };
+        let Some(id) = server_ids.get(j).copied().flatten() else {
+            continue;
+        };
+        let Some(r) = output_reasoning(stored, j) else {
+            continue;
+        };
+        if !kept.contains(&r) {
+            let rs = server_ids
+                .get(r)
+                .copied()
+                .flatten()
+                .map_or_else(String::new, |x| format!(" {x:?}"));
+            out.push(ProviderViolation {
+                rule: ProviderRule::RequiredReasoning,
+                index: Some(k),
+                detail: format!(
+                    "the item with server id {id:?} is sent without the reasoning item{rs} that came before it in the same output (stored message {r})"
+                ),
+            });
         }
     }
     out

@@ -7,6 +7,25 @@
 use super::*;
 use reducer_kit::formats::{from_wire, to_wire};
 use reducer_kit::input::read_entries;
+use reducer_kit::reduce::{Input, ReduceError, Reference};
+
+/// The reference's answer to `input` under `policy` and `maxMessages: max`.
+fn respond(policy: Policy, format: Format, max: &Value, input: &[Value]) -> Response {
+    Response::from(Reference::new(policy, format).reduce(Input::new(input).max_messages(max)))
+}
+
+/// The reference's kept messages of `input` under `policy` and
+/// `maxMessages: max`.
+fn reduce(
+    policy: Policy,
+    format: Format,
+    input: &[Value],
+    max: &Value,
+) -> Result<Vec<Value>, ReduceError> {
+    Reference::new(policy, format)
+        .reduce(Input::new(input).max_messages(max))
+        .map(|s| s.messages())
+}
 
 /// The cases of `corpus/spec/<file>` by id.
 fn spec_case(file: &str, id: &str) -> Value {

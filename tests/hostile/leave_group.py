@@ -16,8 +16,8 @@ except OSError as e:
 sys.stderr.flush()
 if os.fork() == 0:
     os.setpgid(0, 0)
-    time.sleep(60)
+    time.sleep(1000)
     os._exit(0)
 if "--persistent" in sys.argv:
     sys.stdin.readline()
-time.sleep(60)
+time.sleep(1000)

@@ -1,9 +1,13 @@
 //! Hostile reducers against `reducer-kit certify` end to end:
-//! each test names the exact protocol clause, the exit code, a wall-time
-//! bound as a ratio to `--timeout` (generous: the machine is shared), and
+//! each test names the exact protocol clause, the exit code, what bounds
+//! the run by counting (cases, restarts, answers) or, where the bound is
+//! "does not wait for a reducer that sleeps 1,000 s", by a wall time of
+//! 60 s that load cannot reach (never a tighter one), and
 //! checks that no process of the run is left alive, by the
 //! `REDUCER_KIT_RUN` marker the kit passes to every reducer (spec §8.6),
 //! not by name. The scripts beside this file say what each reducer does.
+
+mod ids;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -66,7 +70,7 @@ fn marked(id: &str) -> Vec<(u32, String)> {
 /// No process of run `id` is alive (SIGKILL takes a moment to land).
 fn assert_none_left(id: &str) {
     assert_eq!(id.len(), 16, "run id {id:?}");
-    let until = Instant::now() + Duration::from_secs(3);
+    let until = Instant::now() + Duration::from_secs(60);
     loop {
         let left = marked(id);
         if left.is_empty() {
@@ -155,13 +159,11 @@ fn certify(args: &[&str], reducer: &[&str]) -> Run {
     certify_in(dir.path(), args, reducer)
 }
 
-/// `took` is at most `ratio` times the time limit.
-fn assert_within(took: Duration, timeout_ms: u64, ratio: f64) {
-    let limit = Duration::from_millis(timeout_ms).mul_f64(ratio);
-    assert!(
-        took <= limit,
-        "took {took:?}, more than {ratio} x --timeout {timeout_ms} ms"
-    );
+/// The run did not wait for a reducer that sleeps 1,000 s, nor for a
+/// time limit of 600 s: it took under 60 s, which no load makes it take
+/// when it does not wait (the bounds of the kit's own are counted).
+fn assert_no_wait(took: Duration) {
+    assert!(took < Duration::from_secs(60), "took {took:?}");
 }
 
 fn empty_case() -> String {
@@ -212,8 +214,8 @@ fn a_reducer_cannot_join_the_kits_group_and_its_escaped_child_costs_no_time() {
             "setpgid: EPERM\n",
             "persistent {persistent}"
         );
-        // 1 s (+ 0.5 s of start-up), not the 60 s it sleeps.
-        assert_within(run.took, 1000, 8.0);
+        // 1 s (+ 0.5 s of start-up), not the 1,000 s it sleeps.
+        assert_no_wait(run.took);
     }
 }
 
@@ -273,7 +275,7 @@ fn sigint_and_sigterm_kill_every_reducer_and_write_no_report() {
         let report_arg = report.display().to_string();
         let mut args = vec![
             "--timeout",
-            "60000",
+            "600000",
             "--jobs",
             "1",
             "--replay",
@@ -288,11 +290,11 @@ fn sigint_and_sigterm_kill_every_reducer_and_write_no_report() {
             reducer.push("--persistent");
         }
         let (child, stderr) = spawn_certify(&args, &reducer, ("HOSTILE_PID_FILE", &pid_file));
-        let start_line = stderr.recv_timeout(Duration::from_secs(20)).unwrap();
+        let start_line = stderr.recv_timeout(Duration::from_secs(60)).unwrap();
         let id = run_id(&start_line);
         // Wait until the reducer hangs on the third case (and its `sleep`
         // runs), then stop the kit.
-        let until = Instant::now() + Duration::from_secs(30);
+        let until = Instant::now() + Duration::from_secs(60);
         while !pid_file.exists() {
             assert!(Instant::now() < until, "the reducer never hung");
             std::thread::sleep(Duration::from_millis(20));
@@ -304,8 +306,8 @@ fn sigint_and_sigterm_kill_every_reducer_and_write_no_report() {
         let out = child.wait_with_output().unwrap();
         let took = stopped.elapsed();
         assert_eq!(out.status.code(), Some(code), "{name}");
-        // At once, not after the 60 s limit.
-        assert_within(took, 60_000, 0.1);
+        // At once, not after the 600 s limit.
+        assert_no_wait(took);
         assert_none_left(&id);
         assert!(!report.exists(), "{name}: a report was written");
         let stdout = text(&out.stdout);
@@ -341,7 +343,7 @@ fn escaped_daemons_holding_the_pipes_cost_no_descriptor_and_no_time() {
             "--corpus",
             "corpus/seed",
             "--cases",
-            "10",
+            "20",
             "--jobs",
             "2",
             "--timeout",
@@ -366,12 +368,9 @@ fn escaped_daemons_holding_the_pipes_cost_no_descriptor_and_no_time() {
     );
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let cases = r["casesRun"].as_u64().unwrap();
-    assert!(cases >= 15, "{cases}");
-    // About 4 requests per case; the old kit waited 1 s on each.
-    assert!(
-        took < Duration::from_secs(cases),
-        "{cases} cases took {took:?}"
-    );
+    assert!(cases >= 25, "{cases}");
+    // About 4 requests per case, over 100: the old kit waited 1 s on each.
+    assert_no_wait(took);
     // The daemons (still sleeping) are swept at the end of the run.
     assert_none_left(&id);
 }
@@ -433,6 +432,8 @@ fn a_line_written_at_the_end_fails_the_last_case_of_its_worker() {
     let run = certify(
         &[
             "--persistent",
+            "--timeout",
+            "600000",
             "--replay",
             &empty_case(),
             "--shrink-tries",
@@ -448,7 +449,7 @@ fn a_line_written_at_the_end_fails_the_last_case_of_its_worker() {
         run.detail(0, "protocol-json"),
         r#"the output sent back: wrote 4 unrequested bytes after its answer: "bye\n""#
     );
-    assert_within(run.took, 10_000, 1.0);
+    assert_no_wait(run.took);
 }
 
 // ---------------------------------------------------------------------------
@@ -479,11 +480,9 @@ fn a_slow_start_is_not_counted_against_the_first_request() {
     );
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
     assert_eq!(run.failed(0), Vec::<String>::new());
-    // 0.7 s + 3 requests x 0.4 s.
-    assert_within(run.took, 1000, 10.0);
 
     // A start-up longer than its own limit times the first request out.
-    let slower = ["python3", "-S", &s, kit(), "--start", "3"];
+    let slower = ["python3", "-S", &s, kit(), "--start", "1000"];
     let run = certify(
         &[
             "--persistent",
@@ -500,7 +499,7 @@ fn a_slow_start_is_not_counted_against_the_first_request() {
     );
     assert_eq!(run.code(), Some(1));
     assert_eq!(run.failed(0), ["protocol-timeout"]);
-    assert_within(run.took, 1000, 6.0);
+    assert_no_wait(run.took);
 }
 
 // ---------------------------------------------------------------------------
@@ -600,9 +599,10 @@ fn a_number_with_a_huge_exponent_is_not_the_number_one() {
     assert_eq!(run.code(), Some(1));
     assert_eq!(
         run.failed(0),
-        // The policy clauses judge which input messages were kept: not
-        // judged beside a message that is none (spec §9.2).
-        ["no-fabrication", "matches-reference"]
+        // The policy clauses and matches-reference judge which input
+        // messages were kept: not judged beside a message that is none
+        // (spec §9.1).
+        ["no-fabrication"]
     );
     assert_eq!(run.failed(1), Vec::<String>::new());
 }
@@ -842,7 +842,26 @@ fn a_fifo_or_a_device_named_json_is_an_error_naming_it_not_a_hang() {
             dir.path().join("z.json").display()
         )
     );
-    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_no_wait(start.elapsed());
+    // A folder named `*.json` is no folder of cases to walk: the case file
+    // its name says, which is not one (spec §8.11).
+    std::fs::remove_file(dir.path().join("z.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("x.json/inner")).unwrap();
+    std::fs::copy(empty_case(), dir.path().join("x.json/inner/c.json")).unwrap();
+    let run = Command::new(kit())
+        .args(["certify", "--cases", "0", "--corpus"])
+        .arg(dir.path())
+        .args(["--", kit(), "serve"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        text(&run.stderr),
+        format!(
+            "reducer-kit: error: --corpus {}: not a regular file (a directory)\n",
+            dir.path().join("x.json").display()
+        )
+    );
 }
 
 /// The clauses that failed in some case of the run, in report order, with
@@ -977,6 +996,8 @@ fn infinity_in_an_answer_gets_a_hint() {
             "corpus/spec",
             "--case",
             "spec/exact-numbers",
+            "--with",
+            "non-double-numbers",
             "--shrink-tries",
             "0",
         ],
@@ -999,22 +1020,51 @@ fn infinity_in_an_answer_gets_a_hint() {
 /// gives a big integer back as the nearest double and 1e400 as null:
 /// without a declaration that is no-fabrication alone, and the failure
 /// says so; with `--declare json-numbers` the case passes (spec §16.7).
+/// Integers beyond 2^53 are in every run (`spec/big-integers`); numbers
+/// no double holds (`spec/exact-numbers`) only with `--with
+/// non-double-numbers` (spec §9.5).
 #[test]
 fn numbers_read_as_doubles_are_a_declared_difference() {
     let s = script("proxy.py");
     let reducer = ["python3", "-S", s.as_str(), kit(), "--doubles"];
+    let by_default = certify(
+        &[
+            "--persistent",
+            "--corpus",
+            "corpus/spec",
+            "--case",
+            "spec/big-integers",
+            "--shrink-tries",
+            "0",
+        ],
+        &reducer,
+    );
+    assert_eq!(by_default.code(), Some(1), "{}", by_default.stdout());
+    assert_eq!(
+        by_default.failed(0),
+        ["no-fabrication", "matches-reference"]
+    );
+    assert!(
+        by_default
+            .detail(0, "no-fabrication")
+            .starts_with("output message 1 is no input message: it is input message 1 changed at $.contents[0].arguments.orderId: 9007199254740993 became 9007199254740992"),
+        "{}",
+        by_default.stdout()
+    );
     let args = [
         "--persistent",
         "--corpus",
         "corpus/spec",
         "--case",
         "spec/exact-numbers",
+        "--with",
+        "non-double-numbers",
         "--shrink-tries",
         "0",
     ];
     let run = certify(&args, &reducer);
     assert_eq!(run.code(), Some(1), "{}", run.stdout());
-    assert_eq!(run.failed(0), ["no-fabrication", "matches-reference"]);
+    assert_eq!(run.failed(0), ["no-fabrication"]);
     let d = run.detail(0, "no-fabrication");
     assert!(
         d.starts_with("output message 1 is no input message: it is input message 1 changed at $.additionalProperties.big: 123456789012345678901234567890 became 1.2345678901234568e+29 (the number as the nearest double"),
@@ -1054,10 +1104,13 @@ fn a_reducer_that_never_answers_is_stopped() {
         &[&s],
     );
     assert_eq!(run.code(), Some(1));
-    // 20 cases in a row at 0.5 s each over 2 workers, the start-ups (the
-    // allowance is 60 s, but ends when the request is read) and a second
-    // of grace per request: well under 20 s.
-    assert!(run.took < Duration::from_secs(20), "took {:?}", run.took);
+    // 20 cases in a row, one request each (no answer, no extra request),
+    // and at most one more in flight on the other worker: every case a
+    // time-out and a new process, no more.
+    let r = run.report();
+    let ran = r["casesRun"].as_u64().unwrap();
+    assert!((20..=21).contains(&ran), "{ran} cases run");
+    assert!(r["restarts"].as_u64().unwrap() <= ran, "{}", r["restarts"]);
     let out = run.stdout();
     assert!(
         out.contains(
@@ -1082,14 +1135,19 @@ fn a_reducer_that_never_answers_is_stopped() {
 /// line is shown, not only the last bytes.
 #[test]
 fn a_reducer_that_cannot_start_is_stopped_with_its_error() {
-    let start = Instant::now();
-    let run = certify(&["--persistent"], &["python3", "/nonexistent/reducer.py"]);
-    assert_eq!(run.code(), Some(1));
-    assert!(
-        start.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        start.elapsed()
+    let run = certify(
+        &["--persistent", "--jobs", "2"],
+        &["python3", "/nonexistent/reducer.py"],
     );
+    assert_eq!(run.code(), Some(1));
+    // Stopped after 20 cases in a row without an answer (and at most one
+    // more in flight on the other worker): one request and one process
+    // each, however slow the machine.
+    let r = run.report();
+    assert_eq!(r["stopped"]["unansweredInARow"], json!(20));
+    let ran = r["casesRun"].as_u64().unwrap();
+    assert!((20..=21).contains(&ran), "{ran} cases run");
+    assert!(r["restarts"].as_u64().unwrap() <= ran, "{}", r["restarts"]);
     let out = run.stdout();
     let said = "can't open file '/nonexistent/reducer.py': [Errno 2] No such file or directory";
     let stopped = out.lines().skip_while(|l| !l.starts_with("STOPPED")).nth(1);

@@ -14,6 +14,10 @@ as its other options say:
                  after it (a stray line; 0: in the same write)
   --debug MS     writes a line "debug: answered" MS milliseconds after each
                  answer
+  --id MODE      (protocol 2) echoes another id than the request's:
+                 wrong (the id + 1000), stale (the previous request's id, 0
+                 for the first), string ("17" for 17), big (2^64 + the id),
+                 float (17.0), exp (17e0)
   --doubles      writes every number of its answers as a JSON library that
                  reads numbers as doubles would (JavaScript's JSON.parse and
                  JSON.stringify): beyond 2^53 or f64, the nearest double,
@@ -84,6 +88,24 @@ def as_doubles(line):
         return json.dumps(v)
 
     return (dump(value) + "\n").encode()
+def other_id(answer, request, previous):
+    """`answer` with its leading `"id":N` replaced as --id says."""
+    n = json.loads(request)["id"]
+    mode = option("--id")
+    echoed = {
+        "wrong": str(n + 1000),
+        "stale": str(previous),
+        "string": json.dumps(str(n)),
+        "big": str(2**64 + n),
+        "float": "%d.0" % n,
+        "exp": "%de0" % n,
+    }[mode]
+    head = b'{"id":%d,' % n
+    assert answer.startswith(head), answer[:40]
+    return b'{"id":' + echoed.encode() + b"," + answer[len(head):]
+
+
+previous = 0
 while True:
     line = sys.stdin.buffer.readline()
     if not line:
@@ -91,6 +113,9 @@ while True:
     serve.stdin.write(line)
     serve.stdin.flush()
     answer = serve.stdout.readline()
+    if "--id" in args:
+        answer = other_id(answer, line, previous)
+        previous = json.loads(line)["id"]
     if "--delay" in args:
         time.sleep(float(option("--delay")))
     if "--inflate" in args:

@@ -41,9 +41,13 @@ pub struct Persistent {
     /// a line that is not the answer is unrequested, the process is not
     /// killed for it, and what follows an answer is kept for the next read.
     by_id: bool,
-    /// A process was given up before it read its first request: the
-    /// start-up allowance is not granted again (spec §8.5).
-    startup_spent: bool,
+    /// What is left of the worker's start-up allowance (spec §8.5): every
+    /// new process draws on it for the time it takes to read its first
+    /// request; one given up before it read it spends it all.
+    startup_left: Duration,
+    /// The time the last exchange's process took to read the request,
+    /// when it read it while starting.
+    read_after: Option<Duration>,
 }
 
 impl fmt::Debug for Persistent {
@@ -59,7 +63,7 @@ impl fmt::Debug for Persistent {
 
 /// Whether a line (without its newline) is the answer to the request in
 /// flight ([`Persistent::request_answered_by`]).
-pub type IsAnswer = dyn Fn(&[u8]) -> bool;
+pub type IsAnswer<'a> = dyn Fn(&[u8]) -> bool + 'a;
 
 /// How a persistent request ended, before the kit decides what it means.
 enum Ended {
@@ -93,7 +97,8 @@ impl Persistent {
             unrequested: None,
             settled: false,
             by_id: false,
-            startup_spent: false,
+            startup_left: limits.startup_timeout,
+            read_after: None,
         })
     }
 
@@ -108,6 +113,12 @@ impl Persistent {
         self
     }
 
+    /// The limits of the requests from here on (a process already running
+    /// keeps running; a new one starts with these).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
     /// Sends one request and reads one response line.
     ///
     /// First drains, without waiting, what the reducer wrote since its last
@@ -116,8 +127,9 @@ impl Persistent {
     /// followed by `'\n'` (the caller must not put a `'\n'` inside
     /// `line`) and waits for one line of stdout,
     /// returned without its `'\n'` (a `'\r'` is kept): up to
-    /// [`Limits::timeout`], plus [`Limits::startup_timeout`] for the first
-    /// request of a process. Bytes after the line in the same read are
+    /// [`Limits::timeout`], plus, for the first request of a process, what
+    /// is left of the worker's start-up allowance
+    /// ([`Limits::startup_timeout`], one for the run). Bytes after the line in the same read are
     /// unrequested output, reported by the next [`Persistent::settle`].
     ///
     /// Failures: [`Failure::Timeout`]; [`Failure::TooLarge`] when the line
@@ -137,7 +149,7 @@ impl Persistent {
     /// `is_answer` is not asked). The lines before it are unrequested
     /// output, reported by the next [`Persistent::settle`]; the time limit
     /// covers them all.
-    pub fn request_answered_by(&mut self, line: &[u8], is_answer: &IsAnswer) -> Reply {
+    pub fn request_answered_by(&mut self, line: &[u8], is_answer: &IsAnswer<'_>) -> Reply {
         if let Some(s) = interrupt::requested() {
             return self.fail(Failure::Interrupted(s));
         }
@@ -162,13 +174,13 @@ impl Persistent {
                     Err(e) => return Reply::spawn_failure(&self.reducer, &e),
                 }
             }
-            // The start-up allowance (spec §8.5): a new process may take it
-            // to read its first request, then has the time limit to answer.
-            let starting = self.answered == 0 && !self.startup_spent;
+            // The start-up allowance (spec §8.5): a new process may take
+            // what is left of the worker's to read its first request, then
+            // has the time limit to answer.
+            let startup = self.startup_left.min(self.limits.startup_timeout);
+            let starting = self.answered == 0 && !startup.is_zero();
             let allowance = if starting {
-                self.limits
-                    .timeout
-                    .saturating_add(self.limits.startup_timeout)
+                self.limits.timeout.saturating_add(startup)
             } else {
                 self.limits.timeout
             };
@@ -177,7 +189,16 @@ impl Persistent {
             }
             let is_answer = self.by_id.then_some(is_answer);
             let then = starting.then_some(self.limits.timeout);
-            match self.exchange(message.clone(), deadline_after(allowance), then, is_answer) {
+            let sent = Instant::now();
+            self.read_after = None;
+            let ended = self.exchange(message.clone(), deadline_after(allowance), then, is_answer);
+            if starting {
+                // What the start-up took: until the process read its
+                // request, or the whole exchange when it never did.
+                let took = self.read_after.unwrap_or_else(|| sent.elapsed());
+                self.startup_left = self.startup_left.saturating_sub(took);
+            }
+            match ended {
                 Ended::Answer(answer) => {
                     self.answered += 1;
                     let tail = self.take_tail();
@@ -208,7 +229,7 @@ impl Persistent {
                     return self.fail(Failure::Crash { status });
                 }
                 Ended::Failed(Failure::NotReading) => {
-                    self.startup_spent = true;
+                    self.startup_left = Duration::ZERO;
                     return self.fail(Failure::NotReading);
                 }
                 Ended::Failed(f) => return self.fail(f),
@@ -369,7 +390,7 @@ impl Persistent {
         message: Vec<u8>,
         mut deadline: Instant,
         mut then: Option<Duration>,
-        is_answer: Option<&IsAnswer>,
+        is_answer: Option<&IsAnswer<'_>>,
     ) -> Ended {
         let max = self.limits.max_output;
         let Some(proc) = self.proc.as_mut() else {
@@ -386,8 +407,16 @@ impl Persistent {
         // How long to wait between looks at whether a starting process has
         // read its request.
         let mut step = Duration::ZERO;
+        let started = Instant::now();
+        // How much of `self.line` is known to hold no newline: each byte
+        // is looked at once, however many reads a long answer takes.
+        let mut scanned = 0;
         loop {
-            if let Some(end) = memchr::memchr(b'\n', &self.line) {
+            let newline = memchr::memchr(b'\n', &self.line[scanned.min(self.line.len())..])
+                .map(|at| scanned + at);
+            scanned = self.line.len();
+            if let Some(end) = newline {
+                scanned = 0;
                 if end > max {
                     self.line.truncate(max);
                     return Ended::Failed(Failure::TooLarge);
@@ -451,6 +480,7 @@ impl Persistent {
                 if input.done() && proc.unread_input() == Some(0) {
                     deadline = deadline.min(deadline_after(t));
                     then = None;
+                    self.read_after = Some(started.elapsed());
                     step = Duration::ZERO;
                 }
             }

@@ -34,6 +34,8 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `casesUnsupported` | integer | of those, the cases the reducer answered `unsupported` (spec §13.7) |
 /// | `casesPlanned` | object | `corpus`, `generated`: cases planned from each source; `corpusDuplicates`, `generatedDuplicates`: cases dropped as repeats of an earlier one; `without`: cases skipped for a knob of `--without` |
 /// | `without` | array of strings | the knobs of `--without` (empty without it) |
+/// | `with` | array of strings | the knobs of `--with` (empty without it) |
+/// | `outside` | array of strings | the shapes outside the run (spec §9.5): a case that shows one is skipped |
 /// | `restarts` | integer | persistent mode: how many times a reducer process was started again (after a failure, unrequested output or a clean exit; spec §8.3); 0 in per-case mode |
 /// | `levels` | object | `protocol`, `safety`, `policy`, `exact`: `true` when that level and every lower one passed |
 /// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "defects", "invalidInput", "notJudged"}` (counts of cases run; `failed` is `defects`, on a valid input, plus `invalidInput`, on an input that breaks a validator rule: spec §9.2) |
@@ -244,7 +246,7 @@ fn head(run: &Run) -> Value {
                 o["summaryTokens"] = json!(c.case.summary_tokens);
             }
             for (k, v) in [
-                ("messages", json!(c.case.messages)),
+                ("messages", json!(*c.case.messages)),
                 ("expected", c.expected.to_json()),
                 ("actual", response_json(&c.actual)),
                 ("firstDifference", json!(c.first_difference)),
@@ -307,6 +309,19 @@ fn head(run: &Run) -> Value {
     put(
         "without",
         json!(run.without.iter().map(|k| k.name()).collect::<Vec<_>>()),
+    );
+    put(
+        "with",
+        json!(run.with.iter().map(|k| k.name()).collect::<Vec<_>>()),
+    );
+    put(
+        "outside",
+        json!(run
+            .settings
+            .outside
+            .iter()
+            .map(|k| k.name())
+            .collect::<Vec<_>>()),
     );
     put("restarts", json!(run.restarts.total));
     put("levels", Value::Object(levels));
@@ -387,7 +402,8 @@ mod tests {
         };
         CaseRecord::of(&CaseResult {
             case: RunCase::with_max_messages(id.into(), Value::from(2), Vec::new()),
-            wire_messages: Vec::new(),
+            wire_messages: None,
+            took: std::time::Duration::ZERO,
             response: None,
             verdicts: vec![Verdict {
                 clause: Clause::Budget,
@@ -416,6 +432,7 @@ mod tests {
             protocol: crate::protocol::Protocol::V1,
             summaries: false,
             declared: Default::default(),
+            outside: Vec::new(),
             sessions: None,
         };
         for results in [
@@ -443,8 +460,10 @@ mod tests {
                 interrupted: None,
                 plan: Default::default(),
                 without: &[],
+                with: &[],
                 gave_up: None,
                 stopped_at_first_defect: None,
+                groups_at_cut: Default::default(),
                 first_defect: None,
             };
             let mut out = Vec::new();

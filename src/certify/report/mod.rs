@@ -1,13 +1,14 @@
 //! Reports of a certification run, each a rendering of the same records
-//! ([`Run`]): [`text`] (what `certify` prints), [`json`] (`--report-json`)
-//! and [`junit`] (`--report-junit`), plus the [`certificate`] line they
-//! share.
+//! ([`Run`]): [`text`] (what `certify` prints), [`json`] (`--report-json`),
+//! [`junit`] (`--report-junit`) and [`html`] (`--report-html`), plus the
+//! [`certificate`] line they share.
 
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod text;
 
-use super::collect::GaveUp;
+use super::collect::{GaveUp, GroupsAtCut};
 use super::counterexample::Counterexample;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
@@ -42,9 +43,17 @@ pub struct Run<'a> {
     pub plan: PlanCounts,
     /// The knobs turned off (`--without`), recorded in the certificate.
     pub without: &'a [Knob],
+    /// The shapes outside the run run all the same (`--with`, spec §9.5),
+    /// recorded in the certificate.
+    pub with: &'a [Knob],
     /// Set when the run stopped feeding a reducer that answered nothing
     /// (spec §8.5): the cases after were not run, and the run fails.
     pub gave_up: Option<&'a GaveUp>,
+    /// The cases where the newest messages that fit split a call group,
+    /// and those whose answer kept every group whole: when none did, the
+    /// reducer reads no tool calls in the run's format (the text report's
+    /// hint).
+    pub groups_at_cut: GroupsAtCut,
     /// The run's first defect (a clause failed on a valid input, spec
     /// §9.2) in the order the cases finished: its case id, and the time
     /// from the run's start until it was judged.
@@ -97,7 +106,7 @@ pub fn spec_version(settings: &Settings) -> u32 {
 /// The certificate line: kit version, spec version ([`spec_version`]), policy, format (and
 /// `with summaries`), the declarations (spec §16), levels passed, cases
 /// run, skipped (of them unsupported by the reducer, spec §13.7) and
-/// seed, and the knobs of `--without` when any.
+/// seed, and the knobs of `--with` and `--without` when any.
 pub fn certificate(run: &Run) -> String {
     let passed: Vec<&str> = run
         .grade
@@ -146,16 +155,17 @@ pub fn certificate(run: &Run) -> String {
         run.grade.cases_run,
         run.grade.cases_skipped,
         run.seed.map_or("none".to_string(), |s| s.to_string())
-    ) + &without_text(run.without)
+    ) + &knobs_text("with", run.with)
+        + &knobs_text("without", run.without)
 }
 
-/// `; without a,b` for the certificate, or nothing.
-fn without_text(without: &[Knob]) -> String {
-    if without.is_empty() {
+/// `; with a,b` (`; without a,b`) for the certificate, or nothing.
+fn knobs_text(what: &str, knobs: &[Knob]) -> String {
+    if knobs.is_empty() {
         String::new()
     } else {
-        let names: Vec<&str> = without.iter().map(|k| k.name()).collect();
-        format!("; without {}", names.join(","))
+        let names: Vec<&str> = knobs.iter().map(|k| k.name()).collect();
+        format!("; {what} {}", names.join(","))
     }
 }
 

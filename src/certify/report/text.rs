@@ -54,14 +54,38 @@ pub struct TextOptions {
 
 /// The text report of `run`, one line per `\n`.
 pub fn render(run: &Run, options: &TextOptions) -> String {
-    let mut out = Report {
+    let mut out = report(run, options);
+    out.all();
+    out.text
+}
+
+/// The command that reruns case `case_id` of `run`, as the text report's
+/// `reproduce:` lines print it (the template of [`TextOptions::rerun`]
+/// for an in-process reducer).
+pub fn reproduce(run: &Run, options: &TextOptions, case_id: &str) -> String {
+    report(run, options).reproduce(case_id)
+}
+
+/// The command that replays the saved case file `file` (`--save-failures`)
+/// against the reducer of `run`, as the text report's `replay:` lines
+/// print it.
+pub fn replay(run: &Run, options: &TextOptions, file: &std::path::Path) -> String {
+    let r = report(run, options);
+    format!(
+        "reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
+        r.run_flags(),
+        shell_quote(&file.to_string_lossy()),
+        r.command_line
+    )
+}
+
+fn report<'a>(run: &'a Run<'a>, options: &'a TextOptions) -> Report<'a> {
+    Report {
         run,
         options,
         command_line: command_line(&run.settings.reducer.argv),
         text: String::new(),
-    };
-    out.all();
-    out.text
+    }
 }
 
 struct Report<'a> {
@@ -289,10 +313,11 @@ impl Report<'_> {
                 self,
                 "skipped: {} cases with shapes turned off by --without{}",
                 thousands(run.plan.without),
-                if declared.system_first_only {
-                    " or --declare system-first-only"
-                } else {
-                    ""
+                match (declared.system_first_only, declared.repairs != 0) {
+                    (true, true) => " or --declare system-first-only or outside --declare repairs=",
+                    (true, false) => " or --declare system-first-only",
+                    (false, true) => " or outside --declare repairs=",
+                    (false, false) => "",
                 }
             );
         }
@@ -345,20 +370,26 @@ impl Report<'_> {
         }
     }
 
-    /// A hint when a run in a format other than canonical fails the
-    /// clauses a reducer that reads another format fails (it sees no tool
-    /// calls, so it cuts through tool groups): which shapes the run sent,
-    /// and how to check that the reducer reads them.
+    /// A hint when the answers show that the reducer reads no tool calls
+    /// in the run's format (as one that reads another format: it cuts
+    /// through tool groups): `no-orphan-result` or `calls-keep-results`
+    /// failed on a valid input, and in none of the cases where the newest
+    /// messages that fit split a call group ([`Run::groups_at_cut`]) did
+    /// it keep the group whole. Said with the format the run sent, and
+    /// how to check that the reducer reads it.
     fn format_hint(&mut self) {
         let format = self.run.settings.format;
-        if format == crate::formats::Format::Canonical {
-            return;
-        }
         let pairing = [
             crate::terms::Clause::NoOrphanResult,
             crate::terms::Clause::CallsKeepResults,
-            crate::terms::Clause::ValidOutput,
         ];
+        let groups = self.run.groups_at_cut;
+        // Only when the answers show it: in no case where the newest
+        // messages that fit split a call group did the reducer keep the
+        // group whole, and such a cut broke a pairing clause.
+        if groups.cases == 0 || groups.kept_whole > 0 {
+            return;
+        }
         if self
             .run
             .grade
@@ -368,7 +399,8 @@ impl Report<'_> {
         {
             line!(
                 self,
-                "hint: the run sent {} messages (--format {format}); a reducer that reads another format sees no tool calls in them and fails these clauses (check one request's messages with `reducer-kit validate --format {format}`)",
+                "hint: in none of the {} cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the {} messages it gets (--format {format}). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format {format}`",
+                thousands(groups.cases),
                 format.title()
             );
         }
@@ -428,7 +460,8 @@ impl Report<'_> {
 
     /// `--policy P --format F` (and `--protocol 2`, `--summaries`), then
     /// `--persistent`, the options of
-    /// [`TextOptions::flags`] and `--without`, as a rerun needs them.
+    /// [`TextOptions::flags`], `--with` and `--without`, as a rerun needs
+    /// them.
     fn run_flags(&self) -> String {
         let settings = self.run.settings;
         let mut out = format!(
@@ -445,10 +478,14 @@ impl Report<'_> {
             out.push(' ');
             out.push_str(&shell_quote(f));
         }
-        if !self.run.without.is_empty() {
-            let names: Vec<&str> = self.run.without.iter().map(|k| k.name()).collect();
-            out.push_str(" --without ");
-            out.push_str(&names.join(","));
+        for (flag, knobs) in [("--with", self.run.with), ("--without", self.run.without)] {
+            if !knobs.is_empty() {
+                let names: Vec<&str> = knobs.iter().map(|k| k.name()).collect();
+                out.push(' ');
+                out.push_str(flag);
+                out.push(' ');
+                out.push_str(&names.join(","));
+            }
         }
         out
     }
@@ -522,28 +559,47 @@ impl Report<'_> {
 
     fn counterexample(&mut self, cx: &Counterexample) {
         line!(self);
-        line!(
-            self,
-            "minimal counterexample for {} ({}, {}; shrunk from {} in {} tries{}; {})",
-            cx.clause,
-            match cx.case.messages.len() {
-                1 => "1 message".to_string(),
-                n => format!("{n} messages"),
-            },
-            show(&cx.case.budget_text()),
-            show(&cx.original_id),
-            cx.tries,
-            if cx.out_of_time {
-                ", stopped by --shrink-time"
-            } else {
-                ""
-            },
-            if cx.cases == 1 {
-                "1 case like this".to_string()
-            } else {
-                format!("{} cases like this", cx.cases)
-            }
-        );
+        let messages = match cx.case.messages.len() {
+            1 => "1 message".to_string(),
+            n => format!("{n} messages"),
+        };
+        let cases = if cx.cases == 1 {
+            "1 case like this".to_string()
+        } else {
+            format!("{} cases like this", cx.cases)
+        };
+        if cx.out_of_time && !cx.shrunk {
+            // Too large to shrink in the time given: the case as it
+            // failed, with its size (spec §9.1).
+            line!(
+                self,
+                "counterexample for {}, not shrunk ({}, {} bytes, {}; case {}; --shrink-time ran out after {} tries; {})",
+                cx.clause,
+                messages,
+                json_bytes(&cx.case.messages),
+                show(&cx.case.budget_text()),
+                show(&cx.original_id),
+                cx.tries,
+                cases
+            );
+        } else {
+            line!(
+                self,
+                "{}counterexample for {} ({}, {}; shrunk from {} in {} tries{}; {})",
+                if cx.out_of_time { "" } else { "minimal " },
+                cx.clause,
+                messages,
+                show(&cx.case.budget_text()),
+                show(&cx.original_id),
+                cx.tries,
+                if cx.out_of_time {
+                    ", stopped by --shrink-time"
+                } else {
+                    ""
+                },
+                cases
+            );
+        }
         line!(
             self,
             "  clause:   {}",
@@ -559,13 +615,19 @@ impl Report<'_> {
         // `systemInstruction`) is shown there, as the reducer reads and
         // writes it.
         let format = self.run.settings.format;
-        let input = crate::formats::to_wire(format, &cx.case.messages)
-            .unwrap_or_else(|_| cx.case.messages.clone());
-        line!(
-            self,
-            "  input:    {}",
+        let input = if format == crate::formats::Format::Canonical {
+            // The messages as they are (not copied: a counterexample that
+            // could not be shrunk may be a long history).
+            cut(&format!(
+                "{{\"messages\":{}}}",
+                serde_json::to_string(&*cx.case.messages).unwrap_or_default()
+            ))
+        } else {
+            let input = crate::formats::to_wire(format, &cx.case.messages)
+                .unwrap_or_else(|_| cx.case.messages.to_vec());
             compact(format, &Response::Messages(input))
-        );
+        };
+        line!(self, "  input:    {input}");
         line!(
             self,
             "  sizes:    reference: {}, reducer: {}",
@@ -590,11 +652,9 @@ impl Report<'_> {
         match &cx.saved_to {
             Some(p) => line!(
                 self,
-                "  saved:    {}\n  replay:   reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
+                "  saved:    {}\n  replay:   {}",
                 show_path(p),
-                self.run_flags(),
-                shell_quote(&p.to_string_lossy()),
-                self.command_line
+                replay(self.run, self.options, p)
             ),
             None => {
                 let again = self.reproduce(&cx.original_id);
@@ -602,6 +662,23 @@ impl Report<'_> {
             }
         }
     }
+}
+
+/// The bytes of `messages` as compact JSON, counted without writing them.
+fn json_bytes(messages: &[serde_json::Value]) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, messages);
+    c.0
 }
 
 /// ` FLAG PATH` for each path.
@@ -629,7 +706,12 @@ fn size(r: Option<&Response>) -> String {
 /// [`crate::protocol::response_json`]), cut after 2,000 characters,
 /// escaped for the terminal.
 fn compact(format: crate::formats::Format, r: &Response) -> String {
-    let s = show(&crate::protocol::response_json(format, r).to_string()).to_string();
+    cut(&crate::protocol::response_json(format, r).to_string())
+}
+
+/// JSON text cut after 2,000 characters, escaped for the terminal.
+fn cut(json: &str) -> String {
+    let s = show(json).to_string();
     if s.len() > 2000 {
         format!(
             "{}... ({} bytes)",

@@ -22,6 +22,7 @@ fn settings(format: Format, policy: Policy) -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        outside: Vec::new(),
         sessions: None,
     }
 }
@@ -194,7 +195,8 @@ fn an_answer_left_unread_is_the_response_it_repeats() {
 fn a_late_failure_is_labelled_with_the_request_it_followed() {
     let mut r = CaseResult {
         case: RunCase::with_max_messages("a/b".into(), Value::from(2), Vec::new()),
-        wire_messages: Vec::new(),
+        wire_messages: None,
+        took: std::time::Duration::ZERO,
         response: None,
         verdicts: vec![Verdict {
             clause: Clause::ProtocolJson,

@@ -186,8 +186,10 @@ fn map_repair_with(
         let at = removed.partition_point(|(j, _)| *j < pr.0);
         removed.insert(at, pr);
     }
+    let pinned_changed = super::pinned_by_place(pinned, out_pinned, first_system, &map, &kept);
     Mapping {
         out_pinned,
+        pinned_changed,
         map,
         kept,
         removed,
