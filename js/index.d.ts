@@ -202,6 +202,12 @@ export interface CertifyOptions {
   shrinkTime?: number;
   /** Bytes. */
   maxOutput?: number;
+  /**
+   * Stop at the first defect, shrink it and report (`--stop-after-first`);
+   * a passing run still runs every case. `false` by default; `true` by
+   * default in `assertCertified`.
+   */
+  stopAfterFirst?: boolean;
   /** The reducer's name in the reports (the function's name). */
   name?: string;
 }
@@ -269,7 +275,11 @@ export declare function certifySync(
   options?: CertifyOptions,
 ): Report;
 
-/** certify, and throw an AssertionError with the minimal counterexample unless it passes. */
+/**
+ * certify, and throw an AssertionError with the minimal counterexample
+ * unless it passes; stops at the first defect unless `stopAfterFirst` is
+ * `false`.
+ */
 export declare function assertCertified(reducer: Reducer, options?: CertifyOptions): Promise<Report>;
 
 /** The answer line for `answer` to the request of text `requestText` (the wire program's output). */

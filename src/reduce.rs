@@ -66,7 +66,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 mod select;
-pub(crate) use select::select_indices;
+pub use select::select_indices;
 use select::{later_selections, orphans_removed};
 
 /// Why a request cannot be reduced.

@@ -36,7 +36,7 @@ fn persistent_shrinking_reuses_the_live_reducer() {
             "--jobs",
             "1",
             "--case",
-            "gen/1/1595",
+            "gen/1/402",
         ],
         &reducer,
     );
@@ -71,7 +71,7 @@ fn shrink_time_bounds_the_shrinking() {
             "--jobs",
             "1",
             "--case",
-            "gen/1/1595",
+            "gen/1/402",
             "--shrink-time",
             "0",
         ],
@@ -236,18 +236,25 @@ fn rerun_lines_rerun_the_same_thing() {
     );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
+    // The counterexample of the orphan approval response.
+    let block = stdout
+        .split("minimal counterexample for no-orphan-approval")
+        .nth(1)
+        .unwrap();
+    let from = block.split("shrunk from ").nth(1).unwrap();
+    let from = &from[..from.find(' ').unwrap()];
     let reproduce = stdout
         .lines()
-        .find(|l| l.starts_with("  reproduce: "))
+        .find(|l| l.starts_with("  reproduce: ") && l.contains(&format!("--case {from} ")))
         .unwrap();
     assert_eq!(
         reproduce,
         format!(
-            "  reproduce: reducer-kit certify --policy suffix --format canonical --persistent --timeout 5000 --max-output 100000 --without pending --corpus {} --case gen/1/17 -- {py} -S {naive} --persistent",
+            "  reproduce: reducer-kit certify --policy suffix --format canonical --persistent --timeout 5000 --max-output 100000 --without pending --corpus {} --case gen/1/85 -- {py} -S {naive} --persistent",
             empty.display()
         )
     );
-    let replay = stdout
+    let replay = block
         .lines()
         .find_map(|l| l.strip_prefix("  replay:   "))
         .unwrap();

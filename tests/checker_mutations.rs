@@ -12,6 +12,9 @@ use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Clause, Policy};
 use serde_json::{json, Value};
 
+#[path = "checker_mutations/place_and_start.rs"]
+mod place_and_start;
+
 fn text(role: &str, t: &str) -> Value {
     json!({"role": role, "contents": [{"$type": "text", "text": t}]})
 }

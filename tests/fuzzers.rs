@@ -291,9 +291,9 @@ fn trimming_keeps_the_case() {
     // checker_convicts draws its mutation after the case, validator_agrees
     // its damage.
     for (t, want) in [
-        ("reduce_invariants", 337),
+        ("reduce_invariants", 255),
         ("checker_convicts", 338),
-        ("validator_agrees", 345),
+        ("validator_agrees", 251),
     ] {
         let k = trimmed_len(t, &buf);
         assert_eq!(k, want, "{t}");

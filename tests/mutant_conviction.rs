@@ -276,6 +276,7 @@ fn reducer_mutant_is_convicted() {
                 "clauses": independent,
                 "stopped": report.get("stopped").is_some(),
                 "firstDefectSeconds": first["seconds"].as_f64().map(|s| before + s),
+                "runFirstDefectSeconds": first["seconds"],
                 "firstDefectCase": first["case"],
                 "counterexampleClause": cx["clause"],
                 "counterexampleMessages": cx["messages"].as_array().map(Vec::len),

@@ -451,6 +451,10 @@ fn certify_options(o: &Value) -> Result<(CertifyOptions, Option<String>), JsErro
         max_output: usize::try_from(n("maxOutput", 16 << 20)).unwrap_or(usize::MAX),
         shrink_tries: usize::try_from(n("shrinkTries", 200)).unwrap_or(usize::MAX),
         shrink_time: Duration::from_secs_f64(shrink_time.max(0.0)),
+        stop_after_first: o
+            .get("stopAfterFirst")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         ..CertifyOptions::default()
     };
     Ok((options, s("rerun")))

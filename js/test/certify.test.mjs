@@ -28,6 +28,19 @@ test("a plain last-N function fails with a counterexample of at most 4 messages"
   assert.ok(r.certificate.includes("policy suffix format openai"), r.certificate);
 });
 
+test("stopAfterFirst stops a failing run at its first defect; assertCertified stops so by default", async () => {
+  const stopped = await certify(lastN, { policy: "suffix", format: "openai", stopAfterFirst: true });
+  assert.ok(stopped.failed && stopped.counterexamples.length > 0);
+  const first = stopped.json.stoppedAtFirstDefect;
+  assert.equal(first.case, stopped.json.firstDefect.case);
+  assert.ok(first.notRun > 1900 && stopped.casesRun < 50, JSON.stringify([first, stopped.casesRun]));
+  await assert.rejects(assertCertified(lastN, { policy: "suffix", format: "openai" }), (e) => {
+    assert.equal(e.report.casesRun, stopped.casesRun);
+    assert.equal(e.report.json.stoppedAtFirstDefect.notRun, first.notRun);
+    return true;
+  });
+});
+
 test("the HTML report draws each counterexample from the library", async () => {
   const r = await naiveReport();
   const page = r.html();

@@ -436,6 +436,7 @@ def certify(
     shrink_time: float = 30.0,
     max_output: int = 16 << 20,
     jobs: int = 1,
+    stop_after_first: bool = False,
 ) -> Report:
     """Certify ``reducer``, a Python callable, in process: ``reducer-kit certify`` without a process.
 
@@ -464,7 +465,9 @@ def certify(
     ``summaries``, ``provider``, ``corpus`` (case folders; the kit's own by
     default), ``replay``, ``only`` (case ids, ``--case``), ``shrink_tries``,
     ``shrink_time`` (seconds), ``max_output`` (bytes), ``jobs`` (the GIL
-    serializes the callable: 1 is as fast as more).
+    serializes the callable: 1 is as fast as more), ``stop_after_first``
+    (``--stop-after-first``: stop at the first defect, shrink it and
+    report; a passing run still runs every case).
 
     Returns a :class:`Report`; raises :class:`ReducerKitError` for options
     the command line refuses, and re-raises a ``KeyboardInterrupt`` the
@@ -510,6 +513,7 @@ def certify(
         max_output=max_output,
         jobs=jobs,
         rerun=rerun,
+        stop_after_first=stop_after_first,
     )
     return Report(name, found)
 
@@ -521,7 +525,12 @@ def assert_certified(reducer: Callable[[Dict[str, Any]], Any], **options: Any) -
     the first minimal counterexample (clause, failure, input, expected,
     actual, and how to rerun it), so that a failing pytest test shows it.
     Takes :func:`certify`'s options; returns the report when it passes.
+    ``stop_after_first`` is on by default here: a failing reducer goes red
+    at its first defect, shrunk, without running the other cases (a
+    passing one still runs every case); pass ``stop_after_first=False``
+    for the whole tally.
     """
+    options.setdefault("stop_after_first", True)
     report = certify(reducer, **options)
     if report.failed or not report.passed:
         raise AssertionError(report.explain())

@@ -135,7 +135,8 @@ impl Shared {
 #[pyfunction]
 #[pyo3(signature = (
     reducer, *, name, policy, format, provider, protocol, summaries, declare, without,
-    with_knobs, cases, seed, corpus, replay, only, shrink_tries, shrink_time, max_output, jobs, rerun
+    with_knobs, cases, seed, corpus, replay, only, shrink_tries, shrink_time, max_output, jobs, rerun,
+    stop_after_first = false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn certify<'py>(
@@ -160,6 +161,7 @@ pub fn certify<'py>(
     max_output: usize,
     jobs: usize,
     rerun: Option<String>,
+    stop_after_first: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     guard(|| {
         let options = CertifyOptions {
@@ -185,6 +187,7 @@ pub fn certify<'py>(
             max_output,
             shrink_tries,
             shrink_time: Duration::from_secs_f64(shrink_time.max(0.0)),
+            stop_after_first,
             ..CertifyOptions::default()
         };
         let job = options.resolve().map_err(error)?;

@@ -56,6 +56,19 @@ def test_assert_certified_shows_the_first_counterexample():
     assert "reducer_kit.certify(reducers.last_n, policy='suffix', format='openai', only=[\"" in rerun
 
 
+def test_stop_after_first_stops_a_failing_run_at_its_first_defect():
+    stopped = reducer_kit.certify(last_n, policy="suffix", format="openai", stop_after_first=True)
+    assert stopped.failed and stopped.counterexamples
+    first = stopped.json["stoppedAtFirstDefect"]
+    assert first["case"] == stopped.json["firstDefect"]["case"]
+    assert first["notRun"] > 1900 and stopped.cases_run < 50, (first, stopped.cases_run)
+    # assert_certified stops so by default; its message's certificate
+    # counts the cases that ran.
+    with pytest.raises(AssertionError) as e:
+        reducer_kit.assert_certified(last_n, policy="suffix", format="openai")
+    assert f"{stopped.cases_run} cases run" in str(e.value).splitlines()[0]
+
+
 def test_the_rerun_reruns_the_case(naive):
     cx = naive.counterexamples[0]
     again = reducer_kit.certify(last_n, policy="suffix", format="openai", only=[cx.original_id])

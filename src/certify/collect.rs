@@ -12,7 +12,7 @@ use super::session::{ProtocolFailure, Restarts, RunError};
 use crate::check::Outcome;
 use crate::formats::Format;
 use crate::terms::Clause;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 #[cfg(not(target_arch = "wasm32"))]
@@ -43,6 +43,10 @@ pub struct Collected {
     /// from the run's start (before the first request) until it was judged.
     /// `None` when no case has a defect.
     pub first_defect: Option<(String, Duration)>,
+    /// Set when the run stopped at its first defect
+    /// ([`run_cases_with`] with `stop_at_first_defect`) before every case
+    /// ran: how many cases were not run.
+    pub stopped_at_first_defect: Option<usize>,
     /// The cases where a reducer that reads tool calls shows it, and
     /// whether it did.
     pub groups_at_cut: GroupsAtCut,
@@ -313,7 +317,28 @@ pub fn run_cases(
     cases: &dyn CaseList,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Collected, RunError> {
+    run_cases_with(settings, cases, progress, false)
+}
+
+/// [`run_cases`], and with `stop_at_first_defect` (`certify
+/// --stop-after-first`) no case is begun once a case with a defect (a
+/// clause failed on a valid input, spec §9.2) is recorded: the cases in
+/// flight finish, the others are not run
+/// ([`Collected::stopped_at_first_defect`]). A run with no defect runs
+/// every case either way.
+///
+/// # Errors
+///
+/// As [`run_cases`].
+pub fn run_cases_with(
+    settings: &Settings,
+    cases: &dyn CaseList,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    stop_at_first_defect: bool,
+) -> Result<Collected, RunError> {
     let total = cases.count();
+    // Set once a defect is recorded, when the run stops at the first.
+    let halt = AtomicBool::new(false);
     let workers = settings.jobs.max(1).min(total.max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -334,6 +359,9 @@ pub fn run_cases(
         let failing = {
             let mut c = collector.lock().expect("no worker panics");
             c.submit(index, r);
+            if stop_at_first_defect && c.first_defect.is_some() {
+                halt.store(true, Ordering::SeqCst);
+            }
             c.failing
         };
         progress(done.fetch_add(1, Ordering::SeqCst) + 1, failing);
@@ -354,7 +382,7 @@ pub fn run_cases(
                 interrupted = true;
                 break;
             }
-            if gave_up.lock().expect("no worker panics").is_some() {
+            if gave_up.lock().expect("no worker panics").is_some() || halt.load(Ordering::SeqCst) {
                 break;
             }
             let i = next.fetch_add(1, Ordering::SeqCst);
@@ -440,6 +468,8 @@ pub fn run_cases(
         None => None,
     };
     let c = collector.into_inner().expect("no worker panics");
+    let stopped_at_first_defect =
+        (halt.into_inner() && c.records.len() < total).then(|| total - c.records.len());
     let mut gave_up = gave_up.into_inner().expect("no worker panics");
     if let Some(g) = &mut gave_up {
         g.not_run = total.saturating_sub(c.records.len());
@@ -467,6 +497,7 @@ pub fn run_cases(
         interrupted,
         gave_up,
         first_defect: c.first_defect,
+        stopped_at_first_defect,
         groups_at_cut: c.groups_at_cut,
     })
 }

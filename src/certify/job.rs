@@ -12,7 +12,7 @@
 //! histories outside a sanitizer's scope (spec §17.8), a reducer that
 //! answered nothing is not shrunk against (spec §8.5).
 
-use super::collect::{run_cases, Collected, FailureGroup};
+use super::collect::{run_cases_with, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
 use super::grade::{grade_clauses, Grade};
 use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
@@ -91,6 +91,10 @@ pub struct Options {
     pub shrink_tries: usize,
     /// Time for all the shrinking of the run (`--shrink-time`).
     pub shrink_time: Duration,
+    /// Stop at the first defect (`--stop-after-first`): no case is begun
+    /// once a case has failed a clause on a valid input; that failure is
+    /// shrunk and reported. A run with no defect runs every case.
+    pub stop_after_first: bool,
 }
 
 impl Default for Options {
@@ -125,6 +129,7 @@ impl Default for Options {
             max_input: DEFAULT_MAX_INPUT,
             shrink_tries: 200,
             shrink_time: Duration::from_secs(30),
+            stop_after_first: false,
         }
     }
 }
@@ -151,6 +156,8 @@ pub struct Job {
     pub shrink_tries: usize,
     /// Time for all the shrinking.
     pub shrink_time: Duration,
+    /// Whether the run stops at its first defect (`--stop-after-first`).
+    pub stop_after_first: bool,
 }
 
 impl Options {
@@ -275,6 +282,7 @@ impl Options {
             with,
             shrink_tries: self.shrink_tries,
             shrink_time: self.shrink_time,
+            stop_after_first: self.stop_after_first,
         })
     }
 }
@@ -359,6 +367,7 @@ impl Certified {
                 .first_defect
                 .as_ref()
                 .map(|(id, t)| (id.as_str(), *t)),
+            stopped_at_first_defect: self.collected.stopped_at_first_defect,
         }
     }
 }
@@ -403,9 +412,12 @@ impl Job {
         watch: &dyn Watch,
     ) -> Result<Certified, RunError> {
         let settings = &self.settings;
-        let collected = run_cases(settings, plan, &|done, failing| {
-            watch.cases_done(done, failing)
-        })?;
+        let collected = run_cases_with(
+            settings,
+            plan,
+            &|done, failing| watch.cases_done(done, failing),
+            self.stop_after_first,
+        )?;
         let mut interrupted = collected.interrupted;
         let mut cxs = Vec::new();
         if interrupted.is_none() && !collected.failures.is_empty() {
@@ -475,7 +487,7 @@ mod tests {
                 without: "approval".into(),
                 ..Options::default()
             }),
-            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut, non-double-numbers, budget-spellings"
+            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut, non-double-numbers, budget-spellings"
         );
         // What a run leaves out (spec §9.5), and what --with brings back.
         let openai = |with: &str, in_process: bool| Options {

@@ -318,6 +318,25 @@ pub(super) fn embeds(
     (next == oa.len() && next > 0 && !removed.is_empty()).then_some(removed)
 }
 
+/// Whether output message `k` of `oc` comes from input message `j` of
+/// `ic` (classified as `h`): [`embeds`] (spec §7), or under policy
+/// `repair` [`repair::embeds_repair`] (spec §17.2).
+pub(super) fn comes_from(
+    format: Format,
+    repair: bool,
+    oc: &Texts,
+    k: usize,
+    ic: &Texts,
+    j: usize,
+    h: &History,
+) -> bool {
+    if repair {
+        repair::embeds_repair(format, &oc.values[k], &ic.values[j], h.items(j)).is_some()
+    } else {
+        embeds(oc, k, ic, j, h).is_some()
+    }
+}
+
 const NONE: u32 = u32::MAX;
 /// Key tags: a whole message, and a message less its removable elements.
 const WHOLE: u64 = 0x11;

@@ -6,7 +6,7 @@
 //! §12.3). `deterministic` is judged with the other comparisons of
 //! responses, in [`super::metamorphic`].
 
-use super::mapping::embeds;
+use super::mapping::{comes_from, embeds};
 use super::{fail, not_judged, preview, Judge, Outcome, OutputState};
 use crate::json::first_difference;
 use crate::protocol::Response;
@@ -200,9 +200,13 @@ impl Judge<'_> {
                 "the pinned system message holds only broken approval items, which a repair removes (spec §17.2)",
             );
         }
-        // The pinned message by identity: equal, or changed in its place
-        // (what changed is no-fabrication's failure, spec §6.3).
-        if out.mapping.pinned_kept().is_some() {
+        if let Some(k) = out.mapping.out_pinned {
+            return self.pinned_in_place(out, p, k);
+        }
+        // The pinned message changed in its place (found by its place,
+        // [`Mapping::pinned_changed`]): what changed is no-fabrication's
+        // failure (spec §6.3).
+        if out.mapping.pinned_changed.is_some() {
             return Outcome::Pass;
         }
         match (0..out.h.len()).find(|&k| out.h.role(k) == Role::System) {
@@ -212,6 +216,60 @@ impl Judge<'_> {
                 first_difference(&self.req.messages[p], &out.messages[k]).unwrap_or_default()
             )),
         }
+    }
+
+    /// The pinned system message (input message `p`, output message `k`)
+    /// in its original place (spec §3 step 5, §6.3 `system-pinned`): the
+    /// kept messages of M that precede it in the input precede it in the
+    /// output, and those that follow it follow it. Read through the
+    /// mapping (spec §7); when the mapping puts a message on the wrong side
+    /// but the output reads in place with other equal input messages
+    /// ([`Judge::reads_in_place`]), it passes.
+    fn pinned_in_place(&self, out: &OutputState, p: usize, k: usize) -> Outcome {
+        let map = &out.mapping.map;
+        let early = (0..k).find_map(|i| map[i].filter(|&j| j > p).map(|j| (i, j)));
+        let late = (k + 1..map.len()).find_map(|i| map[i].filter(|&j| j < p).map(|j| (i, j)));
+        if early.is_none() && late.is_none() || self.reads_in_place(out, p, k) {
+            return Outcome::Pass;
+        }
+        let (side, (i, j), order) = match (early, late) {
+            (Some(e), _) => ("after", e, "follows"),
+            (None, Some(l)) => ("before", l, "precedes"),
+            (None, None) => unreachable!("returned above"),
+        };
+        fail(format!(
+            "the pinned system message (input message {p}) is output message {k}, {side} output message {i} (input message {j}), which {order} it in the input: the pinned message keeps its original place (spec §3 step 5)"
+        ))
+    }
+
+    /// Whether the output's messages before output message `k` (the
+    /// pinned one) come, in order, from input messages before `p`, and
+    /// those after it from input messages after `p`: the output in place
+    /// under some reading of equal messages. Greedy on each side (the
+    /// earliest before, the latest after), so linear in the messages
+    /// walked; messages that come from no input message (a summary, a
+    /// placeholder, a fabrication) are passed over.
+    fn reads_in_place(&self, out: &OutputState, p: usize, k: usize) -> bool {
+        let map = &out.mapping.map;
+        let repair = self.req.policy == crate::terms::Policy::Repair;
+        let from = |i: usize, j: usize| {
+            comes_from(self.req.format, repair, &out.t, i, &self.in_t, j, self.in_h)
+        };
+        let mut next = 0;
+        for i in (0..k).filter(|&i| map[i].is_some()) {
+            match (next..p).find(|&j| from(i, j)) {
+                Some(j) => next = j + 1,
+                None => return false,
+            }
+        }
+        let mut bound = self.in_h.len();
+        for i in (k + 1..map.len()).rev().filter(|&i| map[i].is_some()) {
+            match (p + 1..bound).rev().find(|&j| from(i, j)) {
+                Some(j) => bound = j,
+                None => return false,
+            }
+        }
+        true
     }
 
     /// Every output message maps to an input message, except the summary

@@ -3,7 +3,7 @@
 //! `contiguous-suffix` and `maximal-suffix`.
 
 use super::{fail, Judge, Outcome, OutputState};
-use crate::terms::links::linked_to_previous;
+use crate::terms::links::{continues_call_group, linked_to_previous};
 use crate::terms::{Budget, Role};
 
 impl Judge<'_> {
@@ -16,18 +16,24 @@ impl Judge<'_> {
         let Some(s) = self.rest().iter().position(|&j| out.mapping.kept[j]) else {
             return Outcome::Pass;
         };
-        // A run that begins on a message kept in part, without a result or
-        // approval response that answers a message cut away: an illegal
-        // start (section 4), a split group or a tool message with other
-        // content. When such an item is left in it, it is an orphan, and
-        // no-orphan-result or no-orphan-approval names the defect.
+        // The run begins on an illegal start (section 4): a message kept
+        // in part, without a result or approval response that answers a
+        // message cut away (a split group or a tool message with other
+        // content); a message that continues a call group (spec §14.5); a
+        // tool or approval-only message holding no such item. When such an
+        // item is left in it, it is an orphan, and no-orphan-result or
+        // no-orphan-approval names the defect; a start right after an
+        // attached reasoning item left out is reasoning-attached's (§14.6).
+        // A run from M's first message begins where M does: when M fits,
+        // identity-when-fits asks for all of it, whatever that message is.
         let first = self.rest()[s];
-        let removed = out.mapping.removed(first);
-        let lost = self.earlier_partner(first, |t| removed.contains(&t));
-        let left = self.earlier_partner(first, |t| !removed.contains(&t));
-        if let (Some(pm), None) = (lost, left) {
+        let illegal = match s {
+            0 => None,
+            _ => self.illegal_first(first, out.mapping.removed(first)),
+        };
+        if let Some(why) = illegal {
             return fail(format!(
-                "the run starts at input message {first}, kept without what answers input message {pm} (a result or approval response beside other content): not a legal start"
+                "the run starts at input message {first}, {why}: not a legal start"
             ));
         }
         match self.rest()[s..]
@@ -40,6 +46,37 @@ impl Judge<'_> {
                 "input message {j} is missing inside the kept run that starts at input message {}",
                 self.rest()[s]
             )),
+        }
+    }
+
+    /// Why input message `first`, the first kept message of M with its
+    /// items `removed` taken out, is an illegal start that no other clause
+    /// names (see [`Judge::contiguous_suffix`]); `None` when it is a legal
+    /// start, or when what makes it illegal is an orphan it still holds.
+    fn illegal_first(&self, first: usize, removed: &[usize]) -> Option<String> {
+        if self
+            .earlier_partner(first, |t| !removed.contains(&t))
+            .is_some()
+        {
+            return None;
+        }
+        if let Some(pm) = self.earlier_partner(first, |t| removed.contains(&t)) {
+            return Some(format!(
+                "kept without what answers input message {pm} (a result or approval response beside other content)"
+            ));
+        }
+        let v = self.in_h.view(first);
+        if continues_call_group(self.in_h, first) {
+            Some(format!(
+                "a call item right after the call item at input message {}: it continues a call group (spec §14.5)",
+                first - 1
+            ))
+        } else if v.role == Role::Tool {
+            Some("a tool message".into())
+        } else if v.is_approval_only() {
+            Some("an approval-only message".into())
+        } else {
+            None
         }
     }
 

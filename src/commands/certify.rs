@@ -110,7 +110,7 @@ pub struct Args {
     /// comma-separated, of leading-segment, pinned-system, pinned-not-first,
     /// later-system, developer-role, role-case, tool-calls, multi-step,
     /// batched-results, shuffled-results, text-beside-calls, approvals,
-    /// legacy-approvals, pending, reuse-call-ids, opaque-contents,
+    /// legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents,
     /// extra-fields, system-extra-fields, result-extra-fields, empty-text,
     /// non-ascii-text, large-payloads, non-string-results. Generated cases
     /// come from a config without them; any case that still shows one is
@@ -156,6 +156,12 @@ pub struct Args {
     /// answer of at most 4 times its request plus 64 KiB.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub shrink_time: u64,
+    /// Stop at the first defect (a clause failed on a valid input): begin
+    /// no case after it, shrink it and report. A passing run still runs
+    /// every case. For a reducer's own tests, where the first
+    /// counterexample is the answer.
+    #[arg(long)]
+    pub stop_after_first: bool,
     /// The reducer command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -426,6 +432,7 @@ fn options(args: &Args) -> Options {
         max_input: args.limit.max_input,
         shrink_tries: args.shrink_tries,
         shrink_time: Duration::from_secs(args.shrink_time),
+        stop_after_first: args.stop_after_first,
     }
 }
 

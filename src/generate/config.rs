@@ -92,8 +92,16 @@ pub struct Config {
     /// Unanswered calls and approval requests at the end of the newest turn;
     /// the generated case then has `allow_pending`. Default off.
     pub pending: bool,
-    /// A call id used again after its result came. Default on.
+    /// A call id used again after its result came, and an approval request
+    /// id used again after its response came. Default on.
     pub reuse_call_ids: bool,
+    /// Ids of several spellings (spec §2 compares ids exactly): two ids
+    /// that differ only in ASCII letter case (`call_1`, `Call_1`), one id
+    /// a prefix of another (`call_1`, `call_1-3`), long ids that share
+    /// their first 60 bytes, ids with non-ASCII characters (an accent
+    /// composed and decomposed, CJK, emoji, a zero-width space); often
+    /// beside each other in one message. Default on, in every format.
+    pub id_spellings: bool,
     /// Content items the kit does not interpret (`dataContent`,
     /// `uriContent`, `textReasoning`, `usage`, `errorContent`, an unknown
     /// `$type`). Default on.
@@ -207,6 +215,7 @@ impl Default for Config {
             legacy_approvals: true,
             pending: false,
             reuse_call_ids: true,
+            id_spellings: true,
             opaque_contents: true,
             extra_fields: true,
             system_extra_fields: true,
@@ -325,6 +334,7 @@ impl Config {
         }
         if !self.tool_calls && !self.approvals {
             self.reuse_call_ids = false;
+            self.id_spellings = false;
         }
         if !self.approvals {
             self.legacy_approvals = false;
@@ -456,6 +466,7 @@ impl Config {
             legacy_approvals,
             pending,
             reuse_call_ids,
+            id_spellings,
             opaque_contents,
             extra_fields,
             result_extra_fields,

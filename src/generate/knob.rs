@@ -76,8 +76,13 @@ knobs! {
     LegacyApprovals = "legacy-approvals", legacy_approvals;
     /// Pending calls and requests ([`Shape::PendingCall`], [`Shape::PendingRequest`]).
     Pending = "pending", pending;
-    /// A call id used again ([`Shape::CallIdReused`]).
+    /// A call or approval request id used again ([`Shape::CallIdReused`],
+    /// [`Shape::RequestIdReused`]).
     ReuseCallIds = "reuse-call-ids", reuse_call_ids;
+    /// Ids of several spellings ([`Shape::IdCaseVariant`],
+    /// [`Shape::IdLong`], [`Shape::IdNonAscii`]; [`Shape::IdSharedPrefix`]
+    /// also comes with plain ids, `call_1` and `call_10`).
+    IdSpellings = "id-spellings", id_spellings;
     /// Content the kit does not interpret ([`Shape::OpaqueContent`]).
     OpaqueContents = "opaque-contents", opaque_contents;
     /// Members the kit does not interpret ([`Shape::ExtraFields`]).
@@ -392,7 +397,10 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
                 )
             }),
             Knob::Pending => has(Shape::PendingCall) || has(Shape::PendingRequest),
-            Knob::ReuseCallIds => has(Shape::CallIdReused),
+            Knob::ReuseCallIds => has(Shape::CallIdReused) || has(Shape::RequestIdReused),
+            Knob::IdSpellings => {
+                has(Shape::IdCaseVariant) || has(Shape::IdLong) || has(Shape::IdNonAscii)
+            }
             Knob::OpaqueContents => has(Shape::OpaqueContent),
             Knob::ExtraFields => has(Shape::ExtraFields),
             Knob::SystemExtraFields => views.iter().zip(messages).any(|(v, m)| {
@@ -488,8 +496,8 @@ mod tests {
         assert_eq!(
             still,
             vec![
-                (Knob::PinnedSystem, 24),
-                (Knob::PinnedNotFirst, 14),
+                (Knob::PinnedSystem, 28),
+                (Knob::PinnedNotFirst, 11),
                 (Knob::MultiStep, 9),
                 (Knob::TextBesideCalls, 2)
             ]

@@ -94,6 +94,32 @@ shapes! {
     PendingRequest = "pending-request";
     /// Two calls with the same id (the second after the first's result).
     CallIdReused = "call-id-reused";
+    /// Two approval requests with the same id (the second after the
+    /// first's response).
+    RequestIdReused = "request-id-reused";
+    /// Two calls, or two approval requests, whose ids differ only in ASCII
+    /// letter case (`call_1`, `Call_1`).
+    IdCaseVariant = "id-case-variant";
+    /// Two such calls (requests) waiting at once: the second made before
+    /// the first is answered (calls of one message, or requests of one
+    /// flow).
+    IdCaseVariantsOpen = "id-case-variants-open";
+    /// A call (request) id that is a proper prefix of another's
+    /// (`call_1`, `call_10`).
+    IdSharedPrefix = "id-shared-prefix";
+    /// A call or request id of 64 bytes or more.
+    IdLong = "id-long";
+    /// A call or request id with a non-ASCII character.
+    IdNonAscii = "id-non-ascii";
+    /// Approval requests of two messages waiting at once.
+    RequestsOverlap = "requests-overlap";
+    /// An approval-only message answering requests of two or more
+    /// messages.
+    ResponsesAcrossRequests = "responses-across-requests";
+    /// An assistant message holding no call, result or approval item
+    /// between an approval request and its response (a `suffix` start
+    /// there leaves the response without its request).
+    ApprovalAwaited = "approval-awaited";
     /// An OpenAI Responses reasoning item: an `assistant` message whose
     /// one item has `$type` `reasoning` and nothing else (spec §14.1).
     ReasoningItem = "reasoning-item";
@@ -362,6 +388,9 @@ pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
     );
 
     add(Shape::BudgetOne, budget == 1);
+    for s in id_shapes(&views, &partner) {
+        add(s, true);
+    }
     add(Shape::BudgetExactFit, n >= 1 && budget == n);
     add(Shape::BudgetOneShort, n >= 2 && budget == n - 1);
     add(Shape::BudgetLarger, budget > n);
@@ -370,6 +399,98 @@ pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
         newest += t.messages.len();
         add(Shape::BudgetTurnBoundary, budget == newest);
     }
+    out
+}
+
+/// Where an item waits: `(message, item)`, the message of its partner (the
+/// end of the history when unanswered), and its id.
+type Waiting<'v> = ((usize, usize), usize, &'v str);
+
+/// The shapes of ids and of approval flows: [`Shape::RequestIdReused`],
+/// the id spellings, [`Shape::RequestsOverlap`],
+/// [`Shape::ResponsesAcrossRequests`], [`Shape::ApprovalAwaited`].
+fn id_shapes(
+    views: &[crate::terms::MessageView],
+    partner: &[Vec<Option<(usize, usize)>>],
+) -> Vec<Shape> {
+    let mut out = Vec::new();
+    let end = views.len();
+    let of_kind = |kind: ItemKind| -> Vec<Waiting<'_>> {
+        views
+            .iter()
+            .enumerate()
+            .flat_map(|(m, v)| {
+                v.items
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, i)| i.kind == kind)
+                    .map(move |(k, i)| ((m, k), partner[m][k].map_or(end, |p| p.0), i.id.as_str()))
+            })
+            .collect()
+    };
+    let calls = of_kind(ItemKind::Call);
+    let requests = of_kind(ItemKind::ApprovalRequest);
+    for (is_requests, items) in [(false, &calls), (true, &requests)] {
+        let mut ids: Vec<&str> = items.iter().map(|w| w.2).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if is_requests && items.len() > ids.len() {
+            out.push(Shape::RequestIdReused);
+        }
+        if ids.windows(2).any(|w| w[1].starts_with(w[0])) {
+            out.push(Shape::IdSharedPrefix);
+        }
+        if ids.iter().any(|i| i.len() >= 64) {
+            out.push(Shape::IdLong);
+        }
+        if ids.iter().any(|i| !i.is_ascii()) {
+            out.push(Shape::IdNonAscii);
+        }
+        for (a, x) in items.iter().enumerate() {
+            for y in &items[a + 1..] {
+                if x.2 != y.2 && x.2.eq_ignore_ascii_case(y.2) {
+                    out.push(Shape::IdCaseVariant);
+                    if y.0 .0 < x.1 {
+                        out.push(Shape::IdCaseVariantsOpen);
+                    }
+                }
+            }
+        }
+    }
+    if requests.iter().enumerate().any(|(a, x)| {
+        requests[a + 1..]
+            .iter()
+            .any(|y| y.0 .0 > x.0 .0 && y.0 .0 < x.1)
+    }) {
+        out.push(Shape::RequestsOverlap);
+    }
+    for (m, v) in views.iter().enumerate() {
+        let asked: BTreeSet<usize> = v
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.kind == ItemKind::ApprovalResponse)
+            .filter_map(|(k, _)| partner[m][k].map(|p| p.0))
+            .collect();
+        if v.is_approval_only() && asked.len() >= 2 {
+            out.push(Shape::ResponsesAcrossRequests);
+        }
+    }
+    let quiet = |m: usize| {
+        views[m].role == Role::Assistant
+            && views[m]
+                .items
+                .iter()
+                .all(|i| !crate::terms::repair::is_pairing(i.kind))
+    };
+    if requests
+        .iter()
+        .any(|&((m, _), answered, _)| answered < end && (m + 1..answered).any(quiet))
+    {
+        out.push(Shape::ApprovalAwaited);
+    }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 

@@ -19,7 +19,8 @@
 //! its result or response); lower the budget; shorten strings (texts and
 //! string results halved, other results made `""`, call arguments and
 //! members the kit does not interpret dropped); canonicalise names (call
-//! ids `c1`, `c2`… in order of first use, so a reused id stays reused;
+//! ids `c1`, `c2`… in order of first use, so a reused id stays reused,
+//! and ids that differ only in case stay so, `c1` and `C1`;
 //! approval request ids `r1`, `r2`…; texts and string results `a`, `b`…
 //! by distinct value; tool names `f`).
 //! Every candidate that drops messages comes again with the budget lower

@@ -14,7 +14,7 @@ use super::*;
 /// [`Budget::available`], taken as 0 for an unsatisfiable budget (which
 /// [`Reference::reduce`] rejects first). Linear in the messages it walks;
 /// with unit costs the walks are those of version 1, message for message.
-pub(crate) fn select_indices(policy: Policy, h: &History, budget: &Budget) -> Vec<usize> {
+pub fn select_indices(policy: Policy, h: &History, budget: &Budget) -> Vec<usize> {
     if policy == Policy::Repair {
         // A repair selects every message; what it removes is its own rule
         // (spec §17.2).

@@ -42,6 +42,7 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `passed` | bool | every level passed, and the run was not stopped |
 /// | `firstDefect` | object, only in a run with a defect | `case` (its id), `seconds` (from the run's start until the first case with a defect was judged, in the order cases finished; spec §9.1) |
 /// | `stopped` | object, only when the run stopped feeding the reducer | `unansweredInARow`, `notRun`, `lastFailure`, `stderrLine` (spec §8.5) |
+/// | `stoppedAtFirstDefect` | object, only when `--stop-after-first` stopped the run before its end | `case` (the first defect's), `notRun` (cases not run) |
 /// | `certificate` | string | the certificate line ([`super::certificate`]) |
 /// | `counterexamples` | array | one per failing clause, see below |
 /// | `expectedFailures` | array of `{"case", "clause"}` | failures listed in `--expect-fail` |
@@ -350,6 +351,12 @@ fn head(run: &Run) -> Value {
                    "lastFailure": g.last_failure, "stderrLine": g.stderr_line}),
         );
     }
+    if let (Some(not_run), Some((case, _))) = (run.stopped_at_first_defect, run.first_defect) {
+        put(
+            "stoppedAtFirstDefect",
+            json!({"case": case, "notRun": not_run}),
+        );
+    }
     put("certificate", json!(certificate(run)));
     put("counterexamples", Value::Array(cxs));
     put("expectedFailures", pairs(&run.known_failures.expected));
@@ -455,6 +462,7 @@ mod tests {
                 without: &[],
                 with: &[],
                 gave_up: None,
+                stopped_at_first_defect: None,
                 groups_at_cut: Default::default(),
                 first_defect: None,
             };

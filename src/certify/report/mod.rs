@@ -58,6 +58,9 @@ pub struct Run<'a> {
     /// §9.2) in the order the cases finished: its case id, and the time
     /// from the run's start until it was judged.
     pub first_defect: Option<(&'a str, std::time::Duration)>,
+    /// Set when the run stopped at its first defect (`--stop-after-first`)
+    /// before every case ran: how many cases were not run.
+    pub stopped_at_first_defect: Option<usize>,
 }
 
 impl Run<'_> {

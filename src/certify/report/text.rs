@@ -204,6 +204,15 @@ impl Report<'_> {
                 i.planned
             );
         }
+        if let (Some(not_run), Some((case, _))) = (run.stopped_at_first_defect, run.first_defect) {
+            line!(
+                self,
+                "{} at the first defect (--stop-after-first), case {}: {} cases were not run",
+                self.red("STOPPED"),
+                show(case),
+                thousands(not_run)
+            );
+        }
         if let Some(g) = run.gave_up {
             line!(
                 self,

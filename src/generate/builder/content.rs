@@ -55,6 +55,15 @@ const NUMBERS: &[&str] = &[
 ];
 const AUTHORS: &[&str] = &["Ada", "ops-bot", "Zoë 🦊"];
 
+/// The stem of a long id: 60 bytes that every long id starts with, so that
+/// two of them differ only after it (a reducer that compares ids by a
+/// prefix, or truncates them, takes them for one).
+const LONG_ID: &str = "toolu_01A09q90qw90lq917835lq9Xk2mPzR7vTnB4cYhWdJsE8fGa3LuN0_";
+
+/// What a non-ASCII id carries: an accent composed and decomposed (equal
+/// once normalized), CJK, right-to-left, an emoji, a zero-width space.
+const ID_TAGS: &[&str] = &["é", "e\u{301}", "呼出", "שלום", "🚀", "\u{200b}"];
+
 /// Whether some item is a call or an approval item (whose messages have no
 /// extra members without `mixed_tool_messages`).
 fn carries_calls_or_approvals(contents: &[Value]) -> bool {
@@ -88,13 +97,131 @@ fn number(text: &str) -> Value {
 }
 
 impl Builder<'_, '_, '_> {
-    pub(super) fn new_call_id(&mut self) -> R<String> {
+    /// A call id: with `reuse_call_ids`, sometimes an answered one again;
+    /// else a fresh one, `call_N` or another spelling ([`Self::spelled`],
+    /// a variant of one of `siblings`, the ids drawn before it for the
+    /// same message, among others).
+    pub(super) fn new_call_id(&mut self, siblings: &[String]) -> R<String> {
         if self.cfg.reuse_call_ids && !self.answered.is_empty() && self.chance(1, 4)? {
             let i = self.upto(self.answered.len() - 1)?;
             return Ok(self.answered.swap_remove(i));
         }
         self.fresh_calls += 1;
-        Ok(format!("call_{}", self.fresh_calls))
+        let plain = format!("call_{}", self.fresh_calls);
+        let id = self.spelled(plain, siblings, false)?;
+        self.call_ids.push(id.clone());
+        Ok(id)
+    }
+
+    /// A fresh approval request id: with `reuse_call_ids`, sometimes an
+    /// answered one again; else `req_N` or another spelling, as
+    /// [`Self::new_call_id`].
+    pub(super) fn new_request_id(&mut self, siblings: &[String]) -> R<String> {
+        let free: Vec<usize> = (0..self.answered_requests.len())
+            .filter(|&i| !siblings.contains(&self.answered_requests[i]))
+            .collect();
+        if self.cfg.reuse_call_ids && !free.is_empty() && self.chance(1, 3)? {
+            let i = free[self.upto(free.len() - 1)?];
+            return Ok(self.answered_requests.swap_remove(i));
+        }
+        self.fresh_requests += 1;
+        let plain = format!("req_{}", self.fresh_requests);
+        let id = self.spelled(plain, siblings, true)?;
+        self.request_ids.push(id.clone());
+        Ok(id)
+    }
+
+    /// `plain`, or with `id_spellings` another spelling of a fresh id
+    /// (ids are compared exactly, spec §2): a variant of one of
+    /// `siblings` (the same letters in another ASCII case, or the sibling
+    /// and a suffix, so that one is a prefix of the other); a long id
+    /// ([`LONG_ID`], whose first 60 bytes every long id shares); an id
+    /// with non-ASCII characters (accents composed and decomposed, CJK,
+    /// emoji); a case variant of an id drawn earlier in the history. Never
+    /// an id of the same kind drawn before (`requests`: approval request
+    /// ids, else call ids); `plain` when the spelling drawn would be one.
+    fn spelled(&mut self, plain: String, siblings: &[String], requests: bool) -> R<String> {
+        if !self.cfg.id_spellings {
+            return Ok(plain);
+        }
+        let id = if !siblings.is_empty() && self.chance(1, 3)? {
+            let s = siblings[self.upto(siblings.len() - 1)?].clone();
+            if self.chance(1, 2)? {
+                self.case_variant(&s)?
+            } else {
+                Some(format!("{s}-{}", self.upto(9)?))
+            }
+        } else {
+            match self.upto(5)? {
+                0 => Some(format!("{LONG_ID}{plain}")),
+                1 => {
+                    let tag = self.pick(ID_TAGS)?;
+                    Some(format!("{plain}_{tag}"))
+                }
+                2 | 3 => {
+                    let n = if requests {
+                        self.request_ids.len()
+                    } else {
+                        self.call_ids.len()
+                    };
+                    match n {
+                        0 => None,
+                        n => {
+                            let i = self.upto(n - 1)?;
+                            let s = if requests {
+                                self.request_ids[i].clone()
+                            } else {
+                                self.call_ids[i].clone()
+                            };
+                            self.case_variant(&s)?
+                        }
+                    }
+                }
+                _ => None,
+            }
+        };
+        let used = if requests {
+            &self.request_ids
+        } else {
+            &self.call_ids
+        };
+        Ok(id.filter(|id| !used.contains(id)).unwrap_or(plain))
+    }
+
+    /// `id` with its ASCII letters in another case (the first one upper,
+    /// all upper, all swapped), or `None` when it has no ASCII letter.
+    fn case_variant(&mut self, id: &str) -> R<Option<String>> {
+        let variant: String = match self.upto(2)? {
+            0 => {
+                let mut done = false;
+                id.chars()
+                    .map(|c| {
+                        if !done && c.is_ascii_alphabetic() {
+                            done = true;
+                            if c.is_ascii_uppercase() {
+                                c.to_ascii_lowercase()
+                            } else {
+                                c.to_ascii_uppercase()
+                            }
+                        } else {
+                            c
+                        }
+                    })
+                    .collect()
+            }
+            1 if id != id.to_ascii_uppercase() => id.to_ascii_uppercase(),
+            _ => id
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
+                .collect(),
+        };
+        Ok((variant != id).then_some(variant))
     }
 
     pub(super) fn role(&mut self, role: Role) -> R<String> {

@@ -10,7 +10,8 @@ use content::object;
 
 use super::Config;
 use crate::formats::{read_history, Format};
-use crate::terms::{History, Role};
+use crate::terms::links::continues_call_group;
+use crate::terms::{History, ItemKind, Role};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Value};
 
@@ -27,6 +28,9 @@ pub(super) fn messages(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<
         fresh_requests: 0,
         fresh_messages: 0,
         answered: Vec::new(),
+        answered_requests: Vec::new(),
+        call_ids: Vec::new(),
+        request_ids: Vec::new(),
     };
     b.build()?;
     Ok(b.msgs)
@@ -70,7 +74,7 @@ pub(super) fn draw_budget(
             xs[u.int_in_range(0..=xs.len() - 1)?]
         })
     };
-    let budget = match u.int_in_range(0..=6u8)? {
+    let budget = match u.int_in_range(0..=7u8)? {
         0 => top,
         1 => n + 1 + u.int_in_range(0..=top)?,
         2 => 1,
@@ -84,9 +88,74 @@ pub(super) fn draw_budget(
                 b.saturating_sub(1).max(1)
             }
         }
-        _ => u.int_in_range(1..=top)?,
+        6 => u.int_in_range(1..=top)?,
+        _ => {
+            // A cut inside a tool exchange or an approval flow: the newest
+            // messages from one right after a call or approval request up
+            // to its answer (one more for a `turns` question beside them);
+            // in an approval flow, half the time, from a message a `suffix`
+            // may start at (what waits beside the requests).
+            let (calls, approvals) = inside_exchanges(history);
+            let from = if !approvals.is_empty() && (calls.is_empty() || bool::arbitrary(u)?) {
+                Some(approvals[u.int_in_range(0..=approvals.len() - 1)?])
+            } else if !calls.is_empty() {
+                // Where calls are items of their own (Responses), half the
+                // time at a call that continues a call group (spec §14.5).
+                let groups: Vec<usize> = calls
+                    .iter()
+                    .copied()
+                    .filter(|&i| continues_call_group(history, i))
+                    .collect();
+                let pool = if !groups.is_empty() && bool::arbitrary(u)? {
+                    &groups
+                } else {
+                    &calls
+                };
+                Some(pool[u.int_in_range(0..=pool.len() - 1)?])
+            } else {
+                None
+            };
+            match from {
+                None => top,
+                Some(from) => {
+                    history.count_in(from, history.len()) + usize::from(bool::arbitrary(u)?)
+                }
+            }
+        }
     };
     Ok(budget)
+}
+
+/// The messages of `h` that come after a message holding a call and no
+/// later than the message of its result; and those after a message
+/// holding an approval request and before its response that are neither
+/// tool nor approval-only messages (where a `suffix` run may start, leaving
+/// the responses after it without their requests). Both ascending, the
+/// pinned message left out.
+fn inside_exchanges(h: &History) -> (Vec<usize>, Vec<usize>) {
+    let pairing = h.pairing();
+    let mut inside = [vec![false; h.len()], vec![false; h.len()]];
+    for m in 0..h.len() {
+        for (t, item) in h.items(m).iter().enumerate() {
+            let (which, last) = match item.kind {
+                ItemKind::Call => (0, 0),
+                ItemKind::ApprovalRequest => (1, 1),
+                _ => continue,
+            };
+            if let Some(a) = pairing.partner_message(h, m, t) {
+                for x in inside[which].iter_mut().take(a + 1 - last).skip(m + 1) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    let pick = |which: usize| -> Vec<usize> {
+        (0..h.len())
+            .filter(|&i| inside[which][i] && Some(i) != h.pinned())
+            .filter(|&i| which == 0 || (h.role(i) != Role::Tool && !h.view(i).is_approval_only()))
+            .collect()
+    };
+    (pick(0), pick(1))
 }
 
 /// The state of one history under construction.
@@ -104,6 +173,13 @@ struct Builder<'c, 'u, 'd> {
     fresh_messages: u32,
     /// Call ids whose calls are answered (or never made), free for reuse.
     answered: Vec<String>,
+    /// Approval request ids whose requests are answered, free for reuse.
+    answered_requests: Vec<String>,
+    /// Every fresh call id drawn, in order (a new one is never one of
+    /// them; a reused one is drawn apart).
+    call_ids: Vec<String>,
+    /// Every fresh approval request id drawn, in order.
+    request_ids: Vec<String>,
 }
 
 type R<T> = arbitrary::Result<T>;
@@ -273,7 +349,8 @@ impl Builder<'_, '_, '_> {
         let k = 1 + self.upto(self.cfg.max_parallel_calls - 1)?;
         let mut ids = Vec::with_capacity(k);
         for _ in 0..k {
-            ids.push(self.new_call_id()?);
+            let id = self.new_call_id(&ids)?;
+            ids.push(id);
         }
         let mut contents = self.beside_calls()?;
         for id in &ids {
@@ -311,19 +388,30 @@ impl Builder<'_, '_, '_> {
         Ok(())
     }
 
-    /// 1..=max_approval_requests requests, all new or all legacy.
-    fn requests(&mut self) -> R<(Vec<Request>, bool)> {
+    /// 1..=max_approval_requests requests, all new or all legacy (drawn,
+    /// or `legacy` when given); their ids differ from `siblings`, the
+    /// requests still open in the same flow.
+    fn requests(&mut self, legacy: Option<bool>, siblings: &[String]) -> R<(Vec<Request>, bool)> {
         let r = 1 + self.upto(self.cfg.max_approval_requests - 1)?;
-        let legacy = self.cfg.legacy_approvals && self.chance(1, 3)?;
-        let mut out = Vec::with_capacity(r);
+        let legacy = match legacy {
+            Some(l) => l,
+            None => self.cfg.legacy_approvals && self.chance(1, 3)?,
+        };
+        let mut out: Vec<Request> = Vec::with_capacity(r);
+        let mut calls: Vec<String> = Vec::with_capacity(r);
         for _ in 0..r {
-            let call_id = self.new_call_id()?;
+            let call_id = self.new_call_id(&calls)?;
+            calls.push(call_id.clone());
             let call = self.call_item(&call_id)?;
-            let id = if self.chance(1, 3)? {
+            let open: Vec<String> = siblings
+                .iter()
+                .cloned()
+                .chain(out.iter().map(|q| q.id.clone()))
+                .collect();
+            let id = if self.chance(1, 3)? && !open.contains(&call_id) {
                 call_id.clone()
             } else {
-                self.fresh_requests += 1;
-                format!("req_{}", self.fresh_requests)
+                self.new_request_id(&open)?
             };
             out.push(Request { id, call, call_id });
         }
@@ -387,7 +475,7 @@ impl Builder<'_, '_, '_> {
             self.shuffle(&mut order)?;
         }
         let split = if self.cfg.mixed_tool_messages {
-            order.len() > 1 && self.chance(1, 3)?
+            order.len() > 1 && self.chance(1, 2)?
         } else {
             true
         };
@@ -405,35 +493,23 @@ impl Builder<'_, '_, '_> {
     }
 
     /// A complete approval flow: requests (maybe beside calls, whose results
-    /// follow), maybe a waiting text, the responses, then maybe the approved
-    /// calls and their results.
+    /// follow), maybe a wait (assistant texts, no request answered yet),
+    /// sometimes a second round of requests while the first still waits,
+    /// the responses to every request, then maybe the approved calls and
+    /// their results.
     fn approval_flow(&mut self) -> R<()> {
-        let (reqs, legacy) = self.requests()?;
-        let mut mixed = Vec::new();
-        if self.cfg.mixed_tool_messages {
-            let mut contents = Vec::new();
-            if self.chance(1, 2)? {
-                contents.push(self.text_item()?);
-            }
-            contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
-            if self.cfg.tool_calls && self.chance(1, 5)? {
-                for _ in 0..1 + self.upto(1)? {
-                    mixed.push(self.new_call_id()?);
-                }
-            }
-            for id in &mixed {
-                contents.push(self.call_item(id)?);
-            }
-            self.push(Role::Assistant, contents)?;
-        } else {
-            self.separate_requests(legacy, &reqs)?;
-        }
-        if !mixed.is_empty() {
-            self.results(&mixed)?;
-            self.answered.extend(mixed);
-        }
-        if self.chance(1, 4)? {
-            self.assistant_text()?;
+        let (mut reqs, legacy) = self.requests(None, &[])?;
+        self.request_message(legacy, &reqs)?;
+        self.approval_wait()?;
+        // A second round: more often where each request is a message of
+        // its own (and a flow has one request without it).
+        let second = if self.cfg.mixed_tool_messages { 3 } else { 2 };
+        if self.chance(1, second)? {
+            let open: Vec<String> = reqs.iter().map(|r| r.id.clone()).collect();
+            let (more, _) = self.requests(Some(legacy), &open)?;
+            self.request_message(legacy, &more)?;
+            reqs.extend(more);
+            self.approval_wait()?;
         }
         let mut approved = Vec::with_capacity(reqs.len());
         for _ in 0..reqs.len() {
@@ -449,7 +525,51 @@ impl Builder<'_, '_, '_> {
             let ids: Vec<String> = yes.iter().map(|&i| reqs[i].call_id.clone()).collect();
             self.results(&ids)?;
         }
+        self.answered_requests
+            .extend(reqs.iter().map(|r| r.id.clone()));
         self.answered.extend(reqs.into_iter().map(|r| r.call_id));
+        Ok(())
+    }
+
+    /// The message (or, without `mixed_tool_messages`, the messages) of
+    /// `reqs`: with `mixed_tool_messages` maybe a text before them and
+    /// calls beside them, whose results follow.
+    fn request_message(&mut self, legacy: bool, reqs: &[Request]) -> R<()> {
+        if !self.cfg.mixed_tool_messages {
+            return self.separate_requests(legacy, reqs);
+        }
+        let mut mixed = Vec::new();
+        let mut contents = Vec::new();
+        if self.chance(1, 2)? {
+            contents.push(self.text_item()?);
+        }
+        contents.extend(reqs.iter().map(|r| Self::request_item(legacy, r)));
+        if self.cfg.tool_calls && self.chance(1, 5)? {
+            for _ in 0..1 + self.upto(1)? {
+                let id = self.new_call_id(&mixed)?;
+                mixed.push(id);
+            }
+        }
+        for id in &mixed {
+            contents.push(self.call_item(id)?);
+        }
+        self.push(Role::Assistant, contents)?;
+        if !mixed.is_empty() {
+            self.results(&mixed)?;
+            self.answered.extend(mixed);
+        }
+        Ok(())
+    }
+
+    /// While approval requests wait: often nothing, else one or two
+    /// assistant texts (a suffix may start there, leaving the responses
+    /// that follow without their requests).
+    fn approval_wait(&mut self) -> R<()> {
+        if self.chance(1, 2)? {
+            for _ in 0..1 + self.upto(1)? {
+                self.assistant_text()?;
+            }
+        }
         Ok(())
     }
 
@@ -475,7 +595,7 @@ impl Builder<'_, '_, '_> {
         }
         let mut contents = self.beside_calls()?;
         let (reqs, legacy) = if want_requests {
-            self.requests()?
+            self.requests(None, &[])?
         } else {
             (Vec::new(), false)
         };
@@ -487,7 +607,8 @@ impl Builder<'_, '_, '_> {
         let mut ids = Vec::new();
         if want_calls {
             for _ in 0..1 + self.upto(self.cfg.max_parallel_calls - 1)? {
-                ids.push(self.new_call_id()?);
+                let id = self.new_call_id(&ids)?;
+                ids.push(id);
             }
         }
         for id in &ids {

@@ -627,6 +627,26 @@ pub(super) struct Names {
     texts: Vec<String>,
 }
 
+/// The canonical name of `id` (`seen`: the ids named so far): `{stem}{k}`
+/// for the k-th id in order of first use, ids equal but for ASCII letter
+/// case sharing k, the second spelling `{STEM}{k}` (a bug that compares
+/// ids without their case still shows), a third `{stem}{k}_{j}`.
+fn id_name(seen: &mut Vec<String>, id: &str, stem: &str) -> String {
+    let i = index_of(seen, id);
+    let class = |s: &String| seen.iter().position(|x| x.eq_ignore_ascii_case(s));
+    let first = class(&seen[i]).unwrap_or(i);
+    let k = (0..=first).filter(|&x| class(&seen[x]) == Some(x)).count();
+    match seen[..i]
+        .iter()
+        .filter(|x| x.eq_ignore_ascii_case(id))
+        .count()
+    {
+        0 => format!("{stem}{k}"),
+        1 => format!("{}{k}", stem.to_ascii_uppercase()),
+        j => format!("{stem}{k}_{j}"),
+    }
+}
+
 /// Canonical names inside one content item (and the items nested in it,
 /// such as an approval request's call), see [`QuickCase::canonical_names`].
 pub(super) fn canonicalise(item: &mut Value, names: &mut Names) {
@@ -644,13 +664,11 @@ pub(super) fn canonicalise(item: &mut Value, names: &mut Names) {
     );
     for (key, value) in obj.iter_mut() {
         match (key.as_str(), value) {
-            ("callId", Value::String(id)) => {
-                *id = format!("c{}", index_of(&mut names.calls, id) + 1);
-            }
+            ("callId", Value::String(id)) => *id = id_name(&mut names.calls, id, "c"),
             ("requestId", Value::String(id)) | ("id", Value::String(id))
                 if key == "requestId" || legacy =>
             {
-                *id = format!("r{}", index_of(&mut names.requests, id) + 1);
+                *id = id_name(&mut names.requests, id, "r")
             }
             ("name", Value::String(name)) if tag == "functionCall" => *name = "f".into(),
             ("text", Value::String(t)) | ("result", Value::String(t)) if !t.is_empty() => {
