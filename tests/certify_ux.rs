@@ -44,7 +44,7 @@ fn persistent_shrinking_reuses_the_live_reducer() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
         stdout.contains(
-            "minimal counterexample for no-orphan-result (4 messages, maxMessages 3; shrunk from gen/1/1595 in 46 tries; 1 case like this)"
+            "minimal counterexample for no-orphan-result (4 messages, maxMessages 3; shrunk from gen/1/402 in 52 tries; 1 case like this)"
         ),
         "{stdout}"
     );
@@ -85,7 +85,7 @@ fn shrink_time_bounds_the_shrinking() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("counterexample for no-orphan-result, not shrunk (19 messages, 2534 bytes, maxMessages 16; case gen/1/1595; --shrink-time ran out after 0 tries; 1 case like this)"),
+        stdout.contains("counterexample for no-orphan-result, not shrunk (22 messages, 3364 bytes, maxMessages 14; case gen/1/402; --shrink-time ran out after 0 tries; 1 case like this)"),
         "{stdout}"
     );
     assert!(
@@ -115,13 +115,13 @@ fn counterexamples_show_one_example_per_kind_of_failure() {
     assert_eq!(
         headers,
         vec![
-            "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 22 cases like this)",
-            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 19 cases like this)",
-            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 9 cases like this)",
-            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/226 in 14 tries; 8 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/260 in 15 tries; 17 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/55 in 16 tries; 11 cases like this)",
-            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from spec/suffix-split-approval in 14 tries; 1 case like this)",
+            "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from gen/1/7 in 16 tries; 20 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/7 in 16 tries; 17 cases like this)",
+            "minimal counterexample for no-orphan-approval (2 messages, maxMessages 1; shrunk from gen/1/108 in 17 tries; 11 cases like this)",
+            "minimal counterexample for valid-output (2 messages, maxMessages 1; shrunk from gen/1/108 in 17 tries; 10 cases like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/7 in 16 tries; 26 cases like this)",
+            "minimal counterexample for matches-reference (2 messages, maxMessages 1; shrunk from gen/1/324 in 22 tries; 2 cases like this)",
+            "minimal counterexample for contiguous-suffix (2 messages, maxMessages 1; shrunk from spec/suffix-tool-without-result in 24 tries; 1 case like this)",
         ],
         "{stdout}"
     );
@@ -174,7 +174,7 @@ fn without_skips_the_shapes_turned_off() {
     );
     assert_eq!(
         r["casesPlanned"],
-        serde_json::json!({"corpus": 95, "generated": 277, "corpusDuplicates": 12, "generatedDuplicates": 23, "without": 30})
+        serde_json::json!({"corpus": 99, "generated": 274, "corpusDuplicates": 12, "generatedDuplicates": 26, "without": 31})
     );
     // 28 corpus cases need protocol 2 (a token budget), 5 are broken
     // histories of policy repair (spec §17.6) that --without left in, and
@@ -183,11 +183,11 @@ fn without_skips_the_shapes_turned_off() {
     // run's shapes, not by --without.
     assert_eq!(
         (r["casesRun"].as_u64(), r["casesSkipped"].as_u64()),
-        (Some(338), Some(34))
+        (Some(339), Some(34))
     );
     assert_eq!(r["outside"], serde_json::json!(["non-double-numbers"]));
     assert!(stdout.contains(
-        "372 cases: 95 corpus + 277 generated, 12 corpus duplicates dropped, 23 generated duplicates dropped\nskipped: 30 cases with shapes turned off by --without\n"
+        "373 cases: 99 corpus + 274 generated, 12 corpus duplicates dropped, 26 generated duplicates dropped\nskipped: 31 cases with shapes turned off by --without\n"
     ), "{stdout}");
     // Nothing with an approval ran: the approval clause was never failed.
     assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);
@@ -433,7 +433,7 @@ fn more_failing_cases_name_the_report_only_when_written() {
     ]);
     let without = text(&certify(&args, &reducer).stdout);
     assert!(
-        without.contains("\n... and 7 more failing cases\n"),
+        without.contains("\n... and 8 more failing cases\n"),
         "{without}"
     );
     let mut with: Vec<&str> = args.clone();
@@ -441,7 +441,7 @@ fn more_failing_cases_name_the_report_only_when_written() {
     with.extend(["--report-json", r]);
     let with = text(&certify(&with, &reducer).stdout);
     assert!(
-        with.contains(&format!("\n... and 7 more failing cases (all in {r})\n")),
+        with.contains(&format!("\n... and 8 more failing cases (all in {r})\n")),
         "{with}"
     );
 }

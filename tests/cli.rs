@@ -766,9 +766,11 @@ fn generate_requests_are_the_cases_as_a_reducer_reads_them() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(requests.len(), 20);
+    assert_eq!(requests[0]["maxMessages"], 12);
+    assert_eq!(requests[0]["messages"].as_array().unwrap().len(), 14);
     assert_eq!(
-        requests[0],
-        json!({"maxMessages": 1, "messages": [{"role": "system", "content": "will"}]})
+        requests[0]["messages"][0],
+        json!({"role": "system", "content": "thanks order check when ? check order the"})
     );
     let mut with_calls = 0;
     for (case, req) in cases.iter().zip(&requests) {

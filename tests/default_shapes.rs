@@ -47,8 +47,8 @@ const EVERY_LEVEL: &str = "levels passed [protocol, safety, policy, exact]";
 fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
     let dir = tempfile::tempdir().unwrap();
     for (name, format, run, skipped) in [
-        ("openai_trimmer.py", "openai", 1925, 72),
-        ("anthropic_trimmer.py", "anthropic", 1919, 73),
+        ("openai_trimmer.py", "openai", 1925, 75),
+        ("anthropic_trimmer.py", "anthropic", 1920, 77),
     ] {
         let reducer = [python(), "-S", &example(name)];
         // The command a user types: no flag but the policy, the format
@@ -74,8 +74,8 @@ fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
             ])
         );
         assert!(!stdout.contains("hint:"), "{stdout}");
-        // Counted on the kit's own corpora: 17 cases show a shape outside
-        // the format (14 with approvals, 2 with roles in other cases,
+        // Counted on the kit's own corpora: 18 cases show a shape outside
+        // the format (15 with approvals, 2 with roles in other cases,
         // spec/exact-numbers), each skipped with the flag that runs it.
         let (out, r) = report(
             dir.path(),
@@ -89,14 +89,14 @@ fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
             "{name}"
         );
         let outside = outside_skips(&r);
-        assert_eq!(outside.len(), 17, "{outside:#?}");
+        assert_eq!(outside.len(), 18, "{outside:#?}");
         let count = |reason: &str| outside.iter().filter(|s| *s == reason).count();
         let run_of = format!("outside a default {format} run");
         assert_eq!(
             count(&format!(
                 "approval items (approvals): {run_of}; --with approvals runs it"
             )),
-            12
+            13
         );
         assert_eq!(
             count(&format!("approval items (approvals), approval items with the older names (legacy-approvals): {run_of}; --with approvals,legacy-approvals runs it")),
@@ -152,9 +152,9 @@ fn the_naive_last_n_still_fails_with_a_two_message_counterexample() {
         cx["detail"],
         "output message 0: result \"c1\" has no call earlier in the output"
     );
-    assert_eq!(r["clauses"]["no-orphan-result"]["defects"], 71);
+    assert_eq!(r["clauses"]["no-orphan-result"]["defects"], 111);
     // Its answers show that it reads no tool calls: the hint says so.
-    assert!(stdout.contains("hint: in none of the 71 cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the OpenAI messages it gets (--format openai). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format openai`\n"), "{stdout}");
+    assert!(stdout.contains("hint: in none of the 111 cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the OpenAI messages it gets (--format openai). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format openai`\n"), "{stdout}");
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn shapes_outside_the_format_run_with_with() {
         r["outside"],
         json!(["role-case", "legacy-approvals", "non-double-numbers"])
     );
-    assert_eq!(r["clauses"]["no-orphan-approval"]["defects"], 15);
+    assert_eq!(r["clauses"]["no-orphan-approval"]["defects"], 32);
     assert_eq!(r["clauses"]["no-orphan-result"]["failed"], 0);
     assert!(r["certificate"]
         .as_str()

@@ -292,7 +292,7 @@ fn trimming_keeps_the_case() {
     // its damage.
     for (t, want) in [
         ("reduce_invariants", 255),
-        ("checker_convicts", 338),
+        ("checker_convicts", 256),
         ("validator_agrees", 251),
     ] {
         let k = trimmed_len(t, &buf);

@@ -15,7 +15,7 @@ Speaks runner protocol v1 on stdin/stdout, Python 3 standard library only:
     python3 leading_orphans_only.py [--format canonical|openai|anthropic] [--persistent]
 """
 
-from reducer_protocol import main
+from reducer_protocol import RESULT, main
 
 
 def select(history, budget):
@@ -23,7 +23,10 @@ def select(history, budget):
     out = []
     leading = True
     for m, v in enumerate(views):
-        if leading and v.role == "tool":
+        # A tool message of results only: a tool message holding a note
+        # (text, no result) is no orphan and stays.
+        if leading and v.role == "tool" and v.items and all(
+                kind == RESULT for kind, _, _ in v.items):
             continue
         if v.role != "system":
             leading = False

@@ -2,7 +2,8 @@
 """Example external reducer for policy `suffix` (spec/spec.md, section 4).
 
 Keeps the pinned system message plus the newest run of messages that fits in
-maxMessages, moving the start of the run later while it would begin with a
+maxMessages (all of them when they fit), moving the start of a shorter run
+later while it would begin with a
 tool message, an approval-only user message, or a result / approval response
 whose partner lies before the start. Then removes results and approval
 responses whose call or request is not kept (positional pairing). It conforms
@@ -26,7 +27,9 @@ def select(history, budget):
     rest = [i for i in range(len(views)) if i != pinned]
     partner = pair(views, range(len(views)))
     start = max(0, len(rest) - budget)
-    while start < len(rest):
+    # A run from M's first message starts where M does: when all of M
+    # fits, it is kept whole, whatever its first message.
+    while 0 < start < len(rest):
         m = rest[start]
         v = views[m]
         splits_group = any(

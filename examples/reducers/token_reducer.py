@@ -57,7 +57,9 @@ def suffix_selection(history, room):
     rest = [i for i in range(len(views)) if i != pinned]
     partner = pair(views, range(len(views)))
     start = fits_from_end(history, rest, room)
-    while start < len(rest):
+    # A run from M's first message starts where M does: when all of M
+    # fits, it is kept whole, whatever its first message.
+    while 0 < start < len(rest):
         m = rest[start]
         v = views[m]
         splits_group = any(

@@ -275,8 +275,10 @@ fn build(
     };
     // Half the Responses histories with reasoning are stored as a session
     // stores a model's output, server ids and all (spec §14.7): drawn last,
-    // so that nothing else changes.
-    if cfg.reasoning_items && cfg.extra_fields && has_reasoning(&messages) && u.ratio(1, 2)? {
+    // so that nothing else changes. The run's config decides whether ids
+    // may come (`--without extra-fields` turns them off), not a swarm
+    // draw's, which turns extra fields off in about half the cases.
+    if ceiling.extra_fields && has_reasoning(&messages) && u.ratio(1, 2)? {
         server_ids::stamp(&mut messages);
     }
     let shapes = if detect_shapes {
