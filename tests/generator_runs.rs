@@ -101,10 +101,11 @@ fn events(h: &History, budget: usize, policy: Policy) -> Vec<&'static str> {
     // A `suffix` cut that falls on a call continuing a call group
     // (Responses, spec §14.5): the start the reference must move on.
     let rest: Vec<usize> = (0..h.len()).filter(|&i| Some(i) != h.pinned()).collect();
-    if policy == Policy::Suffix && budget < rest.len() {
-        if continues_call_group(h, rest[rest.len() - budget]) {
-            out.push("suffix cut inside a call group");
-        }
+    if policy == Policy::Suffix
+        && budget < rest.len()
+        && continues_call_group(h, rest[rest.len() - budget])
+    {
+        out.push("suffix cut inside a call group");
     }
     // Two kept calls (requests) whose ids differ only in case.
     let kept_ids: Vec<&str> = sel
