@@ -395,7 +395,8 @@ impl Job {
         self.sources.plan()
     }
 
-    /// Runs the cases of `plan` ([`run_cases`]), shrinks each kind of
+    /// Runs the cases of `plan`
+    /// ([`run_cases`](super::collect::run_cases)), shrinks each kind of
     /// failure to a minimal counterexample ([`counterexamples`]; not for a
     /// reducer that answered nothing, spec §8.5), grades the run and
     /// compares its failures with `known`, telling `watch` as it goes.
