@@ -198,3 +198,246 @@ fn the_library_never_imports_the_command_line() {
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
+
+/// The modules of `src/certify/`, each with its files: `X.rs`, a folder
+/// `X/` or both are one module `X`; `mod.rs` is their parent, not one of
+/// them. A file of a folder counts when its parent's code declares it
+/// (`mod Z;`), so a test module declared under `#[cfg(test)]` does not.
+/// Each file comes with its depth below `src/certify/` as a module (`X.rs`
+/// and `X/mod.rs`: 1, `X/Z.rs`: 2).
+fn certify_modules() -> std::collections::BTreeMap<String, Vec<(PathBuf, usize)>> {
+    let root = src().join("certify");
+    let mut modules: std::collections::BTreeMap<String, Vec<(PathBuf, usize)>> = Default::default();
+    for f in rust_files(&root) {
+        let rel = f.strip_prefix(&root).unwrap();
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        if parts == ["mod.rs"] {
+            continue;
+        }
+        let stem = |p: &str| p.trim_end_matches(".rs").to_string();
+        let depth = parts.len() - usize::from(parts.last().unwrap() == "mod.rs");
+        if depth > 1 {
+            let dir = f.parent().unwrap();
+            let parent = if parts.last().unwrap() == "mod.rs" {
+                dir.parent()
+                    .unwrap()
+                    .join(format!("{}.rs", stem(&parts[parts.len() - 2])))
+            } else if dir.join("mod.rs").is_file() {
+                dir.join("mod.rs")
+            } else {
+                dir.with_extension("rs")
+            };
+            let declared = format!("mod {};", stem(&parts[depth - 1]));
+            if !code(&parent).contains(&declared) {
+                continue;
+            }
+        }
+        modules
+            .entry(stem(&parts[0]))
+            .or_default()
+            .push((f.clone(), depth));
+    }
+    modules
+}
+
+/// The first segment of each path a `use` group names: `a` and `d` of
+/// `{a::{B, C}, d}` (`group` without its outer braces).
+fn group_heads(group: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    let mut nesting = 0;
+    let mut start = true;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => nesting += 1,
+            '}' => nesting -= 1,
+            ',' if nesting == 0 => start = true,
+            _ if start && !c.is_whitespace() => {
+                start = false;
+                let head: String = group[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                heads.push(head);
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+/// The modules of `src/certify/` the code of `file` (a module `depth`
+/// levels below `certify`) names, each with the line that first names it:
+/// `crate::certify::X` and `super::X` with as many `super::` as lead up to
+/// `certify`, or a group of either (`super::{x::A, y}`).
+fn named_certify_modules(file: &Path, depth: usize) -> Vec<(String, usize)> {
+    let code = code(file);
+    let supers = "super::".repeat(depth);
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for prefix in ["crate::certify::", supers.as_str()] {
+        for (at, _) in code.match_indices(prefix) {
+            // The start of a path, not the middle of a longer one
+            // (`super::super::x` in a file of depth 1 is not `super::x`).
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c == ':' || c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &code[at + prefix.len()..];
+            if rest.starts_with("super::") {
+                continue;
+            }
+            let heads = match rest.strip_prefix('{') {
+                Some(group) => {
+                    let mut nesting = 1;
+                    let end = group
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            nesting += match c {
+                                '{' => 1,
+                                '}' => -1,
+                                _ => 0,
+                            };
+                            nesting == 0
+                        })
+                        .map_or(group.len(), |(i, _)| i);
+                    group_heads(&group[..end])
+                }
+                None => vec![rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect()],
+            };
+            let line = code[..at].lines().count().max(1);
+            for head in heads {
+                if !out.iter().any(|(m, _)| *m == head) {
+                    out.push((head, line));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Which modules of `src/certify/` each names (code only, as [`code`]
+/// reads it), with where: `module -> [(named module, file, line)]`.
+type CertifyGraph = std::collections::BTreeMap<String, Vec<(String, PathBuf, usize)>>;
+
+fn certify_graph() -> CertifyGraph {
+    let modules = certify_modules();
+    let mut graph = CertifyGraph::new();
+    for (module, files) in &modules {
+        let edges = graph.entry(module.clone()).or_default();
+        for (file, depth) in files {
+            for (named, line) in named_certify_modules(file, *depth) {
+                let known = modules.contains_key(&named);
+                if known && named != *module && !edges.iter().any(|(m, ..)| *m == named) {
+                    edges.push((named, file.clone(), line));
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// A circle of imports in `graph`, if it has one: the modules in order,
+/// the first again at the end.
+fn find_circle(graph: &CertifyGraph) -> Option<Vec<String>> {
+    // Depth-first search; a module on the current path reached again
+    // closes a circle.
+    fn visit(
+        graph: &CertifyGraph,
+        module: &str,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|m| m == module) {
+            let mut circle = path[i..].to_vec();
+            circle.push(module.to_string());
+            return Some(circle);
+        }
+        if done.contains(module) {
+            return None;
+        }
+        path.push(module.to_string());
+        for (named, ..) in graph.get(module).into_iter().flatten() {
+            if let Some(circle) = visit(graph, named, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(module.to_string());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|m| visit(graph, m, &mut Vec::new(), &mut done))
+}
+
+/// The files of `src/certify/` import each other in no circle (module
+/// docs of `src/certify/mod.rs`): each can be read with only the files
+/// below it. A module names another with `super::x` or
+/// `crate::certify::x` in its code (doc comments and test modules may
+/// name any).
+#[test]
+fn the_files_of_certify_import_in_no_circle() {
+    let graph = certify_graph();
+    let edges: usize = graph.values().map(Vec::len).sum();
+    assert!(graph.len() >= 15 && edges >= 30, "{graph:?}");
+    if let Some(circle) = find_circle(&graph) {
+        let steps: Vec<String> = circle
+            .windows(2)
+            .map(|w| {
+                let (_, file, line) = graph[&w[0]].iter().find(|(m, ..)| *m == w[1]).unwrap();
+                let file = file.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+                format!("{}:{line} names {}", file.display(), w[1])
+            })
+            .collect();
+        panic!(
+            "the files of src/certify/ import in a circle: {}\n{}",
+            circle.join(" -> "),
+            steps.join("\n")
+        );
+    }
+}
+
+/// The runner's files stand in order (`src/certify/mod.rs`): the records
+/// and results are plain data that name neither the settings, the
+/// sessions nor the run; the settings name neither the sessions nor the
+/// run; the sessions do not name the run. And they name what is below
+/// them (the reading above finds imports).
+#[test]
+fn the_runner_stands_in_order() {
+    let graph = certify_graph();
+    let names = |m: &str| -> Vec<&str> { graph[m].iter().map(|(n, ..)| n.as_str()).collect() };
+    let above: &[(&str, &[&str])] = &[
+        ("result", &["records", "settings", "session", "run"]),
+        ("records", &["settings", "session", "run"]),
+        ("settings", &["session", "run"]),
+        ("session", &["run"]),
+    ];
+    for (module, forbidden) in above {
+        for f in *forbidden {
+            assert!(
+                !names(module).contains(f),
+                "src/certify/{module}.rs names {f}, which stands above it: {:?}",
+                graph[*module]
+            );
+        }
+    }
+    assert!(
+        names("records").contains(&"result"),
+        "{:?}",
+        graph["records"]
+    );
+    assert!(
+        names("session").contains(&"settings"),
+        "{:?}",
+        graph["session"]
+    );
+    for below in ["records", "result", "settings", "exchange"] {
+        assert!(names("run").contains(&below), "{:?}", graph["run"]);
+    }
+}

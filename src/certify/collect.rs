@@ -4,11 +4,11 @@
 //! ([`FailureGroup`]), and the run stopped when the reducer answers nothing
 //! ([`GaveUp`], spec §8.5).
 
+use super::exchange::{ProtocolFailure, Restarts, RunError};
 use super::process;
 use super::records::{clause_bit, Records};
 use super::result::{add_protocol_failure, CaseResult};
 use super::run::{run_case_pending, CaseList, Pending, Settings};
-use super::session::{ProtocolFailure, Restarts, RunError};
 use crate::check::Outcome;
 use crate::formats::Format;
 use crate::terms::Clause;
@@ -302,8 +302,8 @@ impl Collector {
 /// clause. With one worker the cases run in the
 /// calling thread (no thread hop per case).
 ///
-/// In persistent mode each worker calls [`Session::settle`](super::session::Session::settle) before each
-/// case and [`Session::close`](super::session::Session::close) at the end, and charges unrequested output
+/// In persistent mode each worker calls [`Session::settle`](super::exchange::Session::settle) before each
+/// case and [`Session::close`](super::exchange::Session::close) at the end, and charges unrequested output
 /// to the case it followed. When the kit is stopped
 /// ([`super::interrupt`]), the cases in flight are dropped and
 /// [`Collected::interrupted`] says so. At the end, the run's processes that

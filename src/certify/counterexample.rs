@@ -5,9 +5,9 @@
 //! saved as a case file.
 
 use super::collect::FailureGroup;
+use super::exchange::{Bounds, RunError, Session};
 use super::process;
 use super::run::{run_case_pending, CaseResult, RunCase, Settings};
-use super::session::{Bounds, RunError, Session};
 use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
 use crate::case::{save_new, Case};

@@ -14,11 +14,11 @@
 
 use super::collect::{run_cases_with, Collected, FailureGroup};
 use super::counterexample::{counterexamples, Counterexample, ShrinkLimits, ShrinkProgress};
+use super::exchange::RunError;
 use super::grade::{grade_clauses, Grade};
 use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
 use super::process::{Limits, Reducer};
 use super::report::{Interruption, Run};
-use super::session::RunError;
 use super::settings::{Sessions, Settings};
 use super::{CasePlan, Shard, SourceError, Sources};
 use crate::formats::Format;
@@ -380,7 +380,7 @@ impl Job {
     /// mode; `--timeout` does not apply.
     pub fn with_sessions<F>(mut self, make: F) -> Job
     where
-        F: Fn(&Settings) -> Box<dyn super::session::Session> + Send + Sync + 'static,
+        F: Fn(&Settings) -> Box<dyn super::exchange::Session> + Send + Sync + 'static,
     {
         self.settings.sessions = Some(Sessions(std::sync::Arc::new(make)));
         self
@@ -395,7 +395,8 @@ impl Job {
         self.sources.plan()
     }
 
-    /// Runs the cases of `plan` ([`run_cases`]), shrinks each kind of
+    /// Runs the cases of `plan`
+    /// ([`run_cases`](super::collect::run_cases)), shrinks each kind of
     /// failure to a minimal counterexample ([`counterexamples`]; not for a
     /// reducer that answered nothing, spec §8.5), grades the run and
     /// compares its failures with `known`, telling `watch` as it goes.

@@ -6,10 +6,11 @@
 //! |------|------|
 //! | `mod.rs` | the cases of a run: corpus, generated, replayed, filtered, sharded ([`Sources`], [`Shard`]) |
 //! | [`job`] | a whole certification: [`job::Options`] resolved once into a [`job::Job`], which runs, shrinks and grades |
-//! | [`session`] | [`session::Session`]: one reducer, per-case or persistent, or the in-process reference |
+//! | [`exchange`] | one exchange with a reducer: the [`exchange::Session`] trait, its answer or protocol failure, why a run stops ([`exchange::RunError`]) |
+//! | [`session`] | the sessions: per-case or persistent processes, in process, the reference; a worker's session made from the settings |
 //! | [`process`] | running an external reducer process safely |
 //! | [`interrupt`] | SIGINT / SIGTERM: stopping every reducer in flight |
-//! | [`result`] | one case as sent ([`run::RunCase`]) and what it gave ([`run::CaseResult`]) |
+//! | [`result`] | one case as sent ([`result::RunCase`]) and what it gave ([`result::CaseResult`]) |
 //! | [`settings`] | how the reducer is run and judged ([`settings::Settings`]) |
 //! | [`run`] | one case through a session, checked |
 //! | [`collect`] | many cases on many workers: records, failures grouped by kind, a run stopped when the reducer answers nothing |
@@ -19,10 +20,17 @@
 //! | [`counterexample`] | shrinking a failure to a minimal case, and its case file |
 //! | [`report`] | the text, JSON, JUnit and HTML reports and the certificate line |
 //! | [`draw`] | a counterexample or a case drawn as a conversation (HTML and terminal text), the compatibility matrix as a page |
+//!
+//! No file of `certify/` names another that names it back, directly or
+//! round about (`tests/layout.rs` holds it). The runner's files stand in
+//! this order, each naming only files before it: [`process`], [`exchange`],
+//! the plain data [`result`] and [`records`], [`settings`], [`session`],
+//! [`run`], [`collect`].
 
 pub mod collect;
 pub mod counterexample;
 pub mod draw;
+pub mod exchange;
 pub mod grade;
 pub mod interrupt;
 pub mod job;

@@ -149,7 +149,7 @@ impl CaseRecord {
     }
 
     /// How the budget reads in a report: `maxMessages 3`, `maxTokens 45`
-    /// (as [`crate::certify::run::RunCase::budget_text`]).
+    /// (as [`crate::certify::result::RunCase::budget_text`]).
     pub fn budget_text(&self) -> String {
         let b = BudgetFields {
             max_messages: self.max_messages.clone(),
@@ -369,7 +369,7 @@ impl Records {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::certify::run::RunCase;
+    use crate::certify::result::RunCase;
     use crate::check::Verdict;
 
     fn result(id: &str, verdicts: Vec<Verdict>) -> CaseResult {

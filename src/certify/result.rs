@@ -4,8 +4,7 @@
 //! tail), which the compact [`super::records::CaseRecord`] and the
 //! counterexamples are made from.
 
-use super::session::ProtocolFailure;
-use super::settings::Settings;
+use super::exchange::ProtocolFailure;
 use crate::check::{ExtraKind, Outcome, Verdict};
 use crate::protocol::{Protocol, Response};
 use crate::terms::{BudgetFields, Policy};
@@ -101,10 +100,11 @@ impl RunCase {
         )
     }
 
-    /// The summary member of its requests under `settings`: S when
-    /// summaries are allowed (1 under a message budget, which is not sent).
-    pub(super) fn summary_member(&self, settings: &Settings) -> Option<u64> {
-        settings.summaries.then(|| {
+    /// The summary member of its requests in a run that allows summaries
+    /// (`summaries`, [`Settings::summaries`](super::settings::Settings::summaries)):
+    /// S when it does (1 under a message budget, which is not sent).
+    pub(super) fn summary_member(&self, summaries: bool) -> Option<u64> {
+        summaries.then(|| {
             if self.budget.max_tokens.is_some() {
                 self.summary_tokens
             } else {

@@ -8,8 +8,8 @@
 //! [`CaseRecord`] of each (spec §8.8); the types of one case are
 //! [`super::result`]'s, re-exported here.
 
+use super::exchange::{ProtocolFailure, RunError, Session};
 pub use super::records::{CaseRecord, Judged, Records, MAX_DETAIL};
-use super::session::{ProtocolFailure, RunError, Session};
 use crate::check::{
     check_classified, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
 };
@@ -363,7 +363,7 @@ fn run_case_timed<'a>(
         Ok(m) => m,
         Err(why) => return Ok(skipped(case, why)),
     };
-    let summary = case.summary_member(settings);
+    let summary = case.summary_member(settings.summaries);
     let first_request =
         OutgoingRequest::new(settings.format, &case.budget, summary, &wire_messages);
     let mut protocol: Vec<(Clause, String)> = Vec::new();

@@ -1,6 +1,6 @@
-//! One reducer to talk to (runner protocol v1, spec §8): a
-//! [`Session`] exchanges one request for one response, or for the protocol
-//! failure that took its place.
+//! The sessions that answer a run (runner protocol, spec §8): each
+//! implements [`Session`] ([`super::exchange`]), exchanging one request
+//! for one response, or for the protocol failure that took its place.
 //!
 //! | session | what answers |
 //! |---------|--------------|
@@ -9,17 +9,25 @@
 //! | [`ReferenceSession`] | the kit's reference reducer, in process (what `reducer-kit serve` runs) |
 //! | [`InProcessSession`] | a function in the kit's own process, from a request's text to its answer's text (a binding's reducer: the Python package's `certify(fn)`) |
 //!
-//! The runner ([`super::run`]) drives any of them the same way, one
-//! exchange at a time: [`Session::settle`] before each exchange and
+//! [`Settings::session`] makes a worker's session from the run's
+//! settings. The runner ([`super::run`]) drives any of them the same way,
+//! one exchange at a time: [`Session::settle`] before each exchange and
 //! [`Session::close`] at the end give the unrequested output a persistent
 //! reducer wrote after an answer (spec §8.3), charged to the exchange it
 //! followed. A new kind of session (a hardened sandbox, a network reducer)
 //! is a new implementation of the trait; a run is given one through
-//! [`Sessions`](super::run::Sessions) ([`super::job::Job::with_sessions`]).
+//! [`Sessions`] ([`super::job::Job::with_sessions`]).
+//!
+//! The trait and the data of an exchange live in [`super::exchange`],
+//! below the settings; they are re-exported here.
 
+pub use super::exchange::{
+    signal_text, Bounds, Exchange, ProtocolFailure, Restarts, RunError, Session,
+};
 use super::process::{self, Failure, Unrequested};
 #[cfg(feature = "process")]
 use super::process::{run_once, Limits, Reducer};
+use super::settings::{Sessions, Settings};
 use crate::formats::Format;
 use crate::protocol::{
     id_echo, request_from_json, response_from_value, response_json, response_json_with_id, with_id,
@@ -28,154 +36,6 @@ use crate::protocol::{
 use crate::reduce::{Input, Reference};
 use crate::terms::{Clause, Policy, Provider};
 use serde_json::Value;
-#[cfg(not(target_arch = "wasm32"))]
-use std::time::Instant;
-#[cfg(target_arch = "wasm32")]
-use web_time::Instant;
-
-/// Why a run stops before its end.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// The reducer cannot be started at all (the operating system's
-    /// message).
-    #[error("cannot run the reducer: {0}")]
-    Start(String),
-    /// The kit was stopped by this signal (SIGINT, SIGTERM; spec §8.7).
-    #[error("interrupted by {}", signal_text(*.0))]
-    Interrupted(i32),
-}
-
-/// `SIGINT`, or `signal 40` for a signal without a name.
-pub fn signal_text(signal: i32) -> String {
-    process::signal_name(signal).map_or_else(|| format!("signal {signal}"), str::to_string)
-}
-
-/// A protocol failure in place of a response (spec §8.5): the clause
-/// it fails (`protocol-json`, `protocol-timeout`, `protocol-crash` or
-/// `protocol-size`), what happened, and the reducer's stderr tail.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProtocolFailure {
-    /// The protocol clause that fails.
-    pub clause: Clause,
-    /// What happened, lowercase.
-    pub detail: String,
-    /// The last bytes the reducer wrote to stderr for this request.
-    pub stderr_tail: String,
-}
-
-/// What one exchange gives: the reducer's response, or the protocol
-/// failure in its place.
-pub type Exchange = Result<Response, ProtocolFailure>;
-
-/// One reducer that answers protocol v1 requests.
-pub trait Session {
-    /// Sends `request` (a protocol v1 request object,
-    /// [`crate::protocol::request_json`]) and waits for the answer.
-    ///
-    /// # Errors
-    ///
-    /// [`RunError`] when the reducer cannot be run at all; a reducer that
-    /// runs but misbehaves gives an [`Exchange`] with a
-    /// [`ProtocolFailure`].
-    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError>;
-
-    /// [`Session::exchange`], except that an answer written byte for byte
-    /// as the answer of the session's previous exchange (which must have
-    /// been a response, not a failure) is not read again: `Ok(None)`, that
-    /// response stands. Most reducers answer the repeated request, and
-    /// their output sent back, with the same bytes; the runner
-    /// ([`super::run`]) then copies the response it already has. A session
-    /// that keeps no answers reads every one (the default).
-    ///
-    /// # Errors
-    ///
-    /// As [`Session::exchange`].
-    fn exchange_unless_same(
-        &mut self,
-        request: &OutgoingRequest,
-    ) -> Result<Option<Exchange>, RunError> {
-        self.exchange(request).map(Some)
-    }
-
-    /// Output the reducer wrote after the answer of an earlier exchange
-    /// that no request asked for, found since the last call (without
-    /// waiting): a `protocol-json` failure of the exchange it followed
-    /// (spec §8.3). Call it before each exchange to charge it to the right
-    /// one. Per-case and in-process sessions never have any.
-    fn settle(&mut self) -> Option<ProtocolFailure> {
-        None
-    }
-
-    /// Ends the session (a persistent reducer's stdin is closed and it is
-    /// given a moment to exit); like [`Session::settle`], the unrequested
-    /// output found, which followed the last exchange.
-    fn close(&mut self) -> Option<ProtocolFailure> {
-        None
-    }
-
-    /// How many times the session started its reducer again, and how many
-    /// of those followed a clean exit (spec §8.3).
-    fn restarts(&self) -> Restarts {
-        Restarts::default()
-    }
-
-    /// Bounds the exchanges from here on beyond the run's limits (what
-    /// shrinking does, spec §9.1): none waits past [`Bounds::deadline`],
-    /// and none reads an answer larger than [`Bounds::answer_cap`] of its
-    /// request. [`Bounds::default`] lifts them. A session that cannot time
-    /// its reducer (in process) ignores the deadline (the default does
-    /// nothing).
-    fn bound(&mut self, bounds: Bounds) {
-        let _ = bounds;
-    }
-}
-
-/// Limits on a session's exchanges beyond the run's ([`Session::bound`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Bounds {
-    /// No exchange waits past this: its time limit (and a new process's
-    /// start-up allowance) is cut to the time left.
-    pub deadline: Option<Instant>,
-    /// No answer longer than `times` × its request's bytes + `plus` bytes
-    /// is read (nor longer than `--max-output`): `(times, plus)`.
-    pub answer_cap: Option<(usize, usize)>,
-}
-
-impl Bounds {
-    /// `limits` for a request of `request_len` bytes sent now, within these
-    /// bounds.
-    pub fn apply(&self, mut limits: process::Limits, request_len: usize) -> process::Limits {
-        if let Some(d) = self.deadline {
-            let left = d.saturating_duration_since(Instant::now());
-            limits.timeout = limits.timeout.min(left);
-            limits.startup_timeout = limits
-                .startup_timeout
-                .min(left.saturating_sub(limits.timeout));
-        }
-        if let Some((times, plus)) = self.answer_cap {
-            let cap = request_len.saturating_mul(times).saturating_add(plus);
-            limits.max_output = limits.max_output.min(cap);
-        }
-        limits
-    }
-}
-
-/// A session's reducer restarts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Restarts {
-    /// New processes started after the first.
-    pub total: usize,
-    /// Of those, the ones after a clean exit (status 0, between requests).
-    pub clean_exits: usize,
-}
-
-impl std::ops::AddAssign for Restarts {
-    fn add_assign(&mut self, other: Restarts) {
-        self.total += other.total;
-        self.clean_exits += other.clean_exits;
-    }
-}
 
 /// Unrequested output as a `protocol-json` failure.
 #[cfg_attr(not(feature = "process"), allow(dead_code))]
@@ -777,7 +637,7 @@ where
 {
     /// A session that answers each request with `answer`, in the run's
     /// wire format and protocol, within its `--max-output`.
-    pub fn new(settings: &super::run::Settings, answer: F) -> InProcessSession<F> {
+    pub fn new(settings: &Settings, answer: F) -> InProcessSession<F> {
         InProcessSession {
             format: settings.format,
             max_output: settings.limits.max_output,
@@ -805,5 +665,58 @@ where
             failure,
         };
         interpret(self.format, reply, id)
+    }
+}
+
+impl Settings {
+    /// A new session for one worker: the in-process reducer's when the run
+    /// has [`Settings::sessions`], else a [`PersistentSession`] in
+    /// persistent mode, else a [`PerCaseSession`]. Without the feature
+    /// `process` a run needs [`Settings::sessions`]: the session it has
+    /// otherwise cannot start a reducer ([`RunError::Start`]).
+    pub fn session(&self) -> Box<dyn Session + '_> {
+        if let Some(Sessions(make)) = &self.sessions {
+            make(self)
+        } else {
+            self.process_session()
+        }
+    }
+
+    #[cfg(not(feature = "process"))]
+    fn process_session(&self) -> Box<dyn Session + '_> {
+        Box::new(NoProcesses)
+    }
+
+    #[cfg(feature = "process")]
+    fn process_session(&self) -> Box<dyn Session + '_> {
+        if self.persistent {
+            Box::new(PersistentSession::speaking(
+                &self.reducer,
+                self.format,
+                self.limits,
+                self.protocol,
+            ))
+        } else {
+            Box::new(PerCaseSession::speaking(
+                &self.reducer,
+                self.format,
+                self.limits,
+                self.protocol,
+            ))
+        }
+    }
+}
+
+/// The session of a run without in-process sessions in a build without the
+/// feature `process`: no reducer can be started.
+#[cfg(not(feature = "process"))]
+struct NoProcesses;
+
+#[cfg(not(feature = "process"))]
+impl Session for NoProcesses {
+    fn exchange(&mut self, _request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        Err(RunError::Start(
+            "this build runs no processes (the feature `process` is off): give the run an in-process session (Job::with_sessions)".into(),
+        ))
     }
 }

@@ -1,11 +1,12 @@
 //! How the reducer under test is run and judged ([`Settings`]): its
 //! command, wire format, policy, provider profile, declarations, limits,
-//! mode, workers and runner protocol.
+//! mode, workers and runner protocol. Plain data the run reads: the
+//! sessions are made from it above, in [`super::session`]
+//! ([`Settings::session`]).
 
+use super::exchange::Session;
 use super::process::{Limits, Reducer};
-use super::session::Session;
-#[cfg(feature = "process")]
-use super::session::{PerCaseSession, PersistentSession};
+use super::result::RunCase;
 use crate::formats::Format;
 use crate::generate::knob::{self, Knob};
 use crate::protocol::Protocol;
@@ -93,43 +94,6 @@ impl Settings {
         }
     }
 
-    /// A new session for one worker: the in-process reducer's when the run
-    /// has [`Settings::sessions`], else a [`PersistentSession`] in
-    /// persistent mode, else a [`PerCaseSession`]. Without the feature
-    /// `process` a run needs [`Settings::sessions`]: the session it has
-    /// otherwise cannot start a reducer ([`RunError::Start`](super::session::RunError::Start)).
-    pub fn session(&self) -> Box<dyn Session + '_> {
-        if let Some(Sessions(make)) = &self.sessions {
-            make(self)
-        } else {
-            self.process_session()
-        }
-    }
-
-    #[cfg(not(feature = "process"))]
-    fn process_session(&self) -> Box<dyn Session + '_> {
-        Box::new(NoProcesses)
-    }
-
-    #[cfg(feature = "process")]
-    fn process_session(&self) -> Box<dyn Session + '_> {
-        if self.persistent {
-            Box::new(PersistentSession::speaking(
-                &self.reducer,
-                self.format,
-                self.limits,
-                self.protocol,
-            ))
-        } else {
-            Box::new(PerCaseSession::speaking(
-                &self.reducer,
-                self.format,
-                self.limits,
-                self.protocol,
-            ))
-        }
-    }
-
     /// How the reducer runs, as the reports name it: `in-process` (with
     /// [`Settings::sessions`]), `persistent` or `per-case`.
     pub fn mode(&self) -> &'static str {
@@ -143,7 +107,7 @@ impl Settings {
     /// Why `case` is skipped as outside the run (spec §9.5), when it
     /// shows a knob of [`Settings::outside`]: `approval items (approvals):
     /// outside a default openai run; --with approvals runs it`.
-    pub fn outside_shown(&self, case: &super::result::RunCase) -> Option<String> {
+    pub fn outside_shown(&self, case: &RunCase) -> Option<String> {
         if self.outside.is_empty() {
             return None;
         }
@@ -204,22 +168,5 @@ impl Settings {
             self.provider.is_some(),
             &self.declared,
         )
-    }
-}
-
-/// The session of a run without in-process sessions in a build without the
-/// feature `process`: no reducer can be started.
-#[cfg(not(feature = "process"))]
-struct NoProcesses;
-
-#[cfg(not(feature = "process"))]
-impl Session for NoProcesses {
-    fn exchange(
-        &mut self,
-        _request: &crate::protocol::OutgoingRequest,
-    ) -> Result<super::session::Exchange, super::session::RunError> {
-        Err(super::session::RunError::Start(
-            "this build runs no processes (the feature `process` is off): give the run an in-process session (Job::with_sessions)".into(),
-        ))
     }
 }

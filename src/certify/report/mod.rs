@@ -10,10 +10,10 @@ pub mod text;
 
 use super::collect::{GaveUp, GroupsAtCut};
 use super::counterexample::Counterexample;
+use super::exchange::Restarts;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
 use super::records::Records;
-use super::session::Restarts;
 use super::settings::Settings;
 use super::PlanCounts;
 use crate::generate::knob::Knob;

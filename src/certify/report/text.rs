@@ -10,9 +10,9 @@
 
 use super::{certificate, plan_line, thousands, Run};
 use crate::certify::counterexample::Counterexample;
+use crate::certify::exchange::signal_text;
 use crate::certify::known_failures::KnownFailureCheck;
 use crate::certify::run::CaseRecord;
-use crate::certify::session::signal_text;
 use crate::protocol::Response;
 use crate::terminal::{command_line, shell_quote, show, show_path};
 use std::fmt::Write as _;
