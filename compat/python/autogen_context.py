@@ -18,6 +18,11 @@ tool message behind it is written back. The contexts count that batch as
 one message, so a kept window of N AutoGen messages can be more than N
 wire messages (the extra ones are results of a kept step).
 
+A tool message holding no result (a note in a tool message, which the
+canonical format allows) has no AutoGen form: a FunctionExecutionResultMessage
+holds function results (autogen_core/models/_types.py), so such a request is
+answered `unsupported` rather than handed over as an empty results message.
+
 System prompt: out of band. AutoGen's agents keep their system messages
 outside the model context and put them in front of what the context gives
 (AssistantAgent's `system_message`), so the pinned system message is held
@@ -144,6 +149,9 @@ def stored_history(request, models, core, ident):
         if m is request.pinned:
             continue
         if m.role == "tool":
+            if not results_of(m.data):
+                raise Unsupported("a tool message holding no function result has no AutoGen form "
+                                  "(a FunctionExecutionResultMessage holds results)")
             run.append(m)
             continue
         flush()
