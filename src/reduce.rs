@@ -58,7 +58,7 @@
 use crate::formats::{read_history, strip_items_at, Format};
 use crate::protocol::Response;
 use crate::terms::links::window;
-use crate::terms::provider::provider_violations;
+use crate::terms::provider::{provider_violations, required_reasoning, server_id, ProviderRule};
 use crate::terms::{
     Budget, BudgetError, BudgetFields, History, MessageView, Policy, Provider, ShapeError,
 };
@@ -188,7 +188,20 @@ impl Reference {
             Given::History(h) => (None, Cow::Borrowed(h)),
         };
         budget.available(history.pinned())?;
-        let Indices { kept, stripped } = self.select(&history, budget)?;
+        // The server ids of the messages (spec §14.7), for the profile rule
+        // that reads them against the stored conversation (§15.3,
+        // `required-reasoning`): given, or read from the message values.
+        let needs_ids = self
+            .provider
+            .is_some_and(|p| p.rules().contains(&ProviderRule::RequiredReasoning));
+        let from_values: Option<Vec<Option<&str>>> = messages
+            .filter(|_| needs_ids && input.server_ids.is_none())
+            .map(|m| m.iter().map(server_id).collect());
+        let server_ids = input
+            .server_ids
+            .filter(|_| needs_ids)
+            .or(from_values.as_deref());
+        let Indices { kept, stripped } = self.select(&history, budget, server_ids)?;
         Ok(Selection {
             kept,
             stripped,
@@ -199,8 +212,15 @@ impl Reference {
     }
 
     /// The selection of [`Reference::reduce`] on a history already read,
-    /// its budget satisfiable.
-    fn select(&self, history: &History, budget: &Budget) -> Result<Indices, ReduceError> {
+    /// its budget satisfiable; `server_ids`, when given, the server id of
+    /// each message, against which a profile's `required-reasoning` rule
+    /// judges a cut (spec §15.3).
+    fn select(
+        &self,
+        history: &History,
+        budget: &Budget,
+        server_ids: Option<&[Option<&str>]>,
+    ) -> Result<Indices, ReduceError> {
         // A repair removes what is broken and nothing else, profile or not
         // (spec §17.5).
         let Some(provider) = self.provider.filter(|_| self.policy.has_budget()) else {
@@ -213,8 +233,12 @@ impl Reference {
             return Ok(plain(self.policy, history, budget));
         }
         let accepted = |sel: &[usize]| {
-            let w: Vec<MessageView> = window(&views, sel).into_iter().map(|(_, v)| v).collect();
+            let (sent, w): (Vec<Option<usize>>, Vec<MessageView>) = window(&views, sel)
+                .into_iter()
+                .map(|(j, v)| (Some(j), v))
+                .unzip();
             provider_violations(provider, &w).is_empty()
+                && server_ids.is_none_or(|ids| required_reasoning(&views, ids, &sent).is_empty())
         };
         let own = select_indices(self.policy, history, budget);
         if accepted(&own) {
@@ -287,6 +311,7 @@ fn repaired(history: &History) -> Indices {
 pub struct Input<'h, 'b> {
     history: Given<'h>,
     budget: Limit<'b>,
+    server_ids: Option<&'b [Option<&'b str>]>,
 }
 
 /// The history of an [`Input`].
@@ -326,6 +351,7 @@ impl<'h, 'b> Input<'h, 'b> {
         Input {
             history: Given::Messages(messages),
             budget: Limit::MaxMessages(&NO_BUDGET),
+            server_ids: None,
         }
     }
 
@@ -337,6 +363,7 @@ impl<'h, 'b> Input<'h, 'b> {
         Input {
             history: Given::Classified(messages, history),
             budget: Limit::MaxMessages(&NO_BUDGET),
+            server_ids: None,
         }
     }
 
@@ -348,6 +375,7 @@ impl<'h, 'b> Input<'h, 'b> {
         Input {
             history: Given::History(history),
             budget: Limit::MaxMessages(&NO_BUDGET),
+            server_ids: None,
         }
     }
 
@@ -378,6 +406,20 @@ impl<'h, 'b> Input<'h, 'b> {
     pub fn budget(self, budget: &'b Budget) -> Input<'h, 'b> {
         Input {
             budget: Limit::Read(budget),
+            ..self
+        }
+    }
+
+    /// The server id of each message (spec §14.7;
+    /// [`crate::terms::provider::server_id`] of its value, `None` for one
+    /// without), for a history given as read alone ([`Input::history`]):
+    /// a profile with the rule `required-reasoning` (spec §15.3) judges its
+    /// cuts against them. Messages given as values carry their own ids,
+    /// which these replace.
+    #[must_use]
+    pub fn server_ids(self, ids: &'b [Option<&'b str>]) -> Input<'h, 'b> {
+        Input {
+            server_ids: Some(ids),
             ..self
         }
     }

@@ -748,3 +748,61 @@ fn an_item_with_a_server_id_needs_its_reasoning_item() {
     .unwrap();
     assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
 }
+
+/// Spec §15.3–§15.4: under `openai-responses` the reference never sends an
+/// item with its server id without the reasoning item of its output. Of
+/// `[reasoning rs_1, msg_1, msg_2, user]` at budget 2 the policy's own cut
+/// `[msg_2, user]` is rejected (`required-reasoning`), so the answer is the
+/// user message alone, and `maximal-suffix` accepts that start; at budget 1
+/// without the user message no cut is accepted and no turn start fits: the
+/// reference answers its error. Read as text alone (the `reduce`
+/// command's way), the ids given with `Input::server_ids` do the same.
+#[test]
+fn openai_responses_keeps_a_stored_item_with_its_reasoning() {
+    let stored = list(json!([
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "weather"}]},
+        {"role": "assistant", "content": "one", "id": "msg_1"},
+        {"role": "assistant", "content": "two", "id": "msg_2"},
+        {"role": "user", "content": "and tomorrow?"}
+    ]));
+    let responses = Reference::new(Policy::Suffix, Format::Responses)
+        .with_provider(Some(Provider::OpenAiResponses));
+    let two = json!(2);
+    let s = responses
+        .reduce(Input::new(&stored).max_messages(&two))
+        .unwrap();
+    assert_eq!(s.kept(), [3]);
+    assert_eq!(s.messages(), [stored[3].clone()]);
+    reference_passes(
+        Format::Responses,
+        Policy::Suffix,
+        Some(Provider::OpenAiResponses),
+        &stored,
+        2,
+    );
+    // Without the profile the policy's own cut stands.
+    let plain = Reference::new(Policy::Suffix, Format::Responses);
+    assert_eq!(
+        plain
+            .reduce(Input::new(&stored).max_messages(&two))
+            .unwrap()
+            .kept(),
+        [2, 3]
+    );
+    let one = json!(1);
+    let err = responses
+        .reduce(Input::new(&stored[..3]).max_messages(&one))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no output within the budget passes the openai-responses profile (no user message that starts a turn fits the budget alone)"
+    );
+    // The history read alone, its ids given.
+    let h = reducer_kit::formats::read_history(Format::Responses, &stored).unwrap();
+    let ids = [Some("rs_1"), Some("msg_1"), Some("msg_2"), None];
+    let b = reducer_kit::terms::Budget::of_messages(2).unwrap();
+    let s = responses
+        .reduce(Input::history(&h).budget(&b).server_ids(&ids))
+        .unwrap();
+    assert_eq!(s.kept(), [3]);
+}

@@ -7,7 +7,7 @@ use crate::formats::{view_history, view_message};
 use crate::json::json_eq;
 use crate::protocol::Response;
 use crate::terms::links::{attached_reasoning, window};
-use crate::terms::provider::{provider_violations, required_reasoning, ProviderRule};
+use crate::terms::provider::{provider_violations, required_reasoning, server_id, ProviderRule};
 use crate::terms::MessageView;
 use serde_json::Value;
 
@@ -98,7 +98,9 @@ impl Judge<'_> {
 
     /// Whether the cut keeping `selection` of M (plus the pinned message)
     /// passes the provider profile after orphan removal and the reasoning
-    /// rule; true without a profile (or when the input breaks it).
+    /// rule, and its `required-reasoning` rule against the input's server
+    /// ids (spec §15.3, §15.4); true without a profile (or when the input
+    /// breaks it).
     pub(super) fn profile_accepts_cut(&self, selection: &[usize]) -> bool {
         let Some(p) = self.provider else {
             return true;
@@ -106,11 +108,19 @@ impl Judge<'_> {
         let mut sel: Vec<usize> = selection.to_vec();
         sel.extend(self.pinned);
         sel.sort_unstable();
-        let w: Vec<MessageView> = window(&self.in_views, &sel)
+        let (sent, w): (Vec<Option<usize>>, Vec<MessageView>) = window(&self.in_views, &sel)
             .into_iter()
-            .map(|(_, v)| v)
-            .collect();
-        provider_violations(p, &w).is_empty()
+            .map(|(j, v)| (Some(j), v))
+            .unzip();
+        if !provider_violations(p, &w).is_empty() {
+            return false;
+        }
+        // The stored conversation's rule (spec §15.3): a cut that sends an
+        // item with its server id without its reasoning item is rejected.
+        !p.rules().contains(&ProviderRule::RequiredReasoning) || {
+            let ids: Vec<Option<&str>> = self.req.messages.iter().map(server_id).collect();
+            required_reasoning(&self.in_views, &ids, &sent).is_empty()
+        }
     }
 
     /// Whether the output is a provider profile's fallback (spec
@@ -168,18 +178,4 @@ impl Judge<'_> {
                 && json_eq(m, &self.req.messages[u])
         })
     }
-}
-
-/// The server id a wire message carries (spec §14.7): its string `id`
-/// member (a Responses item's), or in a canonical message the `id` of its
-/// first call item.
-fn server_id(msg: &Value) -> Option<&str> {
-    msg.get("id").and_then(Value::as_str).or_else(|| {
-        msg.get("contents")?
-            .as_array()?
-            .iter()
-            .find(|i| i.get("$type").and_then(Value::as_str) == Some("functionCall"))?
-            .get("id")?
-            .as_str()
-    })
 }

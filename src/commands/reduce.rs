@@ -21,7 +21,8 @@ use reducer_kit::input::{parse_raw_entries, read_input, source_name, RawEntry};
 use reducer_kit::json::Relayer;
 use reducer_kit::protocol::lead_with_system_cost;
 use reducer_kit::reduce::{Input, Reference, Selection};
-use reducer_kit::terms::{Budget, Policy};
+use reducer_kit::terms::provider::{server_id, ProviderRule};
+use reducer_kit::terms::{Budget, Policy, Provider};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::io::Write;
@@ -120,10 +121,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let reference = Reference::new(policy, format).with_provider(args.provider.map(Into::into));
+    let provider: Option<Provider> = args.provider.map(Into::into);
+    let reference = Reference::new(policy, format).with_provider(provider);
+    // The server ids a profile's `required-reasoning` rule reads (spec
+    // §15.3), from each message's text: only under such a profile.
+    let needs_ids = provider.is_some_and(|p| p.rules().contains(&ProviderRule::RequiredReasoning));
     let mut reduced = Vec::with_capacity(read.len());
     for (e, (budget, history)) in entries.iter().zip(&read) {
-        match reference.reduce(Input::history(history).budget(budget)) {
+        let owned: Vec<Option<String>> = if needs_ids {
+            e.messages
+                .iter()
+                .map(|m| {
+                    serde_json::from_str::<Value>(m.get())
+                        .ok()
+                        .and_then(|v| server_id(&v).map(str::to_string))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let ids: Vec<Option<&str>> = owned.iter().map(Option::as_deref).collect();
+        let mut input = Input::history(history).budget(budget);
+        if needs_ids {
+            input = input.server_ids(&ids);
+        }
+        match reference.reduce(input) {
             Ok(s) => reduced.push(s),
             Err(err) => return Ok(invalid(format!("{}: {err}", e.origin))),
         }

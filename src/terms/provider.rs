@@ -453,6 +453,24 @@ pub fn required_reasoning(
     out
 }
 
+/// The server id a wire message carries (spec §14.7): its string `id`
+/// member (a Responses item's), or in a canonical message the `id` of its
+/// first call item.
+pub fn server_id(msg: &serde_json::Value) -> Option<&str> {
+    msg.get("id")
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| {
+            msg.get("contents")?
+                .as_array()?
+                .iter()
+                .find(|i| {
+                    i.get("$type").and_then(serde_json::Value::as_str) == Some("functionCall")
+                })?
+                .get("id")?
+                .as_str()
+        })
+}
+
 fn role_name(v: &MessageView) -> &str {
     match v.role {
         Role::Tool => "tool",
