@@ -806,3 +806,54 @@ fn openai_responses_keeps_a_stored_item_with_its_reasoning() {
         .unwrap();
     assert_eq!(s.kept(), [3]);
 }
+
+/// Spec §15.4: `budget-monotone` is not judged when the answer is the
+/// profile's fallback. Under `gemini`, tokens `[5, 7, 3, 1, 2]`: at 6 the
+/// tail would start on the call, which Gemini rejects, so the reference
+/// keeps message 0 alone; at 4 (the answer's cost 5, less 1) the tail is
+/// the last message, which Gemini accepts and which is not within message
+/// 0. Every clause of the reference passes or is not judged.
+#[test]
+fn a_profile_fallback_is_not_judged_for_monotony() {
+    let h = list(json!([
+        {"role": "user", "contents": [{"$type": "text", "text": "a"}]},
+        {"role": "user", "contents": [{"$type": "text", "text": "b"}]},
+        {"role": "assistant", "contents": [{"$type": "functionCall", "callId": "c1", "name": "f"}]},
+        {"role": "tool", "contents": [{"$type": "functionResult", "callId": "c1", "result": "r"}]},
+        {"role": "assistant", "contents": [{"$type": "text", "text": "c"}]}
+    ]));
+    let budget = BudgetFields::tokens(json!(6), json!([5, 7, 3, 1, 2]), None);
+    let reference =
+        Reference::new(Policy::Turns, Format::Canonical).with_provider(Some(Provider::Gemini));
+    let got = reference
+        .reduce(Input::new(&h).budget_fields(&budget))
+        .unwrap();
+    assert_eq!(got.kept(), [0]);
+    let smaller = BudgetFields::tokens(json!(4), json!([5, 7, 3, 1, 2]), None);
+    let got = reference
+        .reduce(Input::new(&h).budget_fields(&smaller))
+        .unwrap();
+    assert_eq!(got.kept(), [4]);
+    let req = Request {
+        format: Format::Canonical,
+        policy: Policy::Turns,
+        budget: &budget,
+        messages: &h,
+        summary: None,
+        declared: Default::default(),
+    };
+    let expected = Response::from(reference.reduce(Input::new(&h).budget_fields(&budget)));
+    let verdicts = check_reducer_with(
+        &req,
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+        Some(expected),
+        Some(Provider::Gemini),
+    )
+    .unwrap();
+    let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    assert!(matches!(
+        outcome(&verdicts, Clause::BudgetMonotone),
+        Outcome::NotJudged(ref why) if why.starts_with("the output is the provider profile's fallback")
+    ));
+}

@@ -191,6 +191,11 @@ impl Judge<'_> {
                 "the output for the smaller budget is the provider profile's fallback (spec §15.4)",
             );
         }
+        if self.is_profile_fallback(out) {
+            return not_judged(
+                "the output is the provider profile's fallback, a turn start alone (spec §15.4): a cut the profile accepts at the smaller budget need not be within it",
+            );
+        }
         let Response::Messages(small) = response else {
             return fail(format!(
                 "budget {smaller} was rejected: {}",
