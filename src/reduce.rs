@@ -194,9 +194,12 @@ impl Reference {
         let needs_ids = self
             .provider
             .is_some_and(|p| p.rules().contains(&ProviderRule::RequiredReasoning));
-        let from_values: Option<Vec<Option<&str>>> = messages
-            .filter(|_| needs_ids && input.server_ids.is_none())
-            .map(|m| m.iter().map(server_id).collect());
+        let from_values: Option<Vec<Option<&str>>> = match input.server_ids {
+            Some(_) => None,
+            None => messages
+                .filter(|_| needs_ids)
+                .map(|m| m.iter().map(server_id).collect()),
+        };
         let server_ids = input
             .server_ids
             .filter(|_| needs_ids)
