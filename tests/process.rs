@@ -145,15 +145,23 @@ fn good_reducer_echoes_a_large_input() {
 
 #[test]
 fn hang_times_out_within_the_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pid_file = dir.path().join("pids");
     let start = Instant::now();
-    let reply = run_once(&script("hang.sh"), REQUEST, &limits(500));
+    let reply = run_once(
+        &script_with_pid_file("hang.sh", &pid_file),
+        REQUEST,
+        &limits(500),
+    );
     let took = start.elapsed();
     assert_eq!(reply.failure, Some(Failure::Timeout));
     assert_eq!(reply.stdout, b"");
     assert!(took >= Duration::from_millis(500), "took {took:?}");
-    // The group is killed at once: no waiting for `sleep 1000` (a bound no
-    // load reaches, not a speed).
-    assert!(took < Duration::from_secs(60), "took {took:?}");
+    // The group is killed, not waited for: its `sleep 1000` is gone (a
+    // count of live processes, not a time).
+    let pids = read_pids(&pid_file);
+    assert_eq!(pids.len(), 1);
+    assert_eq!(live_members_after_settling(pids[0]), Vec::<i32>::new());
 }
 
 #[test]
@@ -162,13 +170,21 @@ fn endless_output_is_too_large() {
         max_output: 100_000,
         ..limits(10_000)
     };
-    let start = Instant::now();
-    let reply = run_once(&script("endless_output.sh"), REQUEST, &limits);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pid_file = dir.path().join("pids");
+    let reply = run_once(
+        &script_with_pid_file("endless_output.sh", &pid_file),
+        REQUEST,
+        &limits,
+    );
     assert_eq!(reply.failure, Some(Failure::TooLarge));
+    // Stopped at the limit: the bytes kept are the limit's, and the writer
+    // is killed rather than read on (no process of its group is left).
     assert_eq!(reply.stdout.len(), 100_000);
     assert!(reply.stdout.starts_with(b"{\"messages\": [], \"padding\""));
-    // Stopped at the limit, not reading the endless output on.
-    assert!(start.elapsed() < Duration::from_secs(60));
+    let pids = read_pids(&pid_file);
+    assert_eq!(pids.len(), 1);
+    assert_eq!(live_members_after_settling(pids[0]), Vec::<i32>::new());
 }
 
 #[test]
@@ -265,17 +281,16 @@ fn closing_stdin_early_then_answering_is_a_success() {
 fn left_behind_grandchild_is_killed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let pid_file = dir.path().join("pids");
-    let start = Instant::now();
     let reply = run_once(
         &script_with_pid_file("grandchild.sh", &pid_file),
         REQUEST,
         &limits(10_000),
     );
-    // Done when the reducer exits, although `sleep` still holds its stdout.
+    // Done when the reducer exits, although `sleep` still holds its stdout:
+    // the answer is read, and the `sleep 1000` is killed below, not waited
+    // for.
     assert_ok(&reply);
     assert_eq!(reply.stdout, EMPTY_ANSWER);
-    // Not waiting for the `sleep 1000` that holds its stdout.
-    assert!(start.elapsed() < Duration::from_secs(60));
 
     let pids = read_pids(&pid_file);
     assert_eq!(pids.len(), 2);
@@ -379,9 +394,8 @@ fn persistent_hang_times_out_then_restart_works() {
     let took = start.elapsed();
     assert_eq!(reply.failure, Some(Failure::Timeout));
     assert!(took >= Duration::from_millis(1_000), "took {took:?}");
-    // Not waiting for its `sleep 1000`.
-    assert!(took < Duration::from_secs(60), "took {took:?}");
-    // The hung process and its `sleep` are gone.
+    // Not waiting for its `sleep 1000`: the hung process and its `sleep`
+    // are gone.
     assert_eq!(live_members_after_settling(first_pid), Vec::<i32>::new());
 
     let reply = p.request(b"three");
