@@ -88,6 +88,34 @@ fn a_listed_survivor_that_is_convicted_now_is_a_note() {
     );
 }
 
+/// A listed key that names no mutant of the listing (here the name
+/// cargo-mutants gave `keeps_all` before `Selection` took a lifetime)
+/// fails the run: under its new name the survivor would be unlisted.
+#[test]
+fn a_listed_survivor_no_longer_in_the_listing_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("survivors.txt");
+    std::fs::write(
+        &list,
+        "src/reduce.rs: replace Selection::keeps_all -> bool with false\tequivalent: x\n\
+         src/reduce/select.rs: replace + with * in orphans_removed\ta known hole\n\
+         src/reduce.rs: replace Selection<'_>::keeps_all -> bool with false\tequivalent: x\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = summarize(&[
+        "--listing",
+        "tests/data/mutants/listing.txt",
+        "--survivors",
+        list.to_str().unwrap(),
+        "tests/data/mutants/mutants.out",
+    ]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        "listed survivor is not a mutant of the listing (renamed or gone): src/reduce.rs: replace Selection<'_>::keeps_all -> bool with false\n"
+    );
+}
+
 #[test]
 fn the_sample_is_seeded_and_escaped_for_cargo_mutants() {
     let listing = root().join("tests/data/mutants/listing.txt");

@@ -158,6 +158,11 @@ def fmt(x):
     return "-" if x is None else f"{x:.2f}"
 
 
+def first_line(text):
+    """A clause as one table cell: a panic's message without its backtrace."""
+    return (text.splitlines() or [""])[0].replace("\t", " ")
+
+
 def reference(args):
     rows = load_all(args)
     listed = read_list(Path(args.survivors) if args.survivors else SURVIVORS)
@@ -195,7 +200,7 @@ def reference(args):
             bad.append(f"the harness failed on: {r['key']}")
         table.append("\t".join([
             r["key"], o,
-            " | ".join(v.get("test", "?") + ": " + "; ".join(v.get("clauses", []))
+            " | ".join(v.get("test", "?") + ": " + "; ".join(first_line(c) for c in v.get("clauses", []))
                        for v in convicting) if o == "convicted" else
             "matches-reference only: " + ", ".join(red.get("referenceOnly", []))
             if red.get("referenceOnly") else "",
@@ -203,6 +208,12 @@ def reference(args):
             fmt(red.get("firstDefectSeconds")) if red.get("outcome") == "convicted" else "-",
             fmt(red.get("seconds")) if red else "-",
         ]))
+    if args.listing:
+        # A listed key that names no mutant of the listing (a function
+        # renamed, code gone) would hide the survivor under its new name.
+        names = [l.strip() for l in Path(args.listing).read_text().splitlines() if l.strip()]
+        for k in sorted(set(listed) - set(keyed(names))):
+            bad.append(f"listed survivor is not a mutant of the listing (renamed or gone): {k}")
     made = len(rows)
     if made == 0:
         print("summarize.py: no mutant was tested (did the unmutated tree build and pass?)",
