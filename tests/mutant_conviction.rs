@@ -712,7 +712,7 @@ fn api_mutant_is_convicted() {
             // after its reasoning item: the case of tests/providers.rs
             // (openai_responses_keeps_a_stored_item_with_its_reasoning).
             let mut text = std::fs::read_to_string(&requests).unwrap();
-            text.push_str(&STORED_ITEMS.to_string());
+            text.push_str(STORED_ITEMS);
             text.push('\n');
             std::fs::write(&requests, text).unwrap();
         }
