@@ -651,6 +651,70 @@ const RESPONSES_ENTRIES: [Entry; 1] = [(
     },
 )];
 
+/// The reference under each provider profile (spec §15), named as
+/// `check --provider` names it, answering canonical requests.
+const PROFILE_ENTRIES: [Entry; 5] = [
+    ("openai-chat", |p, max, m| {
+        profiled(p, Provider::OpenAiChat, max, m)
+    }),
+    ("openai-responses", |p, max, m| {
+        profiled(p, Provider::OpenAiResponses, max, m)
+    }),
+    ("anthropic", |p, max, m| {
+        profiled(p, Provider::Anthropic, max, m)
+    }),
+    ("gemini", |p, max, m| profiled(p, Provider::Gemini, max, m)),
+    ("bedrock", |p, max, m| {
+        profiled(p, Provider::Bedrock, max, m)
+    }),
+];
+
+/// The reference's answer to a canonical request under `provider`.
+fn profiled(p: Policy, provider: Provider, max: &Value, m: &[Value]) -> Response {
+    answer(
+        Reference::new(p, C)
+            .with_provider(Some(provider))
+            .reduce(Input::new(m).max_messages(max))
+            .map(|s| s.messages()),
+    )
+}
+
+/// Answers each of `lines` (the requests of the file `requests`) with `f`
+/// under `policy`, has the judge's `check --policy name` (with `judged`)
+/// judge them, and returns the clauses it fails other than
+/// `matches-reference` ([`check_defects`]).
+fn judged_answers(
+    dir: &Path,
+    requests: &Path,
+    lines: &[Value],
+    f: fn(Policy, &Value, &[Value]) -> Response,
+    policy: Policy,
+    name: &str,
+    judged: &[&str],
+) -> Vec<String> {
+    let mut answers = String::new();
+    for r in lines {
+        let messages: Vec<Value> = serde_json::from_value(r["messages"].clone()).unwrap();
+        let caught = std::panic::catch_unwind(|| f(policy, &r["maxMessages"], &messages));
+        let response = match caught {
+            Ok(resp) => resp.to_json(),
+            Err(_) => json!({"error": "the entry panicked"}),
+        };
+        answers.push_str(&response.to_string());
+        answers.push('\n');
+    }
+    let out_file = dir.join("answers.jsonl");
+    std::fs::write(&out_file, answers).unwrap();
+    let out = Command::new(judge())
+        .args(["check", "--policy", name])
+        .args(judged)
+        .arg(requests)
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    check_defects(&String::from_utf8_lossy(&out.stdout))
+}
+
 /// The clauses other than `matches-reference` that the judge's `check`
 /// output names, from its `FAIL  file:N: clause: detail` lines.
 fn check_defects(stdout: &str) -> Vec<String> {
@@ -722,28 +786,7 @@ fn api_mutant_is_convicted() {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         for (entry, f) in entries {
-            let mut answers = String::new();
-            for r in &lines {
-                let messages: Vec<Value> = serde_json::from_value(r["messages"].clone()).unwrap();
-                let caught = std::panic::catch_unwind(|| f(policy, &r["maxMessages"], &messages));
-                let response = match caught {
-                    Ok(resp) => resp.to_json(),
-                    Err(_) => json!({"error": "the entry panicked"}),
-                };
-                answers.push_str(&response.to_string());
-                answers.push('\n');
-            }
-            let out_file = dir.path().join("answers.jsonl");
-            std::fs::write(&out_file, answers).unwrap();
-            let out = Command::new(judge())
-                .args(["check", "--policy", name])
-                .args(judged)
-                .arg(&requests)
-                .arg(&out_file)
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let clauses = check_defects(&stdout);
+            let clauses = judged_answers(dir.path(), &requests, &lines, *f, policy, name, judged);
             if !clauses.is_empty() {
                 convictions.push(format!(
                     "{entry} under {name} {}: {}",
@@ -751,6 +794,42 @@ fn api_mutant_is_convicted() {
                     clauses.join(", ")
                 ));
                 break 'passes;
+            }
+        }
+    }
+    // Canonical requests at every budget under each provider profile: the
+    // cuts a profile rejects send the reference into its fallback search
+    // (spec §15.4), which these requests reach thousands of times.
+    if convictions.is_empty() {
+        let (requests, _) = generated(
+            dir.path(),
+            "every-budget.jsonl",
+            &["--count", "150", "--seed", "1", "--requests"],
+        );
+        let mut lines: Vec<Value> = Vec::new();
+        for l in std::fs::read_to_string(&requests).unwrap().lines() {
+            let r: Value = serde_json::from_str(l).unwrap();
+            let n = r["messages"].as_array().unwrap().len();
+            for b in 1..=n {
+                let mut at = r.clone();
+                at["maxMessages"] = json!(b);
+                lines.push(at);
+            }
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&requests, text).unwrap();
+        'profiles: for (entry, f) in PROFILE_ENTRIES {
+            for (policy, name) in [(Policy::Turns, "turns"), (Policy::Suffix, "suffix")] {
+                let judged = ["--provider", entry];
+                let clauses =
+                    judged_answers(dir.path(), &requests, &lines, f, policy, name, &judged);
+                if !clauses.is_empty() {
+                    convictions.push(format!(
+                        "Reference::with_provider({entry}) at every budget under {name}: {}",
+                        clauses.join(", ")
+                    ));
+                    break 'profiles;
+                }
             }
         }
     }

@@ -120,41 +120,52 @@ fn select_turns(h: &History, budget: &Budget, room: u64) -> Start {
             // beside it; else that run alone (spec §11.4).
             let (q, has_question) = newest.expect("M costing more than B means a turn");
             let question = budget.cost(q);
-            // The tail never begins inside a call group or right after an
-            // attached reasoning item (spec §14.5–§14.6): its start
-            // moves later.
-            let unlinked = |mut s: usize| {
-                while s < h.len() && linked_to_previous(h, s) {
-                    s += 1;
-                }
-                s
-            };
             if has_question && question <= room {
-                Start::Question(q, unlinked(fitting_tail(h, budget, q + 1, room - question)))
+                Start::Question(
+                    q,
+                    unlinked(h, fitting_tail(h, budget, q + 1, room - question)),
+                )
             } else {
-                Start::At(unlinked(fitting_tail(h, budget, q, room)))
+                Start::At(unlinked(h, fitting_tail(h, budget, q, room)))
             }
         }
     }
 }
 
+/// The first start of a `turns` overflow tail at or after `s` (spec
+/// §14.5–§14.6): a tail never begins inside a call group or right after
+/// an attached reasoning item, so its start moves later; `h.len()` (the
+/// empty tail) when every message from `s` on is linked. The policy's own
+/// tail and every shorter tail the profile search tries (spec §15.4)
+/// begin where this says.
+fn unlinked(h: &History, mut s: usize) -> usize {
+    while s < h.len() && linked_to_previous(h, s) {
+        s += 1;
+    }
+    s
+}
+
 /// Semantics §4 (spec §11.5): the start of the longest suffix of M
 /// that fits, moved later while it would begin inside a tool group.
 fn suffix_start(h: &History, budget: &Budget, room: u64) -> usize {
-    let pairing = h.pairing();
-    let mut start = fitting_tail(h, budget, 0, room);
-    while start < h.len() {
-        if Some(start) == h.pinned() {
-            start += 1;
-            continue;
-        }
-        if !legal_suffix_start(h, &pairing, start) {
-            start += 1;
-        } else {
-            break;
-        }
+    next_suffix_start(h, &h.pairing(), fitting_tail(h, budget, 0, room))
+}
+
+/// The first `suffix` start at or after `start` ([`is_suffix_start`]), or
+/// `h.len()`.
+fn next_suffix_start(h: &History, pairing: &Pairing, mut start: usize) -> usize {
+    while start < h.len() && !is_suffix_start(h, pairing, start) {
+        start += 1;
     }
     start
+}
+
+/// Whether a `suffix` run may begin at message `start`: a legal start
+/// ([`legal_suffix_start`]) that is not the pinned message. The policy's
+/// own start and every later start the profile search tries (spec §15.4)
+/// are judged here.
+fn is_suffix_start(h: &History, pairing: &Pairing, start: usize) -> bool {
+    Some(start) != h.pinned() && legal_suffix_start(h, pairing, start)
 }
 
 /// The cuts a profile may fall back on after the policy's own `plain`
@@ -190,7 +201,7 @@ pub(super) fn later_selections(
         Policy::Suffix => {
             let pairing = h.pairing();
             for s in first_kept + 1..h.len() {
-                if Some(s) != pinned && legal_suffix_start(h, &pairing, s) {
+                if is_suffix_start(h, &pairing, s) {
                     out.push(with_pinned(rest_from(s)));
                 }
             }
@@ -201,14 +212,18 @@ pub(super) fn later_selections(
             let next_after = |i: usize| (i + 1..h.len()).find(|&j| Some(j) != pinned);
             let split = kept.len() >= 2 && next_after(kept[0]) != Some(kept[1]);
             if split {
+                // Each shorter tail, down to the question alone (at
+                // `h.len()`, which no message links to), from the starts
+                // `unlinked` allows. A tail from the pinned message is the
+                // one from the next (no message links to a system
+                // message), tried twice.
                 let q = kept[0];
                 for k in kept[1] + 1..=h.len() {
-                    if k < h.len() && (Some(k) == pinned || linked_to_previous(h, k)) {
-                        continue;
+                    if !linked_to_previous(h, k) {
+                        let mut sel = vec![q];
+                        sel.extend(rest_from(k));
+                        out.push(with_pinned(sel));
                     }
-                    let mut sel = vec![q];
-                    sel.extend(rest_from(k));
-                    out.push(with_pinned(sel));
                 }
             } else {
                 for t in h.turn_spans().iter().filter(|t| t.start > first_kept) {
