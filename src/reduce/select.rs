@@ -135,9 +135,9 @@ fn select_turns(h: &History, budget: &Budget, room: u64) -> Start {
 /// The first start of a `turns` overflow tail at or after `s` (spec
 /// §14.5–§14.6): a tail never begins inside a call group or right after
 /// an attached reasoning item, so its start moves later; `h.len()` (the
-/// empty tail) when every message from `s` on is linked. The policy's own
-/// tail and every shorter tail the profile search tries (spec §15.4)
-/// begin where this says.
+/// empty tail) when every message from `s` on is linked. The shorter
+/// tails the profile search tries (spec §15.4) begin only where the same
+/// test, [`linked_to_previous`], allows.
 fn unlinked(h: &History, mut s: usize) -> usize {
     while s < h.len() && linked_to_previous(h, s) {
         s += 1;
