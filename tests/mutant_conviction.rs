@@ -41,9 +41,9 @@
 
 use reducer_kit::formats::{read_history, Format};
 use reducer_kit::protocol::Response;
-use reducer_kit::reduce::{Input, ReduceError, Reference};
+use reducer_kit::reduce::{Input, ReduceError, Reference, Selection};
 use reducer_kit::terms::provider::{server_id, Provider};
-use reducer_kit::terms::{Budget, BudgetFields, Policy};
+use reducer_kit::terms::{Budget, BudgetFields, History, Policy};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -533,92 +533,53 @@ const ENTRIES: [Entry; 9] = [
     }),
     ("Input::history + Selection::kept_message", |p, max, m| {
         // A kept message with its removed items taken out, one by one.
-        let h = read_history(C, m).unwrap();
-        let b = Budget::parse(max).unwrap();
-        let s = Reference::new(p, C)
-            .reduce(Input::history(&h).budget(&b))
-            .unwrap();
-        if s.keeps_all() {
-            return Response::Messages(m.to_vec());
-        }
-        Response::Messages(
+        on_history(p, max, m, |_, s| {
+            if s.keeps_all() {
+                return m.to_vec();
+            }
             s.kept()
                 .iter()
                 .map(|&k| s.kept_message(k, &m[k]).into_owned())
-                .collect(),
-        )
+                .collect()
+        })
     }),
     ("Input::history + Selection::removed", |p, max, m| {
         // The messages that lose nothing as they came, the others rendered.
-        let h = read_history(C, m).unwrap();
-        let b = Budget::parse(max).unwrap();
-        let s = Reference::new(p, C)
-            .reduce(Input::history(&h).budget(&b))
-            .unwrap();
-        Response::Messages(
+        on_history(p, max, m, |_, s| {
             s.kept()
                 .iter()
                 .map(|&k| match s.removed(k) {
                     [] => m[k].clone(),
                     _ => s.kept_message(k, &m[k]).into_owned(),
                 })
-                .collect(),
-        )
+                .collect()
+        })
     }),
     ("Input::history + Selection::stripped", |p, max, m| {
         // The canonical `contents` elements of the items `stripped` lists
         // for a message removed, every other kept message as it came.
-        let h = read_history(C, m).unwrap();
-        let b = Budget::parse(max).unwrap();
-        let s = Reference::new(p, C)
-            .reduce(Input::history(&h).budget(&b))
-            .unwrap();
-        Response::Messages(
+        on_history(p, max, m, |h, s| {
             s.kept()
                 .iter()
-                .map(|&k| {
-                    let mut msg = m[k].clone();
-                    let Some((_, items)) = s.stripped().iter().find(|(i, _)| *i == k) else {
-                        return msg;
-                    };
-                    let gone: Vec<usize> =
-                        items.iter().filter_map(|&t| h.items(k)[t].elem()).collect();
-                    if let Some(elems) = msg["contents"].as_array_mut() {
-                        let mut i = 0;
-                        elems.retain(|_| {
-                            i += 1;
-                            !gone.contains(&(i - 1))
-                        });
+                .map(|&k| match s.stripped().iter().find(|(i, _)| *i == k) {
+                    Some((_, items)) => {
+                        let gone: Vec<usize> =
+                            items.iter().filter_map(|&t| h.items(k)[t].elem()).collect();
+                        without_elements(&m[k], &gone)
                     }
-                    msg
+                    None => m[k].clone(),
                 })
-                .collect(),
-        )
+                .collect()
+        })
     }),
     ("Input::history + Selection::elements", |p, max, m| {
         // The canonical `contents` elements named by `elements` removed.
-        let h = read_history(C, m).unwrap();
-        let b = Budget::parse(max).unwrap();
-        let s = Reference::new(p, C)
-            .reduce(Input::history(&h).budget(&b))
-            .unwrap();
-        Response::Messages(
+        on_history(p, max, m, |_, s| {
             s.kept()
                 .iter()
-                .map(|&k| {
-                    let gone = s.elements(k);
-                    let mut msg = m[k].clone();
-                    if let Some(items) = msg["contents"].as_array_mut() {
-                        let mut i = 0;
-                        items.retain(|_| {
-                            i += 1;
-                            !gone.contains(&(i - 1))
-                        });
-                    }
-                    msg
-                })
-                .collect(),
-        )
+                .map(|&k| without_elements(&m[k], &s.elements(k)))
+                .collect()
+        })
     }),
 ];
 
@@ -713,6 +674,37 @@ fn judged_answers(
         .output()
         .unwrap();
     check_defects(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The reference's selection of the canonical history `m` read alone
+/// ([`Input::history`]) at budget `max`, its messages as `render` makes
+/// them from the history and the selection.
+fn on_history(
+    p: Policy,
+    max: &Value,
+    m: &[Value],
+    render: impl FnOnce(&History, &Selection) -> Vec<Value>,
+) -> Response {
+    let h = read_history(C, m).unwrap();
+    let b = Budget::parse(max).unwrap();
+    let s = Reference::new(p, C)
+        .reduce(Input::history(&h).budget(&b))
+        .unwrap();
+    Response::Messages(render(&h, &s))
+}
+
+/// A canonical message with the elements of its `contents` at positions
+/// `gone` removed.
+fn without_elements(msg: &Value, gone: &[usize]) -> Value {
+    let mut msg = msg.clone();
+    if let Some(elems) = msg["contents"].as_array_mut() {
+        let mut i = 0;
+        elems.retain(|_| {
+            i += 1;
+            !gone.contains(&(i - 1))
+        });
+    }
+    msg
 }
 
 /// The clauses other than `matches-reference` that the judge's `check`

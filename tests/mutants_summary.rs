@@ -63,17 +63,12 @@ fn the_figures_and_the_unlisted_survivor() {
     assert_eq!(rows.len(), 6);
 }
 
-#[test]
-fn a_listed_survivor_that_is_convicted_now_is_a_note() {
+/// summarize.py on the fixed mutants.out with `survivors` as the list of
+/// known survivors: its exit code and stderr.
+fn with_survivors(survivors: &str) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().unwrap();
     let list = dir.path().join("survivors.txt");
-    std::fs::write(
-        &list,
-        "src/reduce.rs: replace Selection::keeps_all -> bool with false\tequivalent: x\n\
-         src/reduce/select.rs: replace + with * in orphans_removed\ta known hole\n\
-         src/reduce.rs: replace reduce -> Result<Vec<Value>, ReduceError> with Ok(vec![])\tx\n",
-    )
-    .unwrap();
+    std::fs::write(&list, survivors).unwrap();
     let (code, _, stderr) = summarize(&[
         "--listing",
         "tests/data/mutants/listing.txt",
@@ -81,6 +76,16 @@ fn a_listed_survivor_that_is_convicted_now_is_a_note() {
         list.to_str().unwrap(),
         "tests/data/mutants/mutants.out",
     ]);
+    (code, stderr)
+}
+
+#[test]
+fn a_listed_survivor_that_is_convicted_now_is_a_note() {
+    let (code, stderr) = with_survivors(
+        "src/reduce.rs: replace Selection::keeps_all -> bool with false\tequivalent: x\n\
+         src/reduce/select.rs: replace + with * in orphans_removed\ta known hole\n\
+         src/reduce.rs: replace reduce -> Result<Vec<Value>, ReduceError> with Ok(vec![])\tx\n",
+    );
     assert_eq!(code, Some(0));
     assert_eq!(
         stderr,
@@ -93,22 +98,11 @@ fn a_listed_survivor_that_is_convicted_now_is_a_note() {
 /// fails the run: under its new name the survivor would be unlisted.
 #[test]
 fn a_listed_survivor_no_longer_in_the_listing_fails() {
-    let dir = tempfile::tempdir().unwrap();
-    let list = dir.path().join("survivors.txt");
-    std::fs::write(
-        &list,
+    let (code, stderr) = with_survivors(
         "src/reduce.rs: replace Selection::keeps_all -> bool with false\tequivalent: x\n\
          src/reduce/select.rs: replace + with * in orphans_removed\ta known hole\n\
          src/reduce.rs: replace Selection<'_>::keeps_all -> bool with false\tequivalent: x\n",
-    )
-    .unwrap();
-    let (code, _, stderr) = summarize(&[
-        "--listing",
-        "tests/data/mutants/listing.txt",
-        "--survivors",
-        list.to_str().unwrap(),
-        "tests/data/mutants/mutants.out",
-    ]);
+    );
     assert_eq!(code, Some(1));
     assert_eq!(
         stderr,
