@@ -6,6 +6,9 @@
 //
 // Configurations (--config), as LangChain.js's docs show them:
 //   last                strategy "last"
+//   last-system         strategy "last", includeSystem true: the docs'
+//                       configuration without startOn, whose default lets
+//                       the kept run start at any message
 //   last-human-system   strategy "last", startOn "human", includeSystem true
 //   first               strategy "first"
 //
@@ -27,6 +30,7 @@ import { toLangChain, fromLangChain } from "./langchain_messages.mjs";
 
 const CONFIGS = {
   last: { strategy: "last" },
+  "last-system": { strategy: "last", includeSystem: true },
   "last-human-system": { strategy: "last", startOn: "human", includeSystem: true },
   first: { strategy: "first" },
 };
