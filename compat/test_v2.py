@@ -68,6 +68,13 @@ CASES = [
     # undefined); the adapter writes that as null. A library fix fails this
     # case: then expect [S] as for Python.
     ("node", "compat/node/langchain_trim.mjs", "last-human-system", request(5, countPinned=True), [None]),
+    # includeSystem without startOn: from the newest, D 2 fits and C 1 does
+    # not beside it (3 > 2); nothing moves the start, so D stays alone
+    # (startOn "human" would drop it).
+    ("node", "compat/node/langchain_trim.mjs", "last-system", request(2), [S, D]),
+    # ... and under countPinned the system message's 4 leave 1: D (2) does
+    # not fit, the system message alone.
+    ("node", "compat/node/langchain_trim.mjs", "last-system", request(5, countPinned=True), [S]),
     # countPinned through llama-index's own initial_token_count: the system
     # prompt's 4 leave 1; no suffix fits, so the buffer returns its newest
     # message anyway (chat_memory_buffer.py:147-151).
@@ -82,6 +89,13 @@ CASES = [
     ("python", "compat/python/semantic_kernel_reducer.py", "truncation", request(5), "unsupported"),
     ("python", "compat/python/autogen_context.py", "buffered", request(5), "unsupported"),
     ("node", "compat/node/openai_agents_session.mjs", None, request(5), "unsupported"),
+    ("node", "compat/node/langchain_buffer_window.mjs", None, request(5), "unsupported"),
+    ("node", "compat/node/mastra_processors.mjs", "token-limiter", request(5), "unsupported"),
+    ("node", "compat/node/mastra_processors.mjs", "tool-call-filter", request(5), "unsupported"),
+    # BufferWindowMemory counts exchanges: maxMessages 3 is k = 1, the last
+    # two stored messages; maxMessages 1 is no whole exchange.
+    ("node", "compat/node/langchain_buffer_window.mjs", None, {"maxMessages": 3, "messages": HISTORY}, [S, C, D]),
+    ("node", "compat/node/langchain_buffer_window.mjs", None, {"maxMessages": 1, "messages": HISTORY}, "unsupported"),
     # head-and-tail cannot split a budget of 1 into head and tail.
     ("python", "compat/python/autogen_context.py", "head-and-tail",
      {"maxMessages": 1, "messages": HISTORY}, "unsupported"),

@@ -6,6 +6,9 @@
 //
 // Configurations (--config), as LangChain.js's docs show them:
 //   last                strategy "last"
+//   last-system         strategy "last", includeSystem true: the docs'
+//                       configuration without startOn, whose default lets
+//                       the kept run start at any message
 //   last-human-system   strategy "last", startOn "human", includeSystem true
 //   first               strategy "first"
 //
@@ -23,61 +26,14 @@
 // fields.
 
 import { serve, load } from "./wire.mjs";
+import { toLangChain, fromLangChain } from "./langchain_messages.mjs";
 
 const CONFIGS = {
   last: { strategy: "last" },
+  "last-system": { strategy: "last", includeSystem: true },
   "last-human-system": { strategy: "last", startOn: "human", includeSystem: true },
   first: { strategy: "first" },
 };
-
-function content(c) {
-  return typeof c === "string" || Array.isArray(c) ? c : "";
-}
-
-function parseArgs(text) {
-  if (typeof text !== "string") return { __arguments__: text ?? null };
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? v : { __arguments__: text };
-  } catch {
-    return { __arguments__: text };
-  }
-}
-
-function toLangChain(m, lc, id) {
-  const d = m.data;
-  switch (m.role) {
-    case "system":
-      return new lc.SystemMessage({ id, content: content(d.content) });
-    case "user":
-      return new lc.HumanMessage({ id, content: content(d.content) });
-    case "assistant":
-      return new lc.AIMessage({
-        id,
-        content: content(d.content),
-        tool_calls: (d.tool_calls ?? []).map((c) => ({
-          id: c.id, name: c.function?.name ?? "tool", args: parseArgs(c.function?.arguments), type: "tool_call",
-        })),
-      });
-    case "tool":
-      return new lc.ToolMessage({ id, content: content(d.content), tool_call_id: d.tool_call_id });
-    default:
-      return new lc.ChatMessage({ id, content: content(d.content), role: d.role });
-  }
-}
-
-function fromLangChain(msg) {
-  const type = msg._getType ? msg._getType() : msg.getType();
-  const role = { system: "system", human: "user", ai: "assistant", tool: "tool" }[type] ?? msg.role ?? "user";
-  const out = { role, content: msg.content };
-  if (type === "tool") out.tool_call_id = msg.tool_call_id;
-  if (type === "ai" && msg.tool_calls?.length) {
-    out.tool_calls = msg.tool_calls.map((c) => ({
-      id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
-    }));
-  }
-  return out;
-}
 
 const same = (a, b) => JSON.stringify([a.content, a.tool_calls ?? []]) === JSON.stringify([b.content, b.tool_calls ?? []]);
 
