@@ -6,23 +6,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
 
 /**
  * The command line of every JVM adapter (run through compat/jvm/adapter):
  *
  * <pre>
- *     adapter LIBRARY [--config NAME] [--persistent] [--probe] [--zygote SOCKET]
+ *     adapter LIBRARY [--config NAME] [--persistent] [--probe]
  * </pre>
  *
  * LIBRARY picks the adapter ({@code langchain4j}, {@code spring-ai}).
@@ -32,14 +23,10 @@ import java.util.Properties;
  * library loads, or says why not on stderr and exits 3. Exit 0 after
  * answering, 2 for a bad command line.
  *
- * <p>{@code --zygote SOCKET}: loads the library, answers one request to warm
- * it up, then serves the adapter processes the kit starts over a Unix socket
- * (compat/run starts it; compat/jvm/adapter relays a process's stdin and
- * stdout to it when COMPAT_ZYGOTE names the socket). Each connection sends
- * its command line as a JSON array on its first line, then the process's
- * standard input; it gets the answers back and is closed when they are
- * done. A JVM cannot fork, so the connections share this process, each on
- * a thread of its own; the adapters keep no state between requests.
+ * <p>No zygote: one process answers every request of a persistent run, and
+ * the kit restarts a reducer only after a protocol failure (a crash, a
+ * timeout, broken JSON), so a certify run starts one JVM (about 1.5 s on
+ * the 2-core machine); compat/run starts the JVM adapters without one.
  */
 public final class Main {
 
@@ -71,7 +58,7 @@ public final class Main {
 
     private static void usage(String why) {
         System.err.println("usage: compat/jvm/adapter langchain4j|spring-ai [--config NAME] [--persistent] [--probe]"
-                + " [--zygote SOCKET]" + (why == null ? "" : "\n" + why));
+                + (why == null ? "" : "\n" + why));
         System.exit(2);
     }
 
@@ -89,7 +76,6 @@ public final class Main {
         boolean persistent = false;
         boolean probe = false;
         String config = adapter.configs().get(0);
-        String zygote = null;
         for (int i = 1; i < argv.length; i++) {
             switch (argv[i]) {
                 case "--persistent":
@@ -103,12 +89,6 @@ public final class Main {
                         usage(null);
                     }
                     config = argv[i];
-                    break;
-                case "--zygote":
-                    if (++i >= argv.length) {
-                        usage(null);
-                    }
-                    zygote = argv[i];
                     break;
                 default:
                     usage("unknown argument " + argv[i]);
@@ -132,66 +112,8 @@ public final class Main {
             stdout.flush();
             System.exit(0);
         }
-        if (zygote != null) {
-            serveZygote(Path.of(zygote), adapter);
-            return;
-        }
         Wire.serveStream(System.in, stdout, adapter, config, persistent);
         stdout.flush();
         System.exit(0);
-    }
-
-    private static void serveZygote(Path socket, Wire.Adapter defaultAdapter) throws IOException {
-        // warm up: load the library and compile the common path
-        for (String config : defaultAdapter.configs()) {
-            for (int i = 0; i < 50; i++) {
-                Wire.answer("{\"maxMessages\":1,\"messages\":[{\"role\":\"system\",\"content\":\"s\"},"
-                        + "{\"role\":\"user\",\"content\":\"q\"},{\"role\":\"assistant\",\"content\":null,"
-                        + "\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"f\","
-                        + "\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"r\"},"
-                        + "{\"role\":\"assistant\",\"content\":\"a\"}]}", defaultAdapter, config);
-            }
-        }
-        Files.deleteIfExists(socket);
-        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(socket), 64);
-        System.err.println("compat zygote: ready on " + socket);
-        while (true) {
-            SocketChannel conn = server.accept();
-            Thread t = new Thread(() -> serveConnection(conn), "compat-connection");
-            t.setDaemon(true);
-            t.start();
-        }
-    }
-
-    private static void serveConnection(SocketChannel conn) {
-        try (conn) {
-            InputStream in = Channels.newInputStream(conn);
-            OutputStream out = Channels.newOutputStream(conn);
-            // the header: the process's command line as a JSON array, one line
-            java.io.ByteArrayOutputStream header = new java.io.ByteArrayOutputStream();
-            int c;
-            while ((c = in.read()) >= 0 && c != '\n') {
-                header.write(c);
-            }
-            Object argv = Json.parse(header.toString(StandardCharsets.UTF_8));
-            List<String> args = new ArrayList<>();
-            for (Object a : (List<?>) argv) {
-                args.add((String) a);
-            }
-            Wire.Adapter adapter = args.isEmpty() ? null : adapter(args.get(0));
-            if (adapter == null) {
-                return;
-            }
-            String config = adapter.configs().get(0);
-            int i = args.indexOf("--config");
-            if (i >= 0 && i + 1 < args.size()) {
-                config = args.get(i + 1);
-            }
-            Wire.serveStream(in, out, adapter, config, args.contains("--persistent"));
-            out.flush();
-        } catch (IOException | RuntimeException e) {
-            System.err.println("compat zygote: a connection ended: " + e);
-        }
     }
 }
