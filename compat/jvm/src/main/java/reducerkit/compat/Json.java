@@ -40,14 +40,15 @@ final class Json {
 
     /**
      * The parser factory: strict JSON (no NaN, no comments, no trailing
-     * commas: Jackson's defaults), with limits lifted so that a large case
+     * commas: Jackson's defaults), nesting to 1000 levels (the kit refuses more than
+     * 100), and the length limits lifted so that a large case
      * (spec 8.11: the kit's own limits apply) is never refused here.
      */
     static final JsonFactory FACTORY = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxStringLength(Integer.MAX_VALUE)
                     .maxNumberLength(Integer.MAX_VALUE)
-                    .maxNestingDepth(100_000)
+                    .maxNestingDepth(1000)
                     .maxDocumentLength(-1)
                     .build())
             .build();
