@@ -2,7 +2,8 @@
 "Reproductions"; spec/spec.md §9.3).
 
 A defect of a real library is published only with a program that shows it
-without the kit: `compat/repro/<adapter>/<clause>.py` (or `.mjs`), a
+without the kit: `compat/repro/<adapter>/<clause>.py` (or `.mjs`, or
+`.java`: Java's single-file launch, `java -cp <the pinned jars> FILE`), a
 standalone program that imports the library alone (pinned as in compat/),
 builds the minimal counterexample's input with the library's own types,
 calls the reducer as the library's docs show an application doing it (the
@@ -31,6 +32,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PY = os.path.join(ROOT, "compat", ".cache", "venv", "bin", "python")
+# the pinned jars, as compat/run's Maven build of compat/jvm resolved them
+JVM_CLASSPATH = os.path.join(ROOT, "compat", ".cache", "jvm", "classpath.txt")
+EXT = {"node": "mjs", "java": "java"}
 
 # The clauses that say whether a reducer implements the claimed policy
 # (the policy and exact levels, spec §6.4-6.6, §17.3): a finding on one is
@@ -55,16 +59,20 @@ def is_defect(clause, level=None):
 
 def expected_path(adapter, clause):
     """Where the reproduction of a finding lives, by adapter and clause."""
-    ext = "mjs" if adapter["ecosystem"] == "node" else "py"
+    ext = EXT.get(adapter["ecosystem"], "py")
     return "compat/repro/%s/%s.%s" % (adapter["name"], clause, ext)
 
 
 def command(path, python=VENV_PY, node="node"):
     """The command that runs the reproduction at `path` (relative to the
-    repository): the venv's Python, or Node, which finds the pinned
+    repository): the venv's Python, Node, which finds the pinned
     packages through compat/repro/node_modules (a link to
-    compat/node/node_modules)."""
+    compat/node/node_modules), or Java's single-file launch with the
+    pinned jars (compat/.cache/jvm/classpath.txt) on its classpath."""
     full = os.path.join(ROOT, path)
+    if path.endswith(".java"):
+        with open(JVM_CLASSPATH) as fh:
+            return ["java", "-cp", fh.read().strip(), full]
     return [node, full] if path.endswith(".mjs") else [python, full]
 
 
@@ -72,6 +80,8 @@ def shown_command(path):
     """The command as docs show it, from the repository's root."""
     if path.endswith(".mjs"):
         return "node %s" % path
+    if path.endswith(".java"):
+        return "java -cp \"$(cat compat/.cache/jvm/classpath.txt)\" %s" % path
     return "compat/.cache/venv/bin/python %s" % path
 
 
@@ -91,7 +101,7 @@ def run(path, python=VENV_PY, node="node"):
     except subprocess.TimeoutExpired:
         rec["output"] = "timed out after %d s" % TIMEOUT
         return rec
-    except OSError as e:
+    except OSError as e:  # also: no classpath file, the JVM build is missing
         rec["output"] = str(e)
         return rec
     text = r.stdout + (("\n--- stderr ---\n" + r.stderr) if r.stderr.strip() else "")
