@@ -2,7 +2,7 @@
 "Reproductions"; spec/spec.md §9.3).
 
 A defect of a real library is published only with a program that shows it
-without the kit: `compat/repro/<adapter>/<clause>.py` (or `.mjs`), a
+without the kit: `compat/repro/<adapter>/<clause>.py` (or `.mjs`, `.go`), a
 standalone program that imports the library alone (pinned as in compat/),
 builds the minimal counterexample's input with the library's own types,
 calls the reducer as the library's docs show an application doing it (the
@@ -31,6 +31,12 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PY = os.path.join(ROOT, "compat", ".cache", "venv", "bin", "python")
+# A Go reproduction is one `package main` file run with `go run` from the
+# module compat/go (`go -C compat/go run ../repro/...`), so it resolves the
+# modules that compat/go/go.mod and go.sum pin; it is no package of that
+# module (its directory has no go.mod), so the reproductions of one adapter
+# may each have their own main.
+GO_MODULE = os.path.join(ROOT, "compat", "go")
 
 # The clauses that say whether a reducer implements the claimed policy
 # (the policy and exact levels, spec §6.4-6.6, §17.3): a finding on one is
@@ -55,16 +61,19 @@ def is_defect(clause, level=None):
 
 def expected_path(adapter, clause):
     """Where the reproduction of a finding lives, by adapter and clause."""
-    ext = "mjs" if adapter["ecosystem"] == "node" else "py"
+    ext = {"node": "mjs", "go": "go"}.get(adapter["ecosystem"], "py")
     return "compat/repro/%s/%s.%s" % (adapter["name"], clause, ext)
 
 
 def command(path, python=VENV_PY, node="node"):
     """The command that runs the reproduction at `path` (relative to the
-    repository): the venv's Python, or Node, which finds the pinned
+    repository): the venv's Python, Node, which finds the pinned
     packages through compat/repro/node_modules (a link to
-    compat/node/node_modules)."""
+    compat/node/node_modules), or `go run` in the module compat/go (its
+    pinned go.mod and go.sum; -mod=readonly, never resolved anew)."""
     full = os.path.join(ROOT, path)
+    if path.endswith(".go"):
+        return ["go", "-C", GO_MODULE, "run", "-mod=readonly", os.path.relpath(full, GO_MODULE)]
     return [node, full] if path.endswith(".mjs") else [python, full]
 
 
@@ -72,6 +81,8 @@ def shown_command(path):
     """The command as docs show it, from the repository's root."""
     if path.endswith(".mjs"):
         return "node %s" % path
+    if path.endswith(".go"):
+        return "go -C compat/go run %s" % os.path.relpath(path, "compat/go")
     return "compat/.cache/venv/bin/python %s" % path
 
 
