@@ -2,7 +2,7 @@
 "Reproductions"; spec/spec.md §9.3).
 
 A defect of a real library is published only with a program that shows it
-without the kit: `compat/repro/<adapter>/<clause>.py` (or `.mjs`, or
+without the kit: `compat/repro/<adapter>/<clause>.py` (or `.mjs`, `.go`, or
 `.java`: Java's single-file launch, `java -cp <the pinned jars> FILE`), a
 standalone program that imports the library alone (pinned as in compat/),
 builds the minimal counterexample's input with the library's own types,
@@ -34,7 +34,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PY = os.path.join(ROOT, "compat", ".cache", "venv", "bin", "python")
 # the pinned jars, as compat/run's Maven build of compat/jvm resolved them
 JVM_CLASSPATH = os.path.join(ROOT, "compat", ".cache", "jvm", "classpath.txt")
-EXT = {"node": "mjs", "java": "java"}
+EXT = {"node": "mjs", "java": "java", "go": "go"}
+# A Go reproduction is one `package main` file run with `go run` from the
+# module compat/go (`go -C compat/go run ../repro/...`), so it resolves the
+# modules that compat/go/go.mod and go.sum pin; it is no package of that
+# module (its directory has no go.mod), so the reproductions of one adapter
+# may each have their own main.
+GO_MODULE = os.path.join(ROOT, "compat", "go")
 
 # The clauses that say whether a reducer implements the claimed policy
 # (the policy and exact levels, spec §6.4-6.6, §17.3): a finding on one is
@@ -67,12 +73,16 @@ def command(path, python=VENV_PY, node="node"):
     """The command that runs the reproduction at `path` (relative to the
     repository): the venv's Python, Node, which finds the pinned
     packages through compat/repro/node_modules (a link to
-    compat/node/node_modules), or Java's single-file launch with the
-    pinned jars (compat/.cache/jvm/classpath.txt) on its classpath."""
+    compat/node/node_modules), Java's single-file launch with the pinned
+    jars (compat/.cache/jvm/classpath.txt) on its classpath, or `go run` in
+    the module compat/go (its pinned go.mod and go.sum; -mod=readonly, never
+    resolved anew)."""
     full = os.path.join(ROOT, path)
     if path.endswith(".java"):
         with open(JVM_CLASSPATH) as fh:
             return ["java", "-cp", fh.read().strip(), full]
+    if path.endswith(".go"):
+        return ["go", "-C", GO_MODULE, "run", "-mod=readonly", os.path.relpath(full, GO_MODULE)]
     return [node, full] if path.endswith(".mjs") else [python, full]
 
 
@@ -82,6 +92,8 @@ def shown_command(path):
         return "node %s" % path
     if path.endswith(".java"):
         return "java -cp \"$(cat compat/.cache/jvm/classpath.txt)\" %s" % path
+    if path.endswith(".go"):
+        return "go -C compat/go run %s" % os.path.relpath(path, "compat/go")
     return "compat/.cache/venv/bin/python %s" % path
 
 
