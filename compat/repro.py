@@ -27,6 +27,7 @@ and the commands that run them. Standard library only.
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -97,11 +98,25 @@ def shown_command(path):
     return "compat/.cache/venv/bin/python %s" % path
 
 
+# A log line's clock time at its start, as LiteLLM's logger writes it
+# ("14:12:54 - LiteLLM:ERROR: ...").
+CLOCK = re.compile(r"^\d\d:\d\d:\d\d(?:[.,]\d+)? - ", re.M)
+
+
+def stable_output(text, root=ROOT):
+    """`text` as every run of the program prints it, so the published
+    matrix is the same on every machine and day: the repository's path
+    (in a traceback's file names) made relative, and a clock time that
+    starts a log line written `hh:mm:ss`. Nothing else is changed."""
+    text = text.replace(root.rstrip(os.sep) + os.sep, "")
+    return CLOCK.sub("hh:mm:ss - ", text)
+
+
 def run(path, python=VENV_PY, node="node"):
     """Runs one reproduction; returns its record for matrix.json: `path`,
     `command` (as shown), `exit` (None when it could not run or timed
     out), `reproduced` (exit 0) and `output` (the last lines it printed,
-    stderr after stdout)."""
+    stderr after stdout, made stable by `stable_output`)."""
     rec = {"path": path, "command": shown_command(path), "exit": None, "reproduced": False,
            "output": ""}
     if not os.path.exists(os.path.join(ROOT, path)):
@@ -116,7 +131,7 @@ def run(path, python=VENV_PY, node="node"):
     except OSError as e:  # also: no classpath file, the JVM build is missing
         rec["output"] = str(e)
         return rec
-    text = r.stdout + (("\n--- stderr ---\n" + r.stderr) if r.stderr.strip() else "")
+    text = stable_output(r.stdout + (("\n--- stderr ---\n" + r.stderr) if r.stderr.strip() else ""))
     rec.update(exit=r.returncode, reproduced=r.returncode == 0,
                output="\n".join(text.strip().splitlines()[-OUTPUT_LINES:]))
     return rec

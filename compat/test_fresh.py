@@ -16,6 +16,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "compat"))
 import fresh  # noqa: E402
+import repro  # noqa: E402
 
 DOCS = os.path.join(ROOT, "docs", "compat")
 CORPUS = os.path.join(ROOT, "corpus", "compat")
@@ -89,10 +90,18 @@ def main():
             "corpus/compat/%s/x-%s: written now, not published" % (adapter, case)])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    # a reproduction's output is the same on every machine and day
+    expect("a log line's clock time and the checkout's path",
+           repro.stable_output('ok\n--- stderr ---\n14:12:54 - LiteLLM:ERROR: utils.py:9003 - x\n'
+                               '  File "/ci/clone/compat/.cache/venv/lib/a.py", line 8\n'
+                               'at 14:12:54 - kept', root="/ci/clone/"),
+           'ok\n--- stderr ---\nhh:mm:ss - LiteLLM:ERROR: utils.py:9003 - x\n'
+           '  File "compat/.cache/venv/lib/a.py", line 8\nat 14:12:54 - kept')
     if failures:
         sys.exit("compat/test_fresh.py: %d failed\n  %s" % (len(failures), "\n  ".join(failures)))
     print("compat/test_fresh.py: the published matrix agrees with itself; a changed count, an edited page "
-          "and a renamed case file are each told where they are")
+          "and a renamed case file are each told where they are; a reproduction's output is the same on "
+          "every machine and day")
 
 
 if __name__ == "__main__":
