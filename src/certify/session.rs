@@ -100,16 +100,23 @@ enum Line {
     /// The answer, without the request's id (none, another, a string, a
     /// number written otherwise): [`interpret`] fails it.
     Astray,
-    /// No answer to the request in flight: a copy of an earlier answer or
-    /// a line written late (its id is, as written, that of an earlier
-    /// request that got its answer), or a line that is not JSON and does
-    /// not hold `"id":<id>` (a debug print).
+    /// The answer, failed as [`Line::Astray`], whose id is, as written,
+    /// that of an earlier request that got its answer: a copy of that
+    /// answer written late, or an answer one id behind, which no rule
+    /// can tell apart without a wait. The process is out of step (an
+    /// answer it still owes would be read as a later request's) and is
+    /// restarted after it.
+    Behind,
+    /// No answer to the request in flight: a line that is not JSON and
+    /// does not hold `"id":<id>` (a debug print), or JSON that is not an
+    /// object.
     Stray,
 }
 
 /// Reads what `line` is while the request numbered `id` is in flight;
 /// `answered(n)`: whether the earlier request `n` got an answer that
-/// echoed its id. Only the line's `id` member is taken out of it.
+/// echoed its id (which makes a line with id `n` [`Line::Behind`]). Only
+/// the line's `id` member is taken out of it.
 #[cfg_attr(not(feature = "process"), allow(dead_code))]
 fn classify(line: &[u8], id: RequestId, answered: &dyn Fn(RequestId) -> bool) -> Line {
     #[derive(serde::Deserialize)]
@@ -148,7 +155,7 @@ fn classify(line: &[u8], id: RequestId, answered: &dyn Fn(RequestId) -> bool) ->
                     .parse::<RequestId>()
                     .is_ok_and(|n| n < id && written(n) && answered(n))
             {
-                Line::Stray
+                Line::Behind
             } else {
                 Line::Astray
             }
@@ -374,8 +381,8 @@ pub struct PersistentSession<'a> {
     ids: Ids,
     bounds: Bounds,
     /// The requests (protocol 2) whose answer echoed their id: a later
-    /// line with one of these ids is a copy or a late line, not an answer
-    /// (spec §13.7).
+    /// answer with one of these ids leaves the process out of step, and it
+    /// is restarted ([`Line::Behind`], spec §13.7).
     answered: std::collections::HashSet<RequestId>,
 }
 
@@ -451,22 +458,22 @@ impl PersistentSession<'_> {
         process.set_limits(self.bounds.apply(self.limits, text.len() + 1));
         let reply = match id {
             Some(id) => {
-                let echoed = std::cell::Cell::new(false);
+                let read = std::cell::Cell::new(Line::Stray);
                 let answered = &self.answered;
-                let is_answer = |line: &[u8]| match classify(line, id, &|n| answered.contains(&n)) {
-                    Line::Echo => {
-                        echoed.set(true);
-                        true
-                    }
-                    Line::Astray => {
-                        echoed.set(false);
-                        true
-                    }
-                    Line::Stray => false,
+                let is_answer = |line: &[u8]| {
+                    let l = classify(line, id, &|n| answered.contains(&n));
+                    read.set(l);
+                    l != Line::Stray
                 };
                 let reply = process.request_answered_by(text.as_bytes(), &is_answer);
-                if echoed.get() && reply.failure.is_none() {
-                    self.answered.insert(id);
+                if reply.failure.is_none() {
+                    match read.get() {
+                        Line::Echo => {
+                            self.answered.insert(id);
+                        }
+                        Line::Behind => process.out_of_step(),
+                        Line::Astray | Line::Stray => {}
+                    }
                 }
                 reply
             }

@@ -56,6 +56,61 @@ fn an_answer_with_another_id_fails_protocol_json_alone() {
     }
 }
 
+/// An answer one id behind — the request's own id for a process's first
+/// request, the previous request's after it — is the answer, failed, even
+/// where it is byte for byte the previous answer (the repeated request's
+/// answer is): no case waits for an answer that will never come, so at
+/// `--timeout 60000` none shows `protocol-timeout`. Each such answer
+/// leaves the process out of step and a new one answers the next request
+/// (spec §13.7): every case fails `protocol-json` alone.
+#[test]
+fn an_answer_one_id_behind_fails_at_once_and_restarts_the_reducer() {
+    let s = script("proxy.py");
+    let run = certify(
+        &[
+            "--protocol",
+            "2",
+            "--persistent",
+            "--jobs",
+            "1",
+            "--timeout",
+            "60000",
+            "--replay",
+            "corpus/seed/order-shipment.json",
+            "--shrink-tries",
+            "0",
+        ],
+        &[
+            "python3",
+            "-S",
+            &s,
+            kit(),
+            "--protocol",
+            "2",
+            "--id",
+            "behind",
+        ],
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    let r = run.report();
+    assert_eq!(r["casesRun"], json!(9));
+    assert_eq!(failing_clauses(&run), [("protocol-json".to_string(), 9)]);
+    // The first case: its first request answered (id 1), the repeated
+    // request (id 2) answered with id 1, a new process for the next.
+    assert_eq!(
+        run.detail(0, "protocol-json"),
+        r##"the repeated request: the answer's `id` is not the request's (2); it wrote "{\"id\":1,\"messages\":[{\"role\":\"user\",\"contents\":[{\"$type\":\"text\",\"text\":\"When should it arrive?\"}]}]}""##
+    );
+    for i in 0..9 {
+        let d = run.detail(i, "protocol-json");
+        assert!(
+            d.contains("the answer's `id` is not the request's ("),
+            "{i}: {d}"
+        );
+    }
+    assert_eq!(r["restarts"], json!(13));
+}
+
 /// The start-up allowance is one per worker for the run (spec §8.5):
 /// every new process draws on it for the time it takes to read its first
 /// request. A reducer that lives for one request and takes 0.5 s to read

@@ -16,7 +16,8 @@ as its other options say:
                  answer
   --id MODE      (protocol 2) echoes another id than the request's:
                  wrong (the id + 1000), stale (the previous request's id, 0
-                 for the first), string ("17" for 17), big (2^64 + the id),
+                 for the first), behind (the previous request's id, the
+                 request's own for the first), string ("17" for 17), big (2^64 + the id),
                  float (17.0), exp (17e0)
   --doubles      writes every number of its answers as a JSON library that
                  reads numbers as doubles would (JavaScript's JSON.parse and
@@ -95,6 +96,7 @@ def other_id(answer, request, previous):
     echoed = {
         "wrong": str(n + 1000),
         "stale": str(previous),
+        "behind": str(previous or n),
         "string": json.dumps(str(n)),
         "big": str(2**64 + n),
         "float": "%d.0" % n,

@@ -547,6 +547,15 @@ impl Persistent {
         Reply::failed(failure, stdout, tail)
     }
 
+    /// Kills the process after an answer that leaves it out of step with
+    /// the kit (under protocol 2, an answer that repeats an earlier one
+    /// for the same request, spec §13.7), so that an answer it may still
+    /// write is never read as a later request's; the next request starts
+    /// a new process (counted in [`Persistent::restarts`]).
+    pub fn out_of_step(&mut self) {
+        self.discard();
+    }
+
     /// Kills the current process, if any; the next request starts another.
     fn discard(&mut self) {
         if let Some(mut p) = self.proc.take() {
