@@ -600,3 +600,97 @@ fn a_reducer_that_cannot_start_is_named() {
         );
     }
 }
+
+/// A run's declarations travel with it (spec §16): its reproduce and
+/// replay lines carry `--declare`, and rerun as printed; a replayed case
+/// the declaration leaves out runs nothing and says why (exit 2).
+#[test]
+fn rerun_lines_keep_the_declarations() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let saved = dir.path().join("saved");
+    let py = python();
+    let naive = example("naive_last_n.py");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--persistent",
+            "--cases",
+            "100",
+            "--corpus",
+            empty.to_str().unwrap(),
+            "--declare",
+            "system-first-only",
+            "--save-failures",
+            saved.to_str().unwrap(),
+        ],
+        &[py, "-S", &naive, "--persistent"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let reproduce = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("  reproduce: "))
+        .unwrap();
+    assert_eq!(
+        reproduce,
+        format!(
+            "reducer-kit certify --policy suffix --format canonical --declare system-first-only --persistent --corpus {} --case gen/1/44 -- {py} -S {naive} --persistent",
+            empty.display()
+        )
+    );
+    let replay = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("  replay:   "))
+        .unwrap();
+    assert_eq!(
+        replay,
+        format!(
+            "reducer-kit certify --policy suffix --format canonical --declare system-first-only --persistent --shrink-tries 0 --replay {} -- {py} -S {naive} --persistent",
+            saved.join("fail-89d444a63b8425c4.json").display()
+        )
+    );
+    for line in [reproduce, replay] {
+        let again = Command::new("sh")
+            .arg("-c")
+            .arg(line.replacen("reducer-kit", kit_path(), 1))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(again.status.code(), Some(1), "{line}");
+        assert!(
+            text(&again.stdout).contains("declares system-first-only"),
+            "{line}: {}",
+            text(&again.stdout)
+        );
+    }
+    // A case whose system message comes after a user message: outside a
+    // system-first-only contract.
+    let late = dir.path().join("late.json");
+    std::fs::write(
+        &late,
+        r#"{"id": "late-system", "spec": 1, "policy": "suffix", "maxMessages": 1, "messages": [
+            {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+            {"role": "system", "contents": [{"$type": "text", "text": "s"}]}
+        ], "expected": [{"role": "system", "contents": [{"$type": "text", "text": "s"}]}]}"#,
+    )
+    .unwrap();
+    let none = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--declare",
+            "system-first-only",
+            "--replay",
+            late.to_str().unwrap(),
+        ],
+        &[py, "-S", &naive],
+    );
+    assert_eq!(none.status.code(), Some(2));
+    assert_eq!(
+        text(&none.stderr),
+        "reducer-kit: error: no cases to run: 1 case outside the run's contract; \"late-system\" shows pinned-not-first, which --declare system-first-only leaves out (spec §16.6)\n"
+    );
+}

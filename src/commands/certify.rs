@@ -225,33 +225,6 @@ impl ShrinkBars {
     }
 }
 
-/// The options besides policy, format, persistent, corpus, replay and
-/// without that a rerun of one case must keep: the limits when they are
-/// not the defaults.
-fn rerun_flags(args: &Args) -> Vec<String> {
-    let mut out = Vec::new();
-    let defaults = [
-        ("--timeout", args.timeout, DEFAULT_TIMEOUT_MS),
-        (
-            "--startup-timeout",
-            args.startup_timeout,
-            DEFAULT_STARTUP_TIMEOUT_MS,
-        ),
-        (
-            "--max-output",
-            args.max_output as u64,
-            DEFAULT_MAX_OUTPUT as u64,
-        ),
-    ];
-    for (flag, value, default) in defaults {
-        if value != default {
-            out.push(flag.to_string());
-            out.push(value.to_string());
-        }
-    }
-    out
-}
-
 /// `--timeout`'s default, in milliseconds.
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// `--startup-timeout`'s default, in milliseconds.
@@ -581,7 +554,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replay: args.replay.clone(),
         colour: std::io::stdout().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        flags: rerun_flags(&args),
+        flags: Vec::new(),
         report_json: args.report_json.clone(),
         rerun: None,
     };

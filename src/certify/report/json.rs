@@ -432,6 +432,7 @@ mod tests {
             protocol: crate::protocol::Protocol::V1,
             summaries: false,
             declared: Default::default(),
+            without: Vec::new(),
             outside: Vec::new(),
             sessions: None,
         };

@@ -36,10 +36,10 @@ pub struct TextOptions {
     pub replay: Vec<PathBuf>,
     /// ANSI colours for `pass`, `FAIL` and failure counts.
     pub colour: bool,
-    /// The other options of the run that a rerun must keep (besides
-    /// `--policy`, `--format`, `--persistent`, `--corpus`, `--replay` and
-    /// the `--without` of the run), as arguments: `["--timeout", "500"]`.
-    /// They are shell-quoted when printed.
+    /// Options a rerun must keep besides the run's own flags
+    /// ([`crate::certify::settings::Settings::flags`]: its contract and
+    /// limits) and `--corpus` / `--replay`, as arguments, printed after
+    /// them, shell-quoted; usually none.
     pub flags: Vec<String>,
     /// The `--report-json` file, when one is written: named where the
     /// report leaves failing cases out.
@@ -458,34 +458,13 @@ impl Report<'_> {
         }
     }
 
-    /// `--policy P --format F` (and `--protocol 2`, `--summaries`), then
-    /// `--persistent`, the options of
-    /// [`TextOptions::flags`], `--with` and `--without`, as a rerun needs
-    /// them.
+    /// The run's flags ([`crate::certify::settings::Settings::flag_line`]),
+    /// then the options of [`TextOptions::flags`], as a rerun needs them.
     fn run_flags(&self) -> String {
-        let settings = self.run.settings;
-        let mut out = format!(
-            "--policy {} --format {}{}",
-            settings.policy,
-            settings.format,
-            settings.protocol_flags()
-        );
-        out.push_str(&provider_flag(settings));
-        if settings.persistent && settings.sessions.is_none() {
-            out.push_str(" --persistent");
-        }
+        let mut out = self.run.settings.flag_line();
         for f in &self.options.flags {
             out.push(' ');
             out.push_str(&shell_quote(f));
-        }
-        for (flag, knobs) in [("--with", self.run.with), ("--without", self.run.without)] {
-            if !knobs.is_empty() {
-                let names: Vec<&str> = knobs.iter().map(|k| k.name()).collect();
-                out.push(' ');
-                out.push_str(flag);
-                out.push(' ');
-                out.push_str(&names.join(","));
-            }
         }
         out
     }
@@ -721,12 +700,4 @@ fn cut(json: &str) -> String {
     } else {
         s
     }
-}
-
-/// ` --provider P` when the run has a provider profile (spec §15), else
-/// nothing.
-fn provider_flag(settings: &crate::certify::run::Settings) -> String {
-    settings
-        .provider
-        .map_or(String::new(), |p| format!(" --provider {p}"))
 }
