@@ -694,3 +694,63 @@ fn rerun_lines_keep_the_declarations() {
         "reducer-kit: error: no cases to run: 1 case outside the run's contract; \"late-system\" shows pinned-not-first, which --declare system-first-only leaves out (spec §16.6)\n"
     );
 }
+
+/// The first difference is said once: after a failure that does not say
+/// it (`no-orphan-result`), not after `matches-reference`'s, which ends
+/// with it; in the text report and the HTML page alike.
+#[test]
+fn the_first_difference_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("orphan.json");
+    std::fs::write(
+        &cases,
+        r#"{"id": "orphan-result", "spec": 1, "policy": "suffix", "maxMessages": 2, "messages": [
+              {"role": "tool", "contents": [{"$type": "functionResult", "callId": "x", "result": "r"}]},
+              {"role": "user", "contents": [{"$type": "text", "text": "q"}]}],
+            "expected": [{"role": "user", "contents": [{"$type": "text", "text": "q"}]}]}"#,
+    )
+    .unwrap();
+    let page = dir.path().join("r.html");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--replay",
+            cases.to_str().unwrap(),
+            "--report-html",
+            page.to_str().unwrap(),
+        ],
+        &[python(), "-S", &example("naive_last_n.py")],
+    );
+    let stdout = text(&out.stdout);
+    let block = |clause: &str| -> Vec<String> {
+        stdout
+            .split(&format!("minimal counterexample for {clause} "))
+            .nth(1)
+            .unwrap()
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("first difference"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        block("no-orphan-result"),
+        ["  first difference at $[0].role"],
+        "{stdout}"
+    );
+    assert_eq!(
+        block("matches-reference"),
+        ["  failure:  differs from the reference: expected 1, got 2 messages, first difference at $[0].role"],
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(
+        "<b>failure:</b> differs from the reference: expected 1, got 2 messages, first difference at $[0].role</p>"
+    ));
+    assert!(html.contains(
+        "<b>failure:</b> output message 0: result &quot;x&quot; has no call earlier in the output (first difference at <code>$[0].role</code>)</p>"
+    ));
+}

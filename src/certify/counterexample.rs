@@ -71,6 +71,16 @@ pub struct Counterexample {
 }
 
 impl Counterexample {
+    /// [`Counterexample::first_difference`] when the failure's detail does
+    /// not already say it (`matches-reference`'s detail ends `first
+    /// difference at $[0]`): what a report adds after the detail, so no
+    /// report says it twice.
+    pub fn first_difference_unsaid(&self) -> Option<&str> {
+        self.first_difference
+            .as_deref()
+            .filter(|p| !self.detail.contains(&format!("first difference at {p}")))
+    }
+
     /// Saves the counterexample's case file ([`Counterexample::to_case`]
     /// under `policy`) in `dir`, named by its content-hash id, atomically
     /// and never over an existing file (an existing one is the same case),

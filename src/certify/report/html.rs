@@ -219,8 +219,7 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
             esc(run.settings.definition(cx.clause)),
             spec::section(cx.clause.id()),
             esc(&cx.detail),
-            cx.first_difference
-                .as_deref()
+            cx.first_difference_unsaid()
                 .map_or(String::new(), |p| format!(
                     " (first difference at <code>{}</code>)",
                     esc(p)

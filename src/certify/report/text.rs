@@ -447,14 +447,19 @@ impl Report<'_> {
         if more == 0 {
             return;
         }
+        let cases = if more == 1 { "case" } else { "cases" };
         match &self.options.report_json {
             Some(p) => line!(
                 self,
-                "... and {} more failing cases{what} (all in {})",
+                "... and {} more failing {cases}{what} (all in {})",
                 thousands(more),
                 show_path(p)
             ),
-            None => line!(self, "... and {} more failing cases{what}", thousands(more)),
+            None => line!(
+                self,
+                "... and {} more failing {cases}{what}",
+                thousands(more)
+            ),
         }
     }
 
@@ -625,7 +630,7 @@ impl Report<'_> {
                 "  actual (reducer):     (no answer the kit could judge: see the failure)"
             ),
         }
-        if let Some(p) = &cx.first_difference {
+        if let Some(p) = cx.first_difference_unsaid() {
             line!(self, "  first difference at {}", show(p));
         }
         match &cx.saved_to {
