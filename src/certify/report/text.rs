@@ -298,6 +298,8 @@ impl Report<'_> {
             );
         }
         self.format_hint();
+        self.results_hint();
+        self.pinned_hints();
         self.protocol_hint();
         let declared = &run.settings.declared;
         if !declared.is_empty() {
@@ -402,6 +404,82 @@ impl Report<'_> {
                 "hint: in none of the {} cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the {} messages it gets (--format {format}). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format {format}`",
                 thousands(groups.cases),
                 format.title()
+            );
+        }
+    }
+
+    /// A hint when the answers show that the reducer recognises no tool
+    /// result in the run's format, as one written for another format
+    /// does (an OpenAI reducer run without `--format openai` sees no
+    /// `tool_call_id` and drops every result): `calls-keep-results`
+    /// failed on a valid input, and of at least 10 answers (not empty) to
+    /// inputs holding a result, fewer than 1 in 5 holds one (a reducer
+    /// that reads the format keeps results in most: those of the newest
+    /// messages; one that reads another keeps only those its reader
+    /// happens to take for other messages)
+    /// ([`crate::certify::collect::GroupsAtCut::results`]).
+    fn results_hint(&mut self) {
+        let (inputs, kept) = self.run.groups_at_cut.results;
+        let failed = self
+            .run
+            .grade
+            .clauses
+            .iter()
+            .any(|(c, t)| *c == crate::terms::Clause::CallsKeepResults && t.defects > 0);
+        if inputs < 10 || kept * 5 >= inputs || !failed {
+            return;
+        }
+        let format = self.run.settings.format;
+        let others: Vec<&str> = crate::formats::Format::ALL
+            .iter()
+            .filter(|f| **f != format)
+            .map(|f| f.name())
+            .collect();
+        line!(
+            self,
+            "hint: {} of the {} answers to inputs holding a tool result kept one: the reducer recognises no result in the {} messages it gets (--format {format}). If it was written for another format, certify it with that one: --format {}",
+            thousands(kept),
+            thousands(inputs),
+            format.title(),
+            others.join("|")
+        );
+    }
+
+    /// Hints when `system-pinned` fails in a pattern the answers show
+    /// ([`crate::certify::collect::GroupsAtCut::pinned`]), none of them
+    /// given when `system-pinned` also fails where a `system` message is
+    /// message 0 (at least 5 such cases judged):
+    ///
+    /// - it failed where the pinned message is a `developer` message at
+    ///   message 0: in the run's format a `developer` message is the
+    ///   system prompt (spec §1.2);
+    /// - it failed where the pinned `system` message comes after message
+    ///   0: the reducer keeps a system message only at the start, the
+    ///   contract `--declare system-first-only` declares (spec §16.6; not
+    ///   said when it is declared).
+    fn pinned_hints(&mut self) {
+        let [[system_first, system_later], [developer_first, _]] = self.run.groups_at_cut.pinned;
+        if system_first.0 < 5 || system_first.1 > 0 {
+            return;
+        }
+        let format = self.run.settings.format;
+        if developer_first.1 > 0 {
+            line!(
+                self,
+                "hint: system-pinned failed in {} of the {} cases whose first message is a `developer` message, and in none of the {} whose first message is a `system` one: in {} a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is",
+                thousands(developer_first.1),
+                thousands(developer_first.0),
+                thousands(system_first.0),
+                format.title()
+            );
+        }
+        if !self.run.settings.declared.system_first_only && system_later.1 > 0 {
+            line!(
+                self,
+                "hint: system-pinned failed in {} of the {} cases whose system message comes after message 0, and in none of the {} where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)",
+                thousands(system_later.1),
+                thousands(system_later.0),
+                thousands(system_first.0)
             );
         }
     }
