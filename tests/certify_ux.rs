@@ -826,6 +826,44 @@ fn hints_fit_the_answers() {
         hints("openai", "", &[py, "-S", script]),
         [developer, first_only]
     );
+    // The same hints in the JSON report, the HTML page and the JUnit
+    // report.
+    let (json, html, junit) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.html"),
+        dir.path().join("r.xml"),
+    );
+    certify(
+        &on_kit_cases(&[
+            "--policy",
+            "suffix",
+            "--format",
+            "openai",
+            "--persistent",
+            "--cases",
+            "300",
+            "--report-json",
+            json.to_str().unwrap(),
+            "--report-html",
+            html.to_str().unwrap(),
+            "--report-junit",
+            junit.to_str().unwrap(),
+        ]),
+        &[py, "-S", script],
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let bare = |h: &str| h.strip_prefix("hint: ").unwrap().to_string();
+    assert_eq!(
+        report["hints"],
+        serde_json::json!([bare(developer), bare(first_only)])
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(
+        "<b>hint:</b> system-pinned failed in 13 of the 39 cases whose system message comes after message 0,"
+    ));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<system-out>hint: system-pinned failed in 12 of the 17 cases"));
     // Declared, the contract is the reducer's: no hint to declare it.
     let declared = hints("openai", "system-first-only", &[py, "-S", script]);
     assert!(

@@ -79,6 +79,23 @@ pub fn replay(run: &Run, options: &TextOptions, file: &std::path::Path) -> Strin
     )
 }
 
+/// The hints of the text report, without their `hint: `: what the
+/// answers suggest to change or declare, each given only when the answers
+/// show it (a reducer that reads no tool calls or no results in the run's
+/// format, a `developer` message taken for an ordinary one, a system
+/// message kept only at the start, Infinity or NaN written back, a debug
+/// line on stdout). The JSON report's `hints`, the HTML page's and the
+/// JUnit report's are these.
+pub fn hints(run: &Run) -> Vec<String> {
+    let options = TextOptions::default();
+    let mut r = report(run, &options);
+    r.hints();
+    r.text
+        .lines()
+        .map(|l| l.strip_prefix("hint: ").unwrap_or(l).to_string())
+        .collect()
+}
+
 fn report<'a>(run: &'a Run<'a>, options: &'a TextOptions) -> Report<'a> {
     Report {
         run,
@@ -297,10 +314,7 @@ impl Report<'_> {
                 run.restarts.clean_exits
             );
         }
-        self.format_hint();
-        self.results_hint();
-        self.pinned_hints();
-        self.protocol_hint();
+        self.hints();
         let declared = &run.settings.declared;
         if !declared.is_empty() {
             line!(
@@ -370,6 +384,15 @@ impl Report<'_> {
                 t.as_secs_f64()
             );
         }
+    }
+
+    /// Every hint the answers call for, one `hint: ` line each
+    /// ([`hints`]).
+    fn hints(&mut self) {
+        self.format_hint();
+        self.results_hint();
+        self.pinned_hints();
+        self.protocol_hint();
     }
 
     /// A hint when the answers show that the reducer reads no tool calls
