@@ -28,6 +28,7 @@ fn settings(argv: &[&str], persistent: bool) -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        without: Vec::new(),
         outside: Vec::new(),
         sessions: None,
     }

@@ -83,6 +83,7 @@ fn main() {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        without: Vec::new(),
         // What a run of the format leaves out (spec §9.5): each case is
         // looked at for those shapes, as in a real run.
         outside: reducer_kit::generate::knob::outside(format, None, false),

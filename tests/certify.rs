@@ -414,6 +414,56 @@ fn junit_report_has_a_suite_per_level() {
     assert!(xml.contains("no-orphan-result: output message 0: result &quot;order-1&quot;"));
 }
 
+/// A failure on invalid input decides no level (spec §9.2): the JUnit
+/// report writes it as skipped, with why, and a passing run reports no
+/// failure.
+#[test]
+fn junit_counts_no_failure_on_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.json");
+    std::fs::write(
+        &cases,
+        r#"[{"id": "fine", "spec": 1, "policy": "suffix", "maxMessages": 2, "messages": [
+              {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+              {"role": "assistant", "contents": [{"$type": "text", "text": "a"}]}],
+            "expected": [
+              {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+              {"role": "assistant", "contents": [{"$type": "text", "text": "a"}]}]},
+           {"id": "orphan-result", "spec": 1, "policy": "suffix", "maxMessages": 2, "messages": [
+              {"role": "tool", "contents": [{"$type": "functionResult", "callId": "x", "result": "r"}]},
+              {"role": "user", "contents": [{"$type": "text", "text": "q"}]}],
+            "expected": [{"role": "user", "contents": [{"$type": "text", "text": "q"}]}]}]"#,
+    )
+    .unwrap();
+    let junit = dir.path().join("r.xml");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--replay",
+            cases.to_str().unwrap(),
+            "--report-junit",
+            junit.to_str().unwrap(),
+        ],
+        &[python(), "-S", &example("naive_last_n.py")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"<testsuites name="reducer-kit certify (suffix policy, canonical format)" tests="8" failures="0" errors="0">"#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<testsuite name="safety" tests="2" disabled="1" errors="0" failures="0">"#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<skipped message="invalid input (decides no level, spec §9.2): no-orphan-result: output message 0: result &quot;x&quot; has no call earlier in the output">"#),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+}
+
 /// One hostile reducer on the empty-history case: the protocol clause that
 /// fails (if any), and the report.
 fn hostile(script: &str, extra_env: Option<(&str, &Path)>) -> (Output, Value) {

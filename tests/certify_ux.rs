@@ -600,3 +600,286 @@ fn a_reducer_that_cannot_start_is_named() {
         );
     }
 }
+
+/// A run's declarations travel with it (spec §16): its reproduce and
+/// replay lines carry `--declare`, and rerun as printed; a replayed case
+/// the declaration leaves out runs nothing and says why (exit 2).
+#[test]
+fn rerun_lines_keep_the_declarations() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let saved = dir.path().join("saved");
+    let py = python();
+    let naive = example("naive_last_n.py");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--persistent",
+            "--cases",
+            "100",
+            "--corpus",
+            empty.to_str().unwrap(),
+            "--declare",
+            "system-first-only",
+            "--save-failures",
+            saved.to_str().unwrap(),
+        ],
+        &[py, "-S", &naive, "--persistent"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let reproduce = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("  reproduce: "))
+        .unwrap();
+    assert_eq!(
+        reproduce,
+        format!(
+            "reducer-kit certify --policy suffix --format canonical --declare system-first-only --persistent --corpus {} --case gen/1/44 -- {py} -S {naive} --persistent",
+            empty.display()
+        )
+    );
+    let replay = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("  replay:   "))
+        .unwrap();
+    assert_eq!(
+        replay,
+        format!(
+            "reducer-kit certify --policy suffix --format canonical --declare system-first-only --persistent --shrink-tries 0 --replay {} -- {py} -S {naive} --persistent",
+            saved.join("fail-89d444a63b8425c4.json").display()
+        )
+    );
+    for line in [reproduce, replay] {
+        let again = Command::new("sh")
+            .arg("-c")
+            .arg(line.replacen("reducer-kit", kit_path(), 1))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(again.status.code(), Some(1), "{line}");
+        assert!(
+            text(&again.stdout).contains("declares system-first-only"),
+            "{line}: {}",
+            text(&again.stdout)
+        );
+    }
+    // A case whose system message comes after a user message: outside a
+    // system-first-only contract.
+    let late = dir.path().join("late.json");
+    std::fs::write(
+        &late,
+        r#"{"id": "late-system", "spec": 1, "policy": "suffix", "maxMessages": 1, "messages": [
+            {"role": "user", "contents": [{"$type": "text", "text": "q"}]},
+            {"role": "system", "contents": [{"$type": "text", "text": "s"}]}
+        ], "expected": [{"role": "system", "contents": [{"$type": "text", "text": "s"}]}]}"#,
+    )
+    .unwrap();
+    let none = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--declare",
+            "system-first-only",
+            "--replay",
+            late.to_str().unwrap(),
+        ],
+        &[py, "-S", &naive],
+    );
+    assert_eq!(none.status.code(), Some(2));
+    assert_eq!(
+        text(&none.stderr),
+        "reducer-kit: error: no cases to run: 1 case outside the run's contract; \"late-system\" shows pinned-not-first, which --declare system-first-only leaves out (spec §16.6)\n"
+    );
+}
+
+/// The first difference is said once: after a failure that does not say
+/// it (`no-orphan-result`), not after `matches-reference`'s, which ends
+/// with it; in the text report and the HTML page alike.
+#[test]
+fn the_first_difference_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("orphan.json");
+    std::fs::write(
+        &cases,
+        r#"{"id": "orphan-result", "spec": 1, "policy": "suffix", "maxMessages": 2, "messages": [
+              {"role": "tool", "contents": [{"$type": "functionResult", "callId": "x", "result": "r"}]},
+              {"role": "user", "contents": [{"$type": "text", "text": "q"}]}],
+            "expected": [{"role": "user", "contents": [{"$type": "text", "text": "q"}]}]}"#,
+    )
+    .unwrap();
+    let page = dir.path().join("r.html");
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--replay",
+            cases.to_str().unwrap(),
+            "--report-html",
+            page.to_str().unwrap(),
+        ],
+        &[python(), "-S", &example("naive_last_n.py")],
+    );
+    let stdout = text(&out.stdout);
+    let block = |clause: &str| -> Vec<String> {
+        stdout
+            .split(&format!("minimal counterexample for {clause} "))
+            .nth(1)
+            .unwrap()
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("first difference"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        block("no-orphan-result"),
+        ["  first difference at $[0].role"],
+        "{stdout}"
+    );
+    assert_eq!(
+        block("matches-reference"),
+        ["  failure:  differs from the reference: expected 1, got 2 messages, first difference at $[0].role"],
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(
+        "<b>failure:</b> differs from the reference: expected 1, got 2 messages, first difference at $[0].role</p>"
+    ));
+    assert!(html.contains(
+        "<b>failure:</b> output message 0: result &quot;x&quot; has no call earlier in the output (first difference at <code>$[0].role</code>)</p>"
+    ));
+}
+
+/// An OpenAI trimmer as an application might write one: it pins only a
+/// `system` message at index 0 (not a `developer` one, not a later one),
+/// and pairs results by `tool_call_id`.
+const FIRST_SYSTEM_ONLY: &str = r#"import json, sys
+def trim(request):
+    budget = request["maxMessages"]
+    messages = request["messages"]
+    pinned = 0 if messages and messages[0].get("role") == "system" else None
+    rest = [i for i in range(len(messages)) if i != pinned]
+    start = max(0, len(rest) - int(budget))
+    while start < len(rest) and messages[rest[start]].get("role") == "tool":
+        start += 1
+    kept = sorted(rest[start:] + ([pinned] if pinned is not None else []))
+    unanswered, out = {}, []
+    for i in kept:
+        m = messages[i]
+        if m.get("role") == "tool":
+            call = m.get("tool_call_id")
+            if not unanswered.get(call):
+                continue
+            unanswered[call] -= 1
+        for c in m.get("tool_calls") or []:
+            unanswered[c.get("id")] = unanswered.get(c.get("id"), 0) + 1
+        out.append(m)
+    return {"messages": out}
+for line in sys.stdin:
+    try:
+        print(json.dumps(trim(json.loads(line))), flush=True)
+    except Exception as e:
+        print(json.dumps({"error": str(e)}), flush=True)
+"#;
+
+/// Hints judged from the answers, given when they fit and only then: a
+/// reducer that pins only a first `system` message is told that a
+/// `developer` message is the system prompt (spec §1.2) and that
+/// `--declare system-first-only` declares its contract (§16.6); run
+/// without its `--format`, it is told it reads no result in the format it
+/// gets; a reducer right on all three hears none of it.
+#[test]
+fn hints_fit_the_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("first_only.py");
+    std::fs::write(&script, FIRST_SYSTEM_ONLY).unwrap();
+    let script = script.to_str().unwrap();
+    let hints = |format: &str, declare: &str, reducer: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "--policy",
+            "suffix",
+            "--format",
+            format,
+            "--persistent",
+            "--cases",
+            "300",
+        ];
+        if !declare.is_empty() {
+            args.extend(["--declare", declare]);
+        }
+        let out = certify(&on_kit_cases(&args), reducer);
+        text(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("hint: "))
+            .map(str::to_string)
+            .collect()
+    };
+    let py = python();
+    let developer = "hint: system-pinned failed in 12 of the 17 cases whose first message is a `developer` message, and in none of the 97 whose first message is a `system` one: in OpenAI a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is";
+    let first_only = "hint: system-pinned failed in 13 of the 39 cases whose system message comes after message 0, and in none of the 97 where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)";
+    assert_eq!(
+        hints("openai", "", &[py, "-S", script]),
+        [developer, first_only]
+    );
+    // The same hints in the JSON report, the HTML page and the JUnit
+    // report.
+    let (json, html, junit) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.html"),
+        dir.path().join("r.xml"),
+    );
+    certify(
+        &on_kit_cases(&[
+            "--policy",
+            "suffix",
+            "--format",
+            "openai",
+            "--persistent",
+            "--cases",
+            "300",
+            "--report-json",
+            json.to_str().unwrap(),
+            "--report-html",
+            html.to_str().unwrap(),
+            "--report-junit",
+            junit.to_str().unwrap(),
+        ]),
+        &[py, "-S", script],
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let bare = |h: &str| h.strip_prefix("hint: ").unwrap().to_string();
+    assert_eq!(
+        report["hints"],
+        serde_json::json!([bare(developer), bare(first_only)])
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(
+        "<b>hint:</b> system-pinned failed in 13 of the 39 cases whose system message comes after message 0,"
+    ));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<system-out>hint: system-pinned failed in 12 of the 17 cases"));
+    // Declared, the contract is the reducer's: no hint to declare it.
+    let declared = hints("openai", "system-first-only", &[py, "-S", script]);
+    assert!(
+        !declared.iter().any(|h| h.contains("--declare")),
+        "{declared:#?}"
+    );
+    // Without its --format: the canonical messages it gets hold results
+    // it never sees.
+    assert_eq!(
+        hints("canonical", "", &[py, "-S", script]),
+        ["hint: 16 of the 132 answers to inputs holding a tool result kept one: the reducer recognises no result in the canonical messages it gets (--format canonical). If it was written for another format, certify it with that one: --format openai|anthropic|responses|gemini|bedrock"]
+    );
+    // A trimmer right about all three: no hint.
+    let trimmer = example("openai_trimmer.py");
+    assert_eq!(
+        hints("openai", "", &[py, "-S", &trimmer, "--persistent"]),
+        Vec::<String>::new()
+    );
+}

@@ -54,6 +54,7 @@ fn a_stop_ends_the_shrink_before_its_next_candidate() {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        without: Vec::new(),
         provider: None,
         sessions: None,
         outside: Vec::new(),

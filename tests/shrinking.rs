@@ -92,6 +92,7 @@ fn settings() -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        without: Vec::new(),
         outside: Vec::new(),
         provider: None,
         sessions: None,
@@ -279,4 +280,95 @@ fn a_long_case_shrinks_in_few_tries_and_linear_bytes() {
     assert_eq!(session.requests, before);
     assert!(cx.out_of_time && !cx.shrunk && cx.tries == 0);
     assert_eq!(*cx.case.messages, alternating(2_000));
+}
+
+/// The reference's answer, except for a history with a `system` message
+/// after its first message: then nothing (a reducer that knows only a
+/// system message at the start).
+struct FirstSystemOnly;
+
+impl Session for FirstSystemOnly {
+    fn exchange(&mut self, request: &OutgoingRequest) -> Result<Exchange, RunError> {
+        let value = request.to_value();
+        let messages = value["messages"].as_array().cloned().unwrap_or_default();
+        if messages.iter().skip(1).any(|m| m["role"] == "system") {
+            return Ok(Ok(Response::Messages(Vec::new())));
+        }
+        let mut reference = reducer_kit::certify::session::ReferenceSession {
+            policy: Policy::Suffix,
+            format: Format::Canonical,
+            provider: None,
+            protocol: Protocol::V1,
+        };
+        reference.exchange(request)
+    }
+}
+
+/// Under `--declare system-first-only` (spec §16.6) every candidate stays
+/// inside the declared contract: the shrinker never hands back a history
+/// whose pinned system message is not first, though such a candidate
+/// fails too.
+#[test]
+fn shrinking_stays_inside_the_declared_contract() {
+    let text =
+        |role: &str, t: &str| json!({"role": role, "contents": [{"$type": "text", "text": t}]});
+    let case = RunCase::with_max_messages(
+        "first-system".into(),
+        json!(2),
+        vec![
+            text("system", "be brief"),
+            text("user", "q1"),
+            text("system", "later"),
+            text("user", "q2"),
+        ],
+    );
+    let shrunk = |declare: &str| {
+        let settings = Settings {
+            declared: reducer_kit::terms::Declared::parse(declare).unwrap(),
+            extra_requests: false,
+            ..settings()
+        };
+        let failing = run_case(&mut FirstSystemOnly, &settings, &case).unwrap();
+        assert!(failing
+            .failures()
+            .any(|v| v.clause == Clause::MatchesReference));
+        let cx = shrink_in(
+            &mut FirstSystemOnly,
+            &settings,
+            &failing,
+            Clause::MatchesReference,
+            &ShrinkLimits::tries(100),
+            &|_| {},
+        )
+        .unwrap();
+        let roles: Vec<String> = cx
+            .case
+            .messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_string())
+            .collect();
+        (roles, settings.case_skipped(&cx.case.messages, 1))
+    };
+    // Without the declaration the smallest failing history is a user
+    // message and a system message after it.
+    assert_eq!(
+        shrunk(""),
+        (vec!["user".to_string(), "system".into()], None)
+    );
+    // With it, that candidate is outside the contract and never returned.
+    assert_eq!(
+        shrunk("system-first-only"),
+        (vec!["system".to_string(), "system".into()], None)
+    );
+    let declared = Settings {
+        declared: reducer_kit::terms::Declared::parse("system-first-only").unwrap(),
+        ..settings()
+    };
+    assert_eq!(
+        declared.case_skipped(&[text("user", "q"), text("system", "s")], 1),
+        Some(
+            "shows pinned-not-first, which --declare system-first-only leaves out (spec §16.6)"
+                .into()
+        )
+    );
 }

@@ -60,12 +60,27 @@ pub struct Collected {
 /// `calls-keep-results` and `no-fabrication`). A reducer that reads no
 /// tool calls in the run's format (one that reads another format sees
 /// none) keeps none whole: the text report's hint says so only then.
+///
+/// Besides, the other patterns of the answers the report's hints read
+/// ([`GroupsAtCut::pinned`], [`GroupsAtCut::results`]): each hint is given
+/// when the answers show what it says, and only then.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GroupsAtCut {
     /// Cases where the newest messages that fit split a call group.
     pub cases: usize,
     /// Of them, the cases whose answer kept every call group whole.
     pub kept_whole: usize,
+    /// The cases with a valid input and a pinned system message on which
+    /// `system-pinned` was judged, by the pinned message (spec §2):
+    /// `pinned[developer][later]`, `developer` when its role is
+    /// `developer` (spec §1.2), `later` when it is not message 0; each
+    /// `(cases, of them failing system-pinned)`.
+    pub pinned: [[(usize, usize); 2]; 2],
+    /// The cases with a valid input holding a tool result that the
+    /// reducer answered with messages, and of them, those whose answer
+    /// holds a tool result (read in the run's format): none of many says
+    /// the reducer recognises no result in that format.
+    pub results: (usize, usize),
 }
 
 /// How many cases in a row may get no answer at all (a crash, a time-out,
@@ -226,9 +241,70 @@ struct Collector {
     /// Cases recorded so far that failed a clause.
     failing: usize,
     groups_at_cut: GroupsAtCut,
+    /// The run's wire format: answers are read in it.
+    format: Format,
+}
+
+/// Whether canonical message `m` has a role that makes a system message
+/// (`system` or `developer`, in any letter case, spec §1.2), and whether
+/// that role is `developer`.
+fn system_role(m: &serde_json::Value) -> Option<bool> {
+    let role = m.get("role")?.as_str()?;
+    if role.eq_ignore_ascii_case("developer") {
+        Some(true)
+    } else if role.eq_ignore_ascii_case("system") {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 impl Collector {
+    /// Tallies what the hints read of case `r` ([`GroupsAtCut::pinned`],
+    /// [`GroupsAtCut::results`]).
+    fn patterns(&mut self, r: &Pending<'_>) {
+        if !r.valid_input || r.skipped.is_some() {
+            return;
+        }
+        let messages = &r.case.messages;
+        let pinned = messages
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| system_role(m).map(|dev| (i, dev)));
+        if let Some((i, developer)) = pinned {
+            let judged = r
+                .verdicts
+                .iter()
+                .find(|v| v.clause == Clause::SystemPinned)
+                .filter(|v| !matches!(v.outcome, Outcome::NotJudged(_)));
+            if let Some(v) = judged {
+                let t = &mut self.groups_at_cut.pinned[usize::from(developer)][usize::from(i > 0)];
+                t.0 += 1;
+                t.1 += usize::from(v.failed());
+            }
+        }
+        let holds_result = messages.iter().any(|m| {
+            m.get("contents")
+                .and_then(serde_json::Value::as_array)
+                .is_some_and(|items| items.iter().any(|it| it["$type"] == "functionResult"))
+        });
+        if let (true, Some(crate::protocol::Response::Messages(out))) = (holds_result, &r.response)
+        {
+            if out.is_empty() {
+                return;
+            }
+            self.groups_at_cut.results.0 += 1;
+            let kept = crate::formats::view_history(self.format, out).is_ok_and(|v| {
+                v.iter().any(|m| {
+                    m.items
+                        .iter()
+                        .any(|it| it.kind == crate::terms::ItemKind::Result)
+                })
+            });
+            self.groups_at_cut.results.1 += usize::from(kept);
+        }
+    }
+
     /// Records the case at position `index`; a failing one becomes a
     /// [`CaseResult`] (the case and its wire messages copied when they
     /// were borrowed) and may be kept as the example of its kind.
@@ -239,6 +315,7 @@ impl Collector {
         }
         self.failing += usize::from(record.failed());
         self.records.put(index, &record);
+        self.patterns(&r);
         if r.group_at_cut {
             self.groups_at_cut.cases += 1;
             let kept = [
@@ -350,6 +427,7 @@ pub fn run_cases_with(
         first_defect: None,
         failing: 0,
         groups_at_cut: GroupsAtCut::default(),
+        format: settings.format,
     });
     let stop: Mutex<Option<RunError>> = Mutex::new(None);
     // Cases in a row, over all workers, that got no answer (spec §8.5).
@@ -551,6 +629,7 @@ mod grouping_tests {
             first_defect: None,
             failing: 0,
             groups_at_cut: GroupsAtCut::default(),
+            format: Format::Canonical,
         };
         let alike = |m: u32, id: &str| format!("output message {m}: result \"{id}\" has no call");
         c.submit(

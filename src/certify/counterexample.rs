@@ -12,7 +12,6 @@ use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
 use crate::case::{save_new, Case};
 use crate::check::Outcome;
-use crate::generate::knob::{self, Knob};
 use crate::generate::shapes;
 use crate::generate::shrink::{Keep, QuickCase};
 use crate::generate::Costs;
@@ -72,6 +71,16 @@ pub struct Counterexample {
 }
 
 impl Counterexample {
+    /// [`Counterexample::first_difference`] when the failure's detail does
+    /// not already say it (`matches-reference`'s detail ends `first
+    /// difference at $[0]`): what a report adds after the detail, so no
+    /// report says it twice.
+    pub fn first_difference_unsaid(&self) -> Option<&str> {
+        self.first_difference
+            .as_deref()
+            .filter(|p| !self.detail.contains(&format!("first difference at {p}")))
+    }
+
     /// Saves the counterexample's case file ([`Counterexample::to_case`]
     /// under `policy`) in `dir`, named by its content-hash id, atomically
     /// and never over an existing file (an existing one is the same case),
@@ -340,17 +349,6 @@ pub fn shrink_in(
                 Some(start).filter(QuickCase::is_valid)
             }
         };
-        // A sanitizer's scope (spec §17.8): every candidate stays within it.
-        let scope = super::repair_scope(&settings.declared);
-        let outside: Vec<Knob> = if scope.is_empty() {
-            Vec::new()
-        } else {
-            Knob::ALL
-                .iter()
-                .copied()
-                .filter(|k| k.as_break().is_some() && !scope.contains(k))
-                .collect()
-        };
         if let Some(start) = start {
             session.bound(Bounds {
                 deadline: limits.deadline,
@@ -358,10 +356,12 @@ pub fn shrink_in(
             });
             let mut best_len = failing.case.messages.len();
             let mut fails = |c: &mut QuickCase| -> bool {
-                if !scope.is_empty()
-                    && (!super::in_scope(&c.messages, &scope)
-                        || !knob::shown(&c.messages, 1, &outside).is_empty())
-                {
+                // Every candidate stays inside the run's contract: the
+                // knobs of --without, what a declaration leaves out (spec
+                // §16.6), a sanitizer's scope (§17.8), read as the plan
+                // reads them (a token budget as 1 message).
+                let read_budget = if c.costs.is_some() { 1 } else { c.budget };
+                if settings.case_skipped(&c.messages, read_budget).is_some() {
                     return false;
                 }
                 tries.set(tries.get() + 1);

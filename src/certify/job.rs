@@ -220,23 +220,6 @@ impl Options {
                 "--declare repairs=: only a repair (--policy repair) claims kinds of broken history (spec §17.8)".into(),
             ));
         }
-        // What system-first-only declares (spec §16.6): the shape is not
-        // generated, and cases that show it are skipped.
-        let mut skipped = without.clone();
-        if declared.system_first_only && !skipped.contains(&Knob::PinnedNotFirst) {
-            skipped.push(Knob::PinnedNotFirst);
-        }
-        // What repairs= declares (spec §17.8): the breaks outside the scope
-        // are not generated, and cases that show one are skipped.
-        let scope = super::repair_scope(&declared);
-        if !scope.is_empty() {
-            for &k in Knob::ALL {
-                if k.as_break().is_some() && !scope.contains(&k) && !skipped.contains(&k) {
-                    skipped.push(k);
-                }
-            }
-        }
-        skipped.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
         let sources = Sources {
             replay: self.replay.clone(),
             corpus: self.corpus.clone(),
@@ -245,8 +228,9 @@ impl Options {
             only: self.only.clone(),
             shard: self.shard,
             format: self.format,
-            without: skipped,
-            scope,
+            without: Vec::new(),
+            scope: super::repair_scope(&declared),
+            declared,
             outside: outside.clone(),
             protocol: self.protocol,
             policy: self.policy,
@@ -268,12 +252,19 @@ impl Options {
             protocol: self.protocol,
             summaries: self.summaries,
             declared,
+            without: without.clone(),
             outside,
             jobs: self
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .max(1),
             sessions: None,
+        };
+        // What the declarations leave out besides --without (spec §16.6,
+        // §17.8): not generated, and cases that show it are skipped.
+        let sources = Sources {
+            without: settings.excluded_knobs(),
+            ..sources
         };
         Ok(Job {
             settings,

@@ -253,15 +253,19 @@ pub struct Sources {
     /// The wire format: generated cases are made for it
     /// ([`generator_config`]).
     pub format: Format,
-    /// Knobs turned off (`--without`): generated cases come from a config
-    /// without them, and any case that still shows one
-    /// ([`knob::shown`]) is skipped.
+    /// Knobs turned off (`--without`, and what a declaration leaves out:
+    /// [`settings::Settings::excluded_knobs`]): generated cases come from
+    /// a config without them, and any case that still shows one
+    /// ([`case_skipped`]) is left out.
     pub without: Vec<Knob>,
     /// The break knobs of a sanitizer's declared scope (`--declare
     /// repairs=`, spec §17.8), empty when it declares none: a broken case
     /// that shows none of them is skipped (those that show a break outside
     /// it are in `without`).
     pub scope: Vec<Knob>,
+    /// The declarations (spec §16): they name what leaves a case out
+    /// ([`case_skipped`]).
+    pub declared: crate::terms::Declared,
     /// The shapes outside the run ([`knob::outside`] less `--with`, spec
     /// §9.5): generated cases come from a config without them; a case that
     /// shows one is planned, and skipped when run, with the reason
@@ -298,6 +302,18 @@ pub enum SourceError {
     /// shard).
     #[error("no cases to run")]
     NoCases,
+    /// Every case read lies outside the run's contract ([`case_skipped`]):
+    /// how many, the first of them and why.
+    #[error("no cases to run: {count} case{} outside the run's contract; {case:?} {why}", if *count == 1 { "" } else { "s" })]
+    LeftOut {
+        /// How many cases were left out.
+        count: usize,
+        /// The id of the first.
+        case: String,
+        /// Why ([`case_skipped`]): `shows pinned-not-first, which --declare
+        /// system-first-only leaves out (spec §16.6)`.
+        why: String,
+    },
 }
 
 impl SourceError {
@@ -326,6 +342,9 @@ pub struct CasePlan {
     /// The id of every case read from the corpus or replayed files,
     /// whether it runs or not.
     read_ids: std::collections::BTreeSet<String>,
+    /// The first case left out as outside the contract, and why
+    /// ([`case_skipped`]).
+    first_left_out: Option<(String, String)>,
 }
 
 /// How the cases of a run add up (after `--case`, before `--shard`):
@@ -376,10 +395,10 @@ impl CasePlan {
         &mut self,
         c: RunCase,
         seen: &mut std::collections::HashSet<[u8; 32]>,
-        (without, scope): (&[Knob], &[Knob]),
+        exclusions: Exclusions<'_>,
     ) {
-        if shows_any(&c, without) || !in_scope(&c.messages, scope) {
-            self.counts.without += 1;
+        if let Some(why) = excluded(&c, exclusions) {
+            self.left_out(&c.id, why);
         } else if seen.insert(case_key(&c)) {
             self.order.push(Planned::Listed(self.listed.len()));
             self.listed.push(c);
@@ -394,17 +413,24 @@ impl CasePlan {
         seed: u64,
         n: u64,
         seen: &mut std::collections::HashSet<[u8; 32]>,
-        (without, scope): (&[Knob], &[Knob]),
+        exclusions: Exclusions<'_>,
     ) {
         let c = generated_case_from(seed, n, &self.config);
-        if shows_any(&c, without) || !in_scope(&c.messages, scope) {
-            self.counts.without += 1;
+        if let Some(why) = excluded(&c, exclusions) {
+            self.left_out(&c.id, why);
         } else if seen.insert(case_key(&c)) {
             self.order.push(Planned::Generated(seed, n));
             self.counts.generated += 1;
         } else {
             self.counts.generated_duplicates += 1;
         }
+    }
+
+    /// Counts case `id` as left out for `why`, the first reason kept.
+    fn left_out(&mut self, id: &str, why: String) {
+        self.counts.without += 1;
+        self.first_left_out
+            .get_or_insert_with(|| (id.to_string(), why));
     }
 
     /// The cases, all made at once.
@@ -415,12 +441,63 @@ impl CasePlan {
     }
 }
 
-/// Whether case `c` shows a knob of `without` ([`knob::shown`]; the
+/// Why run case `c` lies outside the contract ([`case_skipped`]; the
 /// shapes that depend on the budget are read with a message budget, 1 for
 /// a token budget or a budget that is not one).
-fn shows_any(c: &RunCase, without: &[Knob]) -> bool {
+fn excluded(c: &RunCase, (without, scope, declared): Exclusions<'_>) -> Option<String> {
     let budget = Budget::parse(c.budget.max_messages_or_null()).map_or(1, |b| b.max_messages());
-    !without.is_empty() && !knob::shown(&c.messages, budget, without).is_empty()
+    case_skipped(&c.messages, budget, without, scope, declared)
+}
+
+/// What bounds the cases of a run: the knobs excluded, the scope of
+/// repairs, the declarations ([`case_skipped`]'s arguments).
+type Exclusions<'a> = (&'a [Knob], &'a [Knob], &'a crate::terms::Declared);
+
+/// Why the canonical history `messages` (its budget read as `budget`
+/// messages) lies outside a run's contract, or `None`: it shows a knob of
+/// `excluded` ([`knob::shown`]; the knobs of `--without`, the shape
+/// `system-first-only` leaves out, spec §16.6, the breaks outside a
+/// declared scope of repairs, §17.8), or, with a scope of repairs
+/// `scope`, it is broken and shows none of its breaks ([`in_scope`]). The
+/// reason names the knob and what excludes it: `shows pinned-not-first,
+/// which --declare system-first-only leaves out (spec §16.6)`. The one
+/// filter of the planned cases ([`Sources::plan`]) and of the candidates
+/// of the shrinker ([`counterexample::shrink_in`]).
+pub fn case_skipped(
+    messages: &[Value],
+    budget: usize,
+    excluded: &[Knob],
+    scope: &[Knob],
+    declared: &crate::terms::Declared,
+) -> Option<String> {
+    if !excluded.is_empty() {
+        if let Some(&k) = knob::shown(messages, budget, excluded).first() {
+            let why = if k == Knob::PinnedNotFirst && declared.system_first_only {
+                "--declare system-first-only leaves out (spec §16.6)".to_string()
+            } else if k.as_break().is_some() && !scope.is_empty() && !scope.contains(&k) {
+                format!(
+                    "--declare {} leaves out (spec §17.8)",
+                    declared
+                        .to_string()
+                        .split(',')
+                        .skip_while(|p| !p.starts_with("repairs="))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            } else {
+                format!("--without {k} leaves out")
+            };
+            return Some(format!("shows {k}, which {why}"));
+        }
+    }
+    if !in_scope(messages, scope) {
+        let names: Vec<&str> = scope.iter().map(|k| k.name()).collect();
+        return Some(format!(
+            "is broken and shows no break of the declared scope of repairs ({}, spec §17.8)",
+            names.join(", ")
+        ));
+    }
+    None
 }
 
 /// The break knobs of the kinds of repair `declared` claims (`repairs=`,
@@ -499,8 +576,13 @@ impl Sources {
             order: Vec::new(),
             counts: PlanCounts::default(),
             read_ids: Default::default(),
+            first_left_out: None,
         };
-        let without = (self.without.as_slice(), self.scope.as_slice());
+        let without = (
+            self.without.as_slice(),
+            self.scope.as_slice(),
+            &self.declared,
+        );
         let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {
@@ -552,7 +634,14 @@ impl Sources {
             plan.order = shard.select(plan.order);
         }
         if plan.order.is_empty() {
-            return Err(SourceError::NoCases);
+            return Err(match plan.first_left_out {
+                Some((case, why)) if plan.counts.without > 0 => SourceError::LeftOut {
+                    count: plan.counts.without,
+                    case,
+                    why,
+                },
+                _ => SourceError::NoCases,
+            });
         }
         Ok(plan)
     }

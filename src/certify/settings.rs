@@ -45,6 +45,10 @@ pub struct Settings {
     pub summaries: bool,
     /// What the reducer declares of its contract (`--declare`, spec §16).
     pub declared: Declared,
+    /// The knobs of `--without`, as given (spec §9.5): with the shapes a
+    /// declaration leaves out ([`Settings::excluded_knobs`]) they bound
+    /// the cases of the run, shrunk ones too ([`Settings::case_skipped`]).
+    pub without: Vec<Knob>,
     /// The shapes outside the run (spec §9.5, [`knob::outside`] less
     /// `--with`): a case that shows one is skipped, with the reason
     /// ([`Settings::outside_shown`]).
@@ -84,14 +88,121 @@ impl Settings {
         }
     }
 
-    /// The command-line flags of the run's protocol: empty under protocol
-    /// 1, ` --protocol 2` (and ` --summaries`) otherwise.
-    pub fn protocol_flags(&self) -> &'static str {
-        match (self.protocol, self.summaries) {
-            (Protocol::V1, _) => "",
-            (Protocol::V2, false) => " --protocol 2",
-            (Protocol::V2, true) => " --protocol 2 --summaries",
+    /// The flags that make a `reducer-kit certify` command run the same
+    /// contract as this run, as arguments: `--policy P --format F`, then
+    /// `--protocol 2` (and `--summaries`), `--provider P`, `--declare
+    /// D,...` (spec §16), `--persistent` (for a process reducer), the
+    /// limits that are not the defaults (`--timeout MS`,
+    /// `--startup-timeout MS`, `--max-output BYTES`), `--with K,...` and
+    /// `--without K,...`. Every reproduce and replay line is made of them
+    /// ([`Settings::flag_line`]).
+    pub fn flags(&self) -> Vec<String> {
+        let mut out: Vec<String> = vec![
+            "--policy".into(),
+            self.policy.to_string(),
+            "--format".into(),
+            self.format.to_string(),
+        ];
+        if self.protocol == Protocol::V2 {
+            out.extend(["--protocol".into(), "2".into()]);
+            if self.summaries {
+                out.push("--summaries".into());
+            }
         }
+        if let Some(p) = self.provider {
+            out.extend(["--provider".into(), p.to_string()]);
+        }
+        if !self.declared.is_empty() {
+            out.extend(["--declare".into(), self.declared.to_string()]);
+        }
+        if self.persistent && self.sessions.is_none() {
+            out.push("--persistent".into());
+        }
+        let defaults = Limits::default();
+        let limits = [
+            (
+                "--timeout",
+                self.limits.timeout.as_millis(),
+                defaults.timeout.as_millis(),
+            ),
+            (
+                "--startup-timeout",
+                self.limits.startup_timeout.as_millis(),
+                defaults.startup_timeout.as_millis(),
+            ),
+            (
+                "--max-output",
+                self.limits.max_output as u128,
+                defaults.max_output as u128,
+            ),
+        ];
+        for (flag, value, default) in limits {
+            if value != default {
+                out.extend([flag.to_string(), value.to_string()]);
+            }
+        }
+        let with: Vec<&str> = knob::outside(self.format, self.provider, self.sessions.is_some())
+            .into_iter()
+            .filter(|k| !self.outside.contains(k))
+            .map(|k| k.name())
+            .collect();
+        for (flag, names) in [
+            ("--with", with),
+            ("--without", self.without.iter().map(|k| k.name()).collect()),
+        ] {
+            if !names.is_empty() {
+                out.extend([flag.to_string(), names.join(",")]);
+            }
+        }
+        out
+    }
+
+    /// [`Settings::flags`] as one shell-quoted line:
+    /// `--policy suffix --format openai --declare system-first-only`.
+    pub fn flag_line(&self) -> String {
+        let quoted: Vec<String> = self
+            .flags()
+            .iter()
+            .map(|f| crate::terminal::shell_quote(f).into_owned())
+            .collect();
+        quoted.join(" ")
+    }
+
+    /// The knobs whose cases lie outside the run's contract, in
+    /// [`Knob::ALL`] order: those of `--without`, `pinned-not-first` under
+    /// `system-first-only` (spec §16.6), the breaks outside a declared
+    /// scope of repairs (`repairs=`, spec §17.8). Generated cases are made
+    /// without them.
+    pub fn excluded_knobs(&self) -> Vec<Knob> {
+        let mut out = self.without.clone();
+        if self.declared.system_first_only && !out.contains(&Knob::PinnedNotFirst) {
+            out.push(Knob::PinnedNotFirst);
+        }
+        let scope = super::repair_scope(&self.declared);
+        if !scope.is_empty() {
+            for &k in Knob::ALL {
+                if k.as_break().is_some() && !scope.contains(&k) && !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        }
+        out.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
+        out
+    }
+
+    /// Why the canonical history `messages` (its budget read as `budget`
+    /// messages) lies outside the run's contract, or `None`
+    /// ([`super::case_skipped`] with [`Settings::excluded_knobs`]): the
+    /// cases the plan leaves out, and the candidates the shrinker never
+    /// hands back.
+    pub fn case_skipped(&self, messages: &[serde_json::Value], budget: usize) -> Option<String> {
+        super::case_skipped(
+            messages,
+            budget,
+            &self.excluded_knobs(),
+            &super::repair_scope(&self.declared),
+            &self.declared,
+        )
     }
 
     /// How the reducer runs, as the reports name it: `in-process` (with

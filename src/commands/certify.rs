@@ -162,6 +162,14 @@ pub struct Args {
     /// counterexample is the answer.
     #[arg(long)]
     pub stop_after_first: bool,
+    /// A plain progress line on stderr every SECONDS (cases done of
+    /// planned, failing, time elapsed; then the shrinking), a line when
+    /// the cases are done and one per failure shrunk; 0: a line per
+    /// finished case [default: 30 when stderr is not a terminal; on a
+    /// terminal, a progress bar]. A per-case run (no --persistent) says
+    /// once, at its first progress line, that --persistent is faster.
+    #[arg(long, value_name = "SECONDS")]
+    pub progress_interval: Option<u64>,
     /// The reducer command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
@@ -225,33 +233,8 @@ impl ShrinkBars {
     }
 }
 
-/// The options besides policy, format, persistent, corpus, replay and
-/// without that a rerun of one case must keep: the limits when they are
-/// not the defaults.
-fn rerun_flags(args: &Args) -> Vec<String> {
-    let mut out = Vec::new();
-    let defaults = [
-        ("--timeout", args.timeout, DEFAULT_TIMEOUT_MS),
-        (
-            "--startup-timeout",
-            args.startup_timeout,
-            DEFAULT_STARTUP_TIMEOUT_MS,
-        ),
-        (
-            "--max-output",
-            args.max_output as u64,
-            DEFAULT_MAX_OUTPUT as u64,
-        ),
-    ];
-    for (flag, value, default) in defaults {
-        if value != default {
-            out.push(flag.to_string());
-            out.push(value.to_string());
-        }
-    }
-    out
-}
-
+/// `--progress-interval`'s default when stderr is not a terminal.
+const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(30);
 /// `--timeout`'s default, in milliseconds.
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// `--startup-timeout`'s default, in milliseconds.
@@ -438,15 +421,81 @@ fn options(args: &Args) -> Options {
 
 /// What `certify` shows while it runs, on stderr when it is a terminal:
 /// a progress line (cases run of planned, failing so far, elapsed), then
-/// a line per failure being shrunk; and the line that sums the shrinking
-/// up, on stderr whatever it is.
+/// a line per failure being shrunk; otherwise (or with
+/// `--progress-interval`) plain lines ([`Plain`]); and the line that sums
+/// the shrinking up, on stderr whatever it is.
 struct Progress {
     cases: Option<indicatif::ProgressBar>,
     shrinking: std::sync::Mutex<Option<ShrinkBars>>,
+    plain: Option<Plain>,
+}
+
+/// Plain progress lines on stderr (`--progress-interval`, and any run
+/// whose stderr is not a terminal): one every `interval` (one per
+/// finished case when it is zero), one when the cases are done, one per
+/// failure shrunk. Lines, not a redrawn bar: a CI log keeps each.
+struct Plain {
+    /// Between two lines ([`Plain::tick`] is called by a timer thread);
+    /// zero: a line per finished case.
+    interval: Duration,
+    /// Cases planned.
+    total: usize,
+    start: std::time::Instant,
+    done: std::sync::atomic::AtomicUsize,
+    failing: std::sync::atomic::AtomicUsize,
+    /// While shrinking: failures shrunk, of how many.
+    shrinking: std::sync::Mutex<Option<(usize, usize)>>,
+    /// A per-case run (a process per request): its first line says that
+    /// `--persistent` is faster.
+    per_case: bool,
+    hinted: std::sync::atomic::AtomicBool,
+}
+
+impl Plain {
+    /// One progress line: where the run is, and the time elapsed.
+    fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        let elapsed = self.start.elapsed().as_secs();
+        let line = match *self.shrinking.lock().expect("no watcher panics") {
+            Some((shrunk, of)) => {
+                format!(
+                    "progress: shrinking, {shrunk} of {of} failures shrunk, {elapsed} s elapsed"
+                )
+            }
+            None => format!(
+                "progress: {}/{} cases, {} failing, {elapsed} s elapsed",
+                self.done.load(Ordering::SeqCst),
+                self.total,
+                self.failing.load(Ordering::SeqCst)
+            ),
+        };
+        eprintln!("{line}");
+        if self.per_case && !self.hinted.swap(true, Ordering::SeqCst) {
+            eprintln!(
+                "hint: a per-case run starts the reducer for every request; a reducer that reads \
+                 one request per line runs many times faster with --persistent (one process per worker)"
+            );
+        }
+    }
 }
 
 impl Watch for Progress {
     fn cases_done(&self, done: usize, failing: usize) {
+        if let Some(p) = &self.plain {
+            use std::sync::atomic::Ordering;
+            p.done.fetch_max(done, Ordering::SeqCst);
+            p.failing.fetch_max(failing, Ordering::SeqCst);
+            if p.interval.is_zero() {
+                p.tick();
+            }
+            if done == p.total {
+                eprintln!(
+                    "cases done: {done}/{}, {failing} failing, {} s elapsed",
+                    p.total,
+                    p.start.elapsed().as_secs()
+                );
+            }
+        }
         if let Some(b) = &self.cases {
             b.set_position(done as u64);
             if failing > 0 {
@@ -459,6 +508,14 @@ impl Watch for Progress {
         if let Some(b) = &self.cases {
             b.finish_and_clear();
         }
+        if let Some(p) = &self.plain {
+            let shown = reducer_kit::certify::counterexample::shown(failures).len();
+            eprintln!(
+                "shrinking {shown} failure{}",
+                if shown == 1 { "" } else { "s" }
+            );
+            *p.shrinking.lock().expect("no watcher panics") = Some((0, shown));
+        }
         *self.shrinking.lock().expect("no watcher panics") =
             Some(ShrinkBars::new(std::io::stderr().is_terminal(), failures));
     }
@@ -466,6 +523,19 @@ impl Watch for Progress {
     fn shrunk(&self, index: usize, progress: &ShrinkProgress) {
         if let Some(bars) = &*self.shrinking.lock().expect("no watcher panics") {
             bars.update(index, progress);
+        }
+        if let (Some(p), true) = (&self.plain, progress.done) {
+            let mut at = p.shrinking.lock().expect("no watcher panics");
+            if let Some((shrunk, of)) = at.as_mut() {
+                *shrunk += 1;
+                eprintln!(
+                    "shrunk {} ({shrunk} of {of}): {} message{} in {} tries",
+                    progress.clause,
+                    progress.messages,
+                    if progress.messages == 1 { "" } else { "s" },
+                    progress.tries
+                );
+            }
         }
     }
 
@@ -548,8 +618,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         reducer_kit::terminal::command_line(&args.command),
         settings.reducer.run_id
     );
+    let terminal = std::io::stderr().is_terminal();
+    let interval = match (args.progress_interval, terminal) {
+        (Some(s), _) => Some(Duration::from_secs(s)),
+        (None, false) => Some(DEFAULT_PROGRESS_INTERVAL),
+        (None, true) => None,
+    };
     let progress = Progress {
-        cases: std::io::stderr().is_terminal().then(|| {
+        plain: interval.map(|interval| Plain {
+            interval,
+            total: cases.count(),
+            start: std::time::Instant::now(),
+            done: Default::default(),
+            failing: Default::default(),
+            shrinking: std::sync::Mutex::new(None),
+            per_case: !settings.persistent,
+            hinted: Default::default(),
+        }),
+        cases: (terminal && interval.is_none()).then(|| {
             let b = indicatif::ProgressBar::new(cases.count() as u64);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -561,7 +647,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
         shrinking: std::sync::Mutex::new(None),
     };
-    let mut certified = match job.run(&cases, &known, &progress) {
+    // The timer of the plain progress lines, stopped when the run ends.
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let ran = std::thread::scope(|s| {
+        if let Some(p) = progress.plain.as_ref().filter(|p| !p.interval.is_zero()) {
+            s.spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(p.interval)
+                {
+                    p.tick();
+                }
+            });
+        }
+        let ran = job.run(&cases, &known, &progress);
+        drop(stop);
+        ran
+    });
+    let mut certified = match ran {
         Ok(c) => c,
         Err(e) => return Ok(usage(e)),
     };
@@ -581,7 +683,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replay: args.replay.clone(),
         colour: std::io::stdout().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        flags: rerun_flags(&args),
+        flags: Vec::new(),
         report_json: args.report_json.clone(),
         rerun: None,
     };

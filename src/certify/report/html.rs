@@ -50,6 +50,7 @@ pub fn draw_counterexample(settings: &Settings, cx: &Counterexample) -> Conversa
 pub fn render(run: &Run, options: &TextOptions) -> String {
     let mut body = String::from("<main>\n");
     banner(run, &mut body);
+    hints(run, &mut body);
     clause_table(run, &mut body);
     counterexamples(run, options, &mut body);
     failing_cases(run, &mut body);
@@ -62,6 +63,14 @@ pub fn render(run: &Run, options: &TextOptions) -> String {
         ),
         &body,
     )
+}
+
+/// The hints the answers call for ([`super::text::hints`]), one
+/// paragraph each, before the clause table; nothing without one.
+fn hints(run: &Run, out: &mut String) {
+    for h in super::text::hints(run) {
+        let _ = writeln!(out, "<p class=\"facts hint\"><b>hint:</b> {}</p>", esc(&h));
+    }
 }
 
 /// The banner: the verdict, the reducer, how it ran, the levels and the
@@ -219,8 +228,7 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
             esc(run.settings.definition(cx.clause)),
             spec::section(cx.clause.id()),
             esc(&cx.detail),
-            cx.first_difference
-                .as_deref()
+            cx.first_difference_unsaid()
                 .map_or(String::new(), |p| format!(
                     " (first difference at <code>{}</code>)",
                     esc(p)

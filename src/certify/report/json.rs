@@ -44,6 +44,7 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `stopped` | object, only when the run stopped feeding the reducer | `unansweredInARow`, `notRun`, `lastFailure`, `stderrLine` (spec §8.5) |
 /// | `stoppedAtFirstDefect` | object, only when `--stop-after-first` stopped the run before its end | `case` (the first defect's), `notRun` (cases not run) |
 /// | `certificate` | string | the certificate line ([`super::certificate`]) |
+/// | `hints` | array of strings | what the answers suggest to change or declare, each given only when they show it: the text report's `hint:` lines without the prefix ([`super::text::hints`]) |
 /// | `counterexamples` | array | one per failing clause, see below |
 /// | `expectedFailures` | array of `{"case", "clause"}` | failures listed in `--expect-fail` |
 /// | `unexpectedFailures` | array of `{"case", "clause"}` | failures on a valid input not listed (they fail the run) |
@@ -358,6 +359,7 @@ fn head(run: &Run) -> Value {
         );
     }
     put("certificate", json!(certificate(run)));
+    put("hints", json!(super::text::hints(run)));
     put("counterexamples", Value::Array(cxs));
     put("expectedFailures", pairs(&run.known_failures.expected));
     put("unexpectedFailures", Value::Null);
@@ -432,6 +434,7 @@ mod tests {
             protocol: crate::protocol::Protocol::V1,
             summaries: false,
             declared: Default::default(),
+            without: Vec::new(),
             outside: Vec::new(),
             sessions: None,
         };

@@ -36,10 +36,10 @@ pub struct TextOptions {
     pub replay: Vec<PathBuf>,
     /// ANSI colours for `pass`, `FAIL` and failure counts.
     pub colour: bool,
-    /// The other options of the run that a rerun must keep (besides
-    /// `--policy`, `--format`, `--persistent`, `--corpus`, `--replay` and
-    /// the `--without` of the run), as arguments: `["--timeout", "500"]`.
-    /// They are shell-quoted when printed.
+    /// Options a rerun must keep besides the run's own flags
+    /// ([`crate::certify::settings::Settings::flags`]: its contract and
+    /// limits) and `--corpus` / `--replay`, as arguments, printed after
+    /// them, shell-quoted; usually none.
     pub flags: Vec<String>,
     /// The `--report-json` file, when one is written: named where the
     /// report leaves failing cases out.
@@ -77,6 +77,23 @@ pub fn replay(run: &Run, options: &TextOptions, file: &std::path::Path) -> Strin
         shell_quote(&file.to_string_lossy()),
         r.command_line
     )
+}
+
+/// The hints of the text report, without their `hint: `: what the
+/// answers suggest to change or declare, each given only when the answers
+/// show it (a reducer that reads no tool calls or no results in the run's
+/// format, a `developer` message taken for an ordinary one, a system
+/// message kept only at the start, Infinity or NaN written back, a debug
+/// line on stdout). The JSON report's `hints`, the HTML page's and the
+/// JUnit report's are these.
+pub fn hints(run: &Run) -> Vec<String> {
+    let options = TextOptions::default();
+    let mut r = report(run, &options);
+    r.hints();
+    r.text
+        .lines()
+        .map(|l| l.strip_prefix("hint: ").unwrap_or(l).to_string())
+        .collect()
 }
 
 fn report<'a>(run: &'a Run<'a>, options: &'a TextOptions) -> Report<'a> {
@@ -297,8 +314,7 @@ impl Report<'_> {
                 run.restarts.clean_exits
             );
         }
-        self.format_hint();
-        self.protocol_hint();
+        self.hints();
         let declared = &run.settings.declared;
         if !declared.is_empty() {
             line!(
@@ -370,6 +386,15 @@ impl Report<'_> {
         }
     }
 
+    /// Every hint the answers call for, one `hint: ` line each
+    /// ([`hints`]).
+    fn hints(&mut self) {
+        self.format_hint();
+        self.results_hint();
+        self.pinned_hints();
+        self.protocol_hint();
+    }
+
     /// A hint when the answers show that the reducer reads no tool calls
     /// in the run's format (as one that reads another format: it cuts
     /// through tool groups): `no-orphan-result` or `calls-keep-results`
@@ -402,6 +427,82 @@ impl Report<'_> {
                 "hint: in none of the {} cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the {} messages it gets (--format {format}). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format {format}`",
                 thousands(groups.cases),
                 format.title()
+            );
+        }
+    }
+
+    /// A hint when the answers show that the reducer recognises no tool
+    /// result in the run's format, as one written for another format
+    /// does (an OpenAI reducer run without `--format openai` sees no
+    /// `tool_call_id` and drops every result): `calls-keep-results`
+    /// failed on a valid input, and of at least 10 answers (not empty) to
+    /// inputs holding a result, fewer than 1 in 5 holds one (a reducer
+    /// that reads the format keeps results in most: those of the newest
+    /// messages; one that reads another keeps only those its reader
+    /// happens to take for other messages)
+    /// ([`crate::certify::collect::GroupsAtCut::results`]).
+    fn results_hint(&mut self) {
+        let (inputs, kept) = self.run.groups_at_cut.results;
+        let failed = self
+            .run
+            .grade
+            .clauses
+            .iter()
+            .any(|(c, t)| *c == crate::terms::Clause::CallsKeepResults && t.defects > 0);
+        if inputs < 10 || kept * 5 >= inputs || !failed {
+            return;
+        }
+        let format = self.run.settings.format;
+        let others: Vec<&str> = crate::formats::Format::ALL
+            .iter()
+            .filter(|f| **f != format)
+            .map(|f| f.name())
+            .collect();
+        line!(
+            self,
+            "hint: {} of the {} answers to inputs holding a tool result kept one: the reducer recognises no result in the {} messages it gets (--format {format}). If it was written for another format, certify it with that one: --format {}",
+            thousands(kept),
+            thousands(inputs),
+            format.title(),
+            others.join("|")
+        );
+    }
+
+    /// Hints when `system-pinned` fails in a pattern the answers show
+    /// ([`crate::certify::collect::GroupsAtCut::pinned`]), none of them
+    /// given when `system-pinned` also fails where a `system` message is
+    /// message 0 (at least 5 such cases judged):
+    ///
+    /// - it failed where the pinned message is a `developer` message at
+    ///   message 0: in the run's format a `developer` message is the
+    ///   system prompt (spec §1.2);
+    /// - it failed where the pinned `system` message comes after message
+    ///   0: the reducer keeps a system message only at the start, the
+    ///   contract `--declare system-first-only` declares (spec §16.6; not
+    ///   said when it is declared).
+    fn pinned_hints(&mut self) {
+        let [[system_first, system_later], [developer_first, _]] = self.run.groups_at_cut.pinned;
+        if system_first.0 < 5 || system_first.1 > 0 {
+            return;
+        }
+        let format = self.run.settings.format;
+        if developer_first.1 > 0 {
+            line!(
+                self,
+                "hint: system-pinned failed in {} of the {} cases whose first message is a `developer` message, and in none of the {} whose first message is a `system` one: in {} a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is",
+                thousands(developer_first.1),
+                thousands(developer_first.0),
+                thousands(system_first.0),
+                format.title()
+            );
+        }
+        if !self.run.settings.declared.system_first_only && system_later.1 > 0 {
+            line!(
+                self,
+                "hint: system-pinned failed in {} of the {} cases whose system message comes after message 0, and in none of the {} where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)",
+                thousands(system_later.1),
+                thousands(system_later.0),
+                thousands(system_first.0)
             );
         }
     }
@@ -447,45 +548,29 @@ impl Report<'_> {
         if more == 0 {
             return;
         }
+        let cases = if more == 1 { "case" } else { "cases" };
         match &self.options.report_json {
             Some(p) => line!(
                 self,
-                "... and {} more failing cases{what} (all in {})",
+                "... and {} more failing {cases}{what} (all in {})",
                 thousands(more),
                 show_path(p)
             ),
-            None => line!(self, "... and {} more failing cases{what}", thousands(more)),
+            None => line!(
+                self,
+                "... and {} more failing {cases}{what}",
+                thousands(more)
+            ),
         }
     }
 
-    /// `--policy P --format F` (and `--protocol 2`, `--summaries`), then
-    /// `--persistent`, the options of
-    /// [`TextOptions::flags`], `--with` and `--without`, as a rerun needs
-    /// them.
+    /// The run's flags ([`crate::certify::settings::Settings::flag_line`]),
+    /// then the options of [`TextOptions::flags`], as a rerun needs them.
     fn run_flags(&self) -> String {
-        let settings = self.run.settings;
-        let mut out = format!(
-            "--policy {} --format {}{}",
-            settings.policy,
-            settings.format,
-            settings.protocol_flags()
-        );
-        out.push_str(&provider_flag(settings));
-        if settings.persistent && settings.sessions.is_none() {
-            out.push_str(" --persistent");
-        }
+        let mut out = self.run.settings.flag_line();
         for f in &self.options.flags {
             out.push(' ');
             out.push_str(&shell_quote(f));
-        }
-        for (flag, knobs) in [("--with", self.run.with), ("--without", self.run.without)] {
-            if !knobs.is_empty() {
-                let names: Vec<&str> = knobs.iter().map(|k| k.name()).collect();
-                out.push(' ');
-                out.push_str(flag);
-                out.push(' ');
-                out.push_str(&names.join(","));
-            }
         }
         out
     }
@@ -646,7 +731,7 @@ impl Report<'_> {
                 "  actual (reducer):     (no answer the kit could judge: see the failure)"
             ),
         }
-        if let Some(p) = &cx.first_difference {
+        if let Some(p) = cx.first_difference_unsaid() {
             line!(self, "  first difference at {}", show(p));
         }
         match &cx.saved_to {
@@ -721,12 +806,4 @@ fn cut(json: &str) -> String {
     } else {
         s
     }
-}
-
-/// ` --provider P` when the run has a provider profile (spec §15), else
-/// nothing.
-fn provider_flag(settings: &crate::certify::run::Settings) -> String {
-    settings
-        .provider
-        .map_or(String::new(), |p| format!(" --provider {p}"))
 }

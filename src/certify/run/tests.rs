@@ -22,6 +22,7 @@ fn settings(format: Format, policy: Policy) -> Settings {
         protocol: Protocol::V1,
         summaries: false,
         declared: Default::default(),
+        without: Vec::new(),
         outside: Vec::new(),
         sessions: None,
     }
