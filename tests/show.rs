@@ -159,8 +159,14 @@ fn a_saved_failure_and_a_json_report_are_drawn() {
     let t = text(&out.stdout);
     assert!(t.contains("  counterexample for "), "{t}");
     assert!(
-        !t.contains("REDUCER"),
-        "a case file has no reducer answer: {t}"
+        t.contains(
+            "\n  saved by: reducer-kit certify --policy turns --format canonical --persistent"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains("REDUCER ("),
+        "a saved failure keeps the reducer's answer: {t}"
     );
     // Errors: a missing file, not a case file, a matrix as text.
     let out = show(&["no-such.json"]);
@@ -172,6 +178,68 @@ fn a_saved_failure_and_a_json_report_are_drawn() {
     let out = show(&["docs/compat/matrix.json"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("add --html OUT"));
+}
+
+/// A failure saved from an `openai` run keeps what the run saw (spec
+/// §13.4): its format, its flags and the reducer's answer as written, so
+/// `show` draws it in `openai` with both columns; asked for another format
+/// it draws the reference alone and says why.
+#[test]
+fn a_saved_failure_is_drawn_as_its_run_saw_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("saved");
+    let out = Command::new(kit_path())
+        .args(["certify", "--format", "openai", "--persistent", "--replay"])
+        .arg("corpus/seed/order-shipment.json")
+        .arg("--save-failures")
+        .arg(&saved)
+        .args([
+            "--",
+            "python3",
+            "examples/reducers/naive_last_n.py",
+            "--format",
+            "openai",
+            "--persistent",
+        ])
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let file = saved.join("fail-e363c6f4b2ed2f54.json");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        case["clauses"],
+        serde_json::json!(["no-orphan-result", "valid-output", "matches-reference"])
+    );
+    assert_eq!(
+        case["run"],
+        serde_json::json!({
+            "format": "openai",
+            "flags": "--policy turns --format openai --persistent",
+            "answer": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": ""}]}
+        })
+    );
+    let out = show(&[file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(
+        t.starts_with("case fail/e363c6f4b2ed2f54 (policy turns, maxMessages 1, openai)\n"),
+        "{t}"
+    );
+    assert!(t.contains("REFERENCE (0 messages)"), "{t}");
+    assert!(t.contains("REDUCER (1 message)"), "{t}");
+    let out = show(&[file.to_str().unwrap(), "--format", "anthropic"]);
+    let t = text(&out.stdout);
+    assert!(t.contains(", anthropic)\n"), "{t}");
+    assert!(
+        t.contains(
+            "\n  the reducer's answer is drawn in the run's format only (--format openai)\n"
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("REDUCER"), "{t}");
 }
 
 #[test]

@@ -22,6 +22,7 @@
 //! | `allowPending`  | bool                    | `false` | the input is valid only under `--allow-pending` |
 //! | `violations`    | array of `{"rule", "index", "id"}` | `[]` | what the validator reports on `messages` (under `allowPending`); empty means the input is valid |
 //! | `description`   | string                  | `""`    | one line on what the case shows |
+//! | `run`           | `{"format", "flags", "answer"}` | absent | what the run that saved the case saw (`certify --save-failures`, spec §13.4): [`SavedRun`]; never in the corpus, never judged |
 //!
 //! A case that has any of the fields marked "spec v2" needs `"spec": 2`
 //! ([`Case::required_spec`]); a version 1 case keeps `"spec": 1`. Absent
@@ -127,6 +128,32 @@ pub struct Case {
     /// One line on what the case shows.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    /// What the run that saved the case saw (`certify --save-failures`);
+    /// absent in the corpus. Not part of the case's content: its id,
+    /// expectation and equality (spec §1.3) are those of the case without
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<SavedRun>,
+}
+
+/// What the certify run that saved a failing case saw (spec §13.4): its
+/// wire format, the flags that shaped its cases and their contract, and
+/// the reducer's answer, so that `reducer-kit show` draws the failure as
+/// the run did, the reducer's answer beside the reference's, in the run's
+/// format. Informative only: a replay judges the case afresh.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SavedRun {
+    /// The run's wire format, as `--format` names it (`openai`).
+    pub format: String,
+    /// The run's flags as one shell-quoted command line (`--policy turns
+    /// --format openai --declare system-first-only`), as its reproduce
+    /// line has them.
+    pub flags: String,
+    /// The reducer's answer to the case as read: a protocol response
+    /// object in `format` (`{"messages": [...]}`, `{"error": "..."}`), or
+    /// `null` when it gave none (a crash, a time-out, no JSON).
+    pub answer: Value,
 }
 
 /// One violation a case expects from the validator (spec §5).

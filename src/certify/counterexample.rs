@@ -81,16 +81,32 @@ impl Counterexample {
             .filter(|p| !self.detail.contains(&format!("first difference at {p}")))
     }
 
-    /// Saves the counterexample's case file ([`Counterexample::to_case`]
-    /// under `policy`) in `dir`, named by its content-hash id, atomically
+    /// [`Counterexample::to_case`] with what the run saw
+    /// ([`crate::case::SavedRun`], spec §13.4): the run's format and flags
+    /// and the reducer's answer in that format (`null` when it gave none).
+    pub fn to_saved_case(&self, policy: Policy, run: SavedFrom<'_>) -> Case {
+        let mut case = self.to_case(policy);
+        case.run = Some(crate::case::SavedRun {
+            format: run.format.to_string(),
+            flags: run.flags.to_string(),
+            answer: self.actual.as_ref().map_or(Value::Null, |r| {
+                crate::protocol::response_json(run.format, r)
+            }),
+        });
+        case
+    }
+
+    /// Saves the counterexample's case file
+    /// ([`Counterexample::to_saved_case`] under `policy`, from `run`) in
+    /// `dir`, named by its content-hash id, atomically
     /// and never over an existing file (an existing one is the same case),
     /// and records where in [`Counterexample::saved_to`].
     ///
     /// # Errors
     ///
     /// Any I/O error creating `dir` or writing the file.
-    pub fn save(&mut self, dir: &Path, policy: Policy) -> std::io::Result<()> {
-        let case = self.to_case(policy);
+    pub fn save(&mut self, dir: &Path, policy: Policy, run: SavedFrom<'_>) -> std::io::Result<()> {
+        let case = self.to_saved_case(policy, run);
         let file = file_name(&case.id);
         save_new(dir, &file, &case)?;
         self.saved_to = Some(dir.join(file));
@@ -155,6 +171,7 @@ impl Counterexample {
                 "counterexample for {} (shrunk from {}): {}",
                 self.clause, self.original_id, self.detail
             ),
+            run: None,
         };
         case.spec = case.required_spec();
         let pending = needs_pending(&self.case.messages);
@@ -163,6 +180,17 @@ impl Counterexample {
         }
         (case, pending)
     }
+}
+
+/// The run counterexamples are saved from (`--save-failures`): its wire
+/// format and its flags as one command line
+/// ([`crate::certify::settings::Settings::flag_line`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SavedFrom<'a> {
+    /// The run's wire format.
+    pub format: crate::formats::Format,
+    /// The run's flags.
+    pub flags: &'a str,
 }
 
 /// Saves every counterexample of a run in `dir` (`--save-failures`): one
@@ -174,7 +202,12 @@ impl Counterexample {
 /// # Errors
 ///
 /// Any I/O error creating `dir` or writing a file.
-pub fn save_all(cxs: &mut [Counterexample], dir: &Path, policy: Policy) -> std::io::Result<()> {
+pub fn save_all(
+    cxs: &mut [Counterexample],
+    dir: &Path,
+    policy: Policy,
+    run: SavedFrom<'_>,
+) -> std::io::Result<()> {
     let mut done: Vec<bool> = vec![false; cxs.len()];
     for i in 0..cxs.len() {
         if done[i] {
@@ -183,7 +216,7 @@ pub fn save_all(cxs: &mut [Counterexample], dir: &Path, policy: Policy) -> std::
         let group: Vec<usize> = (i..cxs.len())
             .filter(|&k| !done[k] && cxs[k].case.id == cxs[i].case.id)
             .collect();
-        let mut case = cxs[i].to_case(policy);
+        let mut case = cxs[i].to_saved_case(policy, run);
         if group.len() > 1 {
             case.clauses = group
                 .iter()

@@ -9,7 +9,9 @@
 
 use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
 use reducer_kit::certify::collect::FailureGroup;
-use reducer_kit::certify::counterexample::{save_all, shown, Counterexample, ShrinkProgress};
+use reducer_kit::certify::counterexample::{
+    save_all, shown, Counterexample, SavedFrom, ShrinkProgress,
+};
 use reducer_kit::certify::interrupt;
 use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
@@ -672,7 +674,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if certified.interrupted.is_none() {
         if let Some(dir) = &args.save_failures {
-            if let Err(e) = save_all(&mut certified.counterexamples, dir, settings.policy) {
+            let flags = settings.flag_line();
+            let from = SavedFrom {
+                format: settings.format,
+                flags: &flags,
+            };
+            if let Err(e) = save_all(&mut certified.counterexamples, dir, settings.policy, from) {
                 return Ok(usage(format!("{}: {}", show_path(dir), io_reason(&e))));
             }
         }

@@ -6,7 +6,7 @@
 use super::{usage, FormatArg};
 use reducer_kit::case::file::read_case_text_with;
 use reducer_kit::certify::draw::matrix;
-use reducer_kit::certify::draw::show::{entries_html, entries_text, read_document, Document};
+use reducer_kit::certify::draw::show::{entries_html, entries_text, read_document_in, Document};
 use reducer_kit::formats::Format;
 use reducer_kit::terminal::show_path;
 use std::io::{IsTerminal, Write};
@@ -19,10 +19,11 @@ pub struct Args {
     /// JSON report (--report-json: its counterexamples), or the
     /// compatibility matrix (docs/compat/matrix.json; with --html only).
     pub file: PathBuf,
-    /// The wire format to draw a case file's cases in (a JSON report and
-    /// the matrix say their own).
-    #[arg(long, value_enum, default_value_t = FormatArg::Canonical)]
-    pub format: FormatArg,
+    /// The wire format to draw a case file's cases in (default: a saved
+    /// failure's run's format, else canonical; a JSON report and the
+    /// matrix say their own).
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
     /// Write one self-contained HTML page to OUT instead of printing text.
     #[arg(long, value_name = "OUT")]
     pub html: Option<PathBuf>,
@@ -38,7 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(e.exit_code()));
         }
     };
-    let document = match read_document(&text, &args.file, Format::from(args.format)) {
+    let document = match read_document_in(&text, &args.file, args.format.map(Format::from)) {
         Ok(d) => d,
         Err(e) => {
             super::print_error(&e);

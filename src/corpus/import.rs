@@ -126,6 +126,7 @@ fn regression(
         allow_pending,
         violations: Vec::new(),
         description,
+        run: None,
     };
     e.apply_to(&mut case);
     case.id = case.content_id("regress");

@@ -167,6 +167,7 @@ impl GeneratedCase {
             allow_pending: self.allow_pending,
             violations: Vec::new(),
             description: String::new(),
+            run: None,
         };
         e.apply_to(&mut case);
         case

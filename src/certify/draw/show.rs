@@ -11,6 +11,7 @@ use super::saved::Saved;
 use crate::case::{parse_cases, CaseError};
 use crate::formats::Format;
 use crate::input::{check_text, Holds, TextError};
+use crate::protocol::response_from_json;
 use crate::terms::Policy;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -47,6 +48,24 @@ pub enum Document {
 /// [`CaseError`] naming `path`: too deep (exit code 1), not JSON, not a
 /// case file, a JSON report without what it should have (exit code 2).
 pub fn read_document(text: &str, path: &Path, format: Format) -> Result<Document, CaseError> {
+    read_document_in(text, path, Some(format))
+}
+
+/// [`read_document`] with the format to draw a case file in left to the
+/// file when `format` is `None`: a case saved by `certify --save-failures`
+/// (one with a `run` member, spec §13.4) is drawn in its run's format with
+/// the reducer's answer beside the reference's, any other in canonical.
+/// Asked for another format than its run's, a saved case is drawn without
+/// the reducer's answer, and says so.
+///
+/// # Errors
+///
+/// As [`read_document`].
+pub fn read_document_in(
+    text: &str,
+    path: &Path,
+    format: Option<Format>,
+) -> Result<Document, CaseError> {
     let fail = |message: String| CaseError::Format {
         path: path.to_owned(),
         message,
@@ -73,10 +92,26 @@ pub fn read_document(text: &str, path: &Path, format: Format) -> Result<Document
         cases
             .iter()
             .map(|case| {
-                let saved = Saved::case(format, case);
+                let run_format = case
+                    .run
+                    .as_ref()
+                    .and_then(|r| r.format.parse::<Format>().ok());
+                let format = format.or(run_format).unwrap_or(Format::Canonical);
+                let mut saved = Saved::case(format, case);
                 let mut notes = Vec::new();
                 if !case.description.is_empty() {
                     notes.push(case.description.clone());
+                }
+                if let Some(run) = &case.run {
+                    notes.push(format!("saved by: reducer-kit certify {}", run.flags));
+                    if run_format == Some(saved.format) {
+                        saved.actual = Some(response_from_json(saved.format, &run.answer).ok());
+                    } else {
+                        notes.push(format!(
+                            "the reducer's answer is drawn in the run's format only (--format {})",
+                            run.format
+                        ));
+                    }
                 }
                 if !case.clauses.is_empty() {
                     notes.push(format!("clauses: {}", case.clauses.join(", ")));
