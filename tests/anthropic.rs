@@ -2,6 +2,8 @@
 //! pseudo-message, reference reduction and the checker on Anthropic
 //! histories, and the round trip on generated histories.
 
+use reducer_kit::certify::job::Unwatched;
+use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::anthropic::{from_anthropic, to_anthropic};
 use reducer_kit::formats::{strip_items, view_history, view_message, Format};
@@ -11,7 +13,9 @@ use reducer_kit::protocol::{join_system, split_system, Response};
 use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
+use reducer_kit::{Certified, CertifyOptions, Protocol};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 fn list(v: Value) -> Vec<Value> {
     serde_json::from_value(v).unwrap()
@@ -726,4 +730,94 @@ fn default_generator_histories_convert_often_enough() {
         converted * 2 >= total,
         "only {converted} of {total} converted"
     );
+}
+
+/// A reducer that, when it takes the results out of a user message holding
+/// the user's text beside them (spec §1.6), drops the whole message, text
+/// included: the reference's answer with every message it kept in part
+/// and holding no result any more left out.
+fn drops_text_with_its_results(
+    format: Format,
+) -> impl Fn(&str) -> Result<String, RunError> + Clone {
+    let reference = ReferenceSession {
+        policy: Policy::Turns,
+        format,
+        provider: None,
+        protocol: Protocol::V1,
+    };
+    move |text: &str| {
+        let mut answer = reference.answer(text);
+        let request = serde_json::from_str::<Value>(text).unwrap_or_default();
+        let input = request["messages"].as_array().cloned().unwrap_or_default();
+        if let Some(kept) = answer.get_mut("messages").and_then(Value::as_array_mut) {
+            kept.retain(|m| {
+                let blocks = m["content"].as_array();
+                let results = blocks.is_some_and(|b| {
+                    b.iter()
+                        .any(|b| b["type"] == "tool_result" || b.get("toolResult").is_some())
+                });
+                m["role"] != "user"
+                    || results
+                    || blocks.is_none()
+                    || input.iter().any(|i| json_eq(i, m))
+            });
+        }
+        Ok(answer.to_string())
+    }
+}
+
+/// A reducer as a function of the request's text.
+type Answer = dyn Fn(&str) -> Result<String, RunError> + Send + Sync;
+
+/// The clauses with a defect, in report order.
+fn defects(certified: &Certified) -> Vec<&'static str> {
+    certified
+        .grade
+        .clauses
+        .iter()
+        .filter(|(_, t)| t.defects > 0)
+        .map(|(c, _)| c.id())
+        .collect()
+}
+
+/// The planted bug of losing the user's text with a removed result is
+/// convicted at the default seed in Anthropic and Bedrock runs, on a
+/// clause that names it (the text is part of what §3 step 4 selects), and
+/// the reference passes the same run.
+#[test]
+fn dropping_the_text_beside_a_removed_result_fails_at_the_default_seed() {
+    for format in [Format::Anthropic, Format::Bedrock] {
+        let options = CertifyOptions {
+            format,
+            jobs: Some(1),
+            ..CertifyOptions::default()
+        };
+        let run = |answer: Box<Answer>| {
+            let answer: Arc<Answer> = answer.into();
+            let job = options
+                .clone()
+                .resolve()
+                .unwrap()
+                .with_sessions(move |settings| {
+                    let answer = answer.clone();
+                    Box::new(InProcessSession::new(settings, move |t: &str| answer(t)))
+                });
+            let plan = job.plan().unwrap();
+            job.run(&plan, &[], &Unwatched).unwrap()
+        };
+        let planted = run(Box::new(drops_text_with_its_results(format)));
+        assert_eq!(
+            defects(&planted),
+            ["overflow-question", "matches-reference"],
+            "{format}"
+        );
+        let reference = ReferenceSession {
+            policy: Policy::Turns,
+            format,
+            provider: None,
+            protocol: Protocol::V1,
+        };
+        let passed = run(Box::new(move |t: &str| Ok(reference.answer(t).to_string())));
+        assert!(passed.grade.passed(), "{format}: {:?}", defects(&passed));
+    }
 }
