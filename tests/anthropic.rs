@@ -2,6 +2,8 @@
 //! pseudo-message, reference reduction and the checker on Anthropic
 //! histories, and the round trip on generated histories.
 
+use reducer_kit::certify::job::Unwatched;
+use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::anthropic::{from_anthropic, to_anthropic};
 use reducer_kit::formats::{strip_items, view_history, view_message, Format};
@@ -11,7 +13,9 @@ use reducer_kit::protocol::{join_system, split_system, Response};
 use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{BudgetFields, Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
+use reducer_kit::{Certified, CertifyOptions, Protocol};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 fn list(v: Value) -> Vec<Value> {
     serde_json::from_value(v).unwrap()
@@ -449,6 +453,47 @@ fn batched_results_stay_one_message_and_lose_only_orphan_blocks() {
     }
 }
 
+/// A user message holding results beside text ("here is the result, and
+/// my next question", spec §1.6) is one canonical tool message holding
+/// text items beside its results, block for item; the reference takes a
+/// result out of it and keeps the text.
+#[test]
+fn results_beside_text_are_one_tool_message_whose_text_stays() {
+    let wire = list(json!([
+        {"role": "user", "content": "Check order 1."},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "GetOrder", "input": {"id": 1}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "Paid"},
+            {"type": "text", "text": "And order 2?"}]},
+        {"role": "assistant", "content": "Order 1 is paid; checking 2."}
+    ]));
+    let canonical = from_anthropic(&wire).unwrap();
+    assert_eq!(
+        canonical[2],
+        json!({"role": "tool", "contents": [
+            {"$type": "functionResult", "callId": "a", "result": "Paid"},
+            {"$type": "text", "text": "And order 2?"}]})
+    );
+    assert_eq!(to_anthropic(&canonical).unwrap(), wire);
+    let v = view_message(Format::Anthropic, &wire[2], 2).unwrap();
+    assert_eq!(v.role, Role::Tool);
+    // One turn of four messages; budget 3 keeps the question and the last
+    // two, and the result of the call left out goes, its text stays.
+    let out = Reference::new(Policy::Turns, Format::Anthropic)
+        .reduce(Input::new(&wire).max_messages(&json!(3)))
+        .unwrap()
+        .messages();
+    assert_eq!(
+        out,
+        list(json!([
+            {"role": "user", "content": "Check order 1."},
+            {"role": "user", "content": [{"type": "text", "text": "And order 2?"}]},
+            {"role": "assistant", "content": "Order 1 is paid; checking 2."}
+        ]))
+    );
+}
+
 #[test]
 fn system_pseudo_message_splits_and_joins() {
     let h = list(json!([
@@ -514,10 +559,8 @@ fn what_anthropic_cannot_carry_is_an_error() {
         "message 0, content 0: a system message item that is not text has no Anthropic form (the top-level `system` takes only text blocks)"
     );
     assert_eq!(
-        to(json!([{"role": "tool", "contents": [
-            {"$type": "functionResult", "callId": "a", "result": "1"},
-            {"$type": "text", "text": "x"}]}])),
-        "message 0, content 1: a tool message item that is not a functionResult has no Anthropic form"
+        to(json!([{"role": "tool", "contents": [{"$type": "text", "text": "x"}]}])),
+        "message 0: a tool message without results has no Anthropic form"
     );
     assert_eq!(
         to(json!([{"role": "tool", "contents": []}])),
@@ -553,11 +596,6 @@ fn what_anthropic_cannot_carry_is_an_error() {
     assert_eq!(
         from(json!([{"role": "user", "content": [{"type": "text", "$type": "text"}]}])),
         "message 0, content 0: has a `$type` member, which would collide"
-    );
-    assert_eq!(
-        from(json!([{"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "a"}, {"type": "text", "text": "and"}]}])),
-        "message 0: a user message with tool_result blocks beside other blocks has no canonical form (a tool message holds only results)"
     );
     assert_eq!(
         from(
@@ -692,4 +730,94 @@ fn default_generator_histories_convert_often_enough() {
         converted * 2 >= total,
         "only {converted} of {total} converted"
     );
+}
+
+/// A reducer that, when it takes the results out of a user message holding
+/// the user's text beside them (spec §1.6), drops the whole message, text
+/// included: the reference's answer with every message it kept in part
+/// and holding no result any more left out.
+fn drops_text_with_its_results(
+    format: Format,
+) -> impl Fn(&str) -> Result<String, RunError> + Clone {
+    let reference = ReferenceSession {
+        policy: Policy::Turns,
+        format,
+        provider: None,
+        protocol: Protocol::V1,
+    };
+    move |text: &str| {
+        let mut answer = reference.answer(text);
+        let request = serde_json::from_str::<Value>(text).unwrap_or_default();
+        let input = request["messages"].as_array().cloned().unwrap_or_default();
+        if let Some(kept) = answer.get_mut("messages").and_then(Value::as_array_mut) {
+            kept.retain(|m| {
+                let blocks = m["content"].as_array();
+                let results = blocks.is_some_and(|b| {
+                    b.iter()
+                        .any(|b| b["type"] == "tool_result" || b.get("toolResult").is_some())
+                });
+                m["role"] != "user"
+                    || results
+                    || blocks.is_none()
+                    || input.iter().any(|i| json_eq(i, m))
+            });
+        }
+        Ok(answer.to_string())
+    }
+}
+
+/// A reducer as a function of the request's text.
+type Answer = dyn Fn(&str) -> Result<String, RunError> + Send + Sync;
+
+/// The clauses with a defect, in report order.
+fn defects(certified: &Certified) -> Vec<&'static str> {
+    certified
+        .grade
+        .clauses
+        .iter()
+        .filter(|(_, t)| t.defects > 0)
+        .map(|(c, _)| c.id())
+        .collect()
+}
+
+/// The planted bug of losing the user's text with a removed result is
+/// convicted at the default seed in Anthropic and Bedrock runs, on a
+/// clause that names it (the text is part of what §3 step 4 selects), and
+/// the reference passes the same run.
+#[test]
+fn dropping_the_text_beside_a_removed_result_fails_at_the_default_seed() {
+    for format in [Format::Anthropic, Format::Bedrock] {
+        let options = CertifyOptions {
+            format,
+            jobs: Some(1),
+            ..CertifyOptions::default()
+        };
+        let run = |answer: Box<Answer>| {
+            let answer: Arc<Answer> = answer.into();
+            let job = options
+                .clone()
+                .resolve()
+                .unwrap()
+                .with_sessions(move |settings| {
+                    let answer = answer.clone();
+                    Box::new(InProcessSession::new(settings, move |t: &str| answer(t)))
+                });
+            let plan = job.plan().unwrap();
+            job.run(&plan, &[], &Unwatched).unwrap()
+        };
+        let planted = run(Box::new(drops_text_with_its_results(format)));
+        assert_eq!(
+            defects(&planted),
+            ["overflow-question", "matches-reference"],
+            "{format}"
+        );
+        let reference = ReferenceSession {
+            policy: Policy::Turns,
+            format,
+            provider: None,
+            protocol: Protocol::V1,
+        };
+        let passed = run(Box::new(move |t: &str| Ok(reference.answer(t).to_string())));
+        assert!(passed.grade.passed(), "{format}: {:?}", defects(&passed));
+    }
 }

@@ -615,3 +615,46 @@ fn the_json_report_names_the_certificates_spec_version() {
         );
     }
 }
+
+/// A hand-written case of a user message holding a result beside the
+/// user's text (spec §1.6) is valid in Anthropic and Bedrock and runs
+/// under `--replay` in both formats, not skipped; the reference passes it.
+#[test]
+fn a_replayed_case_of_results_beside_text_runs_in_anthropic_and_bedrock() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("results-beside-text.json");
+    let case = serde_json::json!({
+        "id": "local/results-beside-text",
+        "spec": 1,
+        "policy": "turns",
+        "maxMessages": 3,
+        "messages": [
+            {"role": "user", "contents": [{"$type": "text", "text": "Check order 1."}]},
+            {"role": "assistant", "contents": [
+                {"$type": "functionCall", "callId": "a", "name": "GetOrder", "arguments": {"id": 1}}]},
+            {"role": "tool", "contents": [
+                {"$type": "functionResult", "callId": "a", "result": "Paid"},
+                {"$type": "text", "text": "And order 2?"}]},
+            {"role": "assistant", "contents": [{"$type": "text", "text": "Checking 2."}]}
+        ],
+        "expected": [
+            {"role": "user", "contents": [{"$type": "text", "text": "Check order 1."}]},
+            {"role": "tool", "contents": [{"$type": "text", "text": "And order 2?"}]},
+            {"role": "assistant", "contents": [{"$type": "text", "text": "Checking 2."}]}
+        ]
+    });
+    std::fs::write(&file, serde_json::to_string_pretty(&case).unwrap()).unwrap();
+    for format in ["anthropic", "bedrock"] {
+        let (out, r) = report(
+            dir.path(),
+            &["--format", format, "--replay", file.to_str().unwrap()],
+            &[kit_path(), "serve", "--format", format],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        assert_eq!(
+            (r["casesRun"].as_u64(), r["casesSkipped"].as_u64()),
+            (Some(1), Some(0)),
+            "{format}"
+        );
+    }
+}

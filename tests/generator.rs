@@ -84,15 +84,28 @@ fn every_shape_occurs_in_10000_histories() {
             *counts.entry(s).or_default() += 1;
         }
     }
-    // Shapes only the Responses format has (`Config::with_native_shapes`).
-    let native = [Shape::ReasoningItem, Shape::ReasoningBeforeCalls];
+    // Shapes only some formats have (`Config::with_native_shapes`): the
+    // Responses format's reasoning items, Anthropic's and Bedrock's text
+    // beside results.
+    let native = [
+        Shape::ReasoningItem,
+        Shape::ReasoningBeforeCalls,
+        Shape::ResultsBesideText,
+    ];
     assert!(native.iter().all(|s| !counts.contains_key(s)), "{counts:?}");
-    for case in seeded_cases(2024, 2_000, &Config::for_format(Format::Responses)) {
-        for s in case.shapes.into_iter().filter(|s| native.contains(s)) {
-            *counts.entry(s).or_default() += 1;
+    for format in [Format::Responses, Format::Anthropic, Format::Bedrock] {
+        for case in seeded_cases(2024, 2_000, &Config::for_format(format)) {
+            for s in case.shapes.into_iter().filter(|s| native.contains(s)) {
+                *counts.entry(s).or_default() += 1;
+            }
         }
     }
     assert!(counts[&Shape::ReasoningBeforeCalls] >= 100, "{counts:?}");
+    // A few in every 400 of each of the two formats.
+    assert!(
+        (40..=120).contains(&counts[&Shape::ResultsBesideText]),
+        "{counts:?}"
+    );
     // The shapes of token budgets (protocol 2) need the costs knob.
     let costs = Config {
         costs: true,

@@ -479,7 +479,7 @@ mod tests {
                 without: "approval".into(),
                 ..Options::default()
             }),
-            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, approvals, legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut, non-double-numbers, budget-spellings"
+            "--without: unknown knob \"approval\"; the knobs are: leading-segment, pinned-system, pinned-not-first, later-system, developer-role, role-case, tool-calls, multi-step, batched-results, shuffled-results, text-beside-calls, results-beside-text, approvals, legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text, non-ascii-text, large-payloads, non-string-results, interrupted-run, lost-parallel-result, duplicated-result, result-before-call, interjected-message, unanswered-approval, orphan-approval-response, reasoning-cut-off, tool-as-user, reused-id-broken, limit-cut, non-double-numbers, budget-spellings"
         );
         // What a run leaves out (spec §9.5), and what --with brings back.
         let openai = |with: &str, in_process: bool| Options {

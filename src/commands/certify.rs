@@ -111,9 +111,10 @@ pub struct Args {
     /// Skip the shapes the reducer cannot represent: generator knobs,
     /// comma-separated, of leading-segment, pinned-system, pinned-not-first,
     /// later-system, developer-role, role-case, tool-calls, multi-step,
-    /// batched-results, shuffled-results, text-beside-calls, approvals,
-    /// legacy-approvals, pending, reuse-call-ids, id-spellings, opaque-contents,
-    /// extra-fields, system-extra-fields, result-extra-fields, empty-text,
+    /// batched-results, shuffled-results, text-beside-calls,
+    /// results-beside-text (anthropic, bedrock), approvals,
+    /// legacy-approvals, pending, reuse-call-ids, id-spellings,
+    /// opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text,
     /// non-ascii-text, large-payloads, non-string-results. Generated cases
     /// come from a config without them; any case that still shows one is
     /// skipped and counted; the certificate names them.

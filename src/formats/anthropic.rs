@@ -12,7 +12,7 @@
 //! |---------------------------------------------------------------|------------------------------------------------------------------|
 //! | the first message, role `system`                              | the pseudo-message `{"role": "system", "content": ...}` (first)  |
 //! | `user` / `assistant` message                                  | the same role                                                    |
-//! | `tool` message (every item a `functionResult`, at least one)  | `{"role": "user", "content": [tool_result blocks]}`, several results in one message stay one message |
+//! | `tool` message (at least one `functionResult`)                | `{"role": "user", "content": [blocks]}`: its results as `tool_result` blocks, several results in one message stay one message, and any other item (the user's text after the results, spec §1.6) as in a user message |
 //! | exactly one plain text item (only `$type` and a string `text`) | `content: "..."`                                                 |
 //! | any other items                                               | `content: [blocks]`, each item with `$type` renamed `type`       |
 //! | `functionCall` item                                           | `{"type": "tool_use", "id": callId, "name": name, "input": arguments}`, other call members kept on the block |
@@ -29,7 +29,7 @@
 //! plus the top-level `system`, so `developer` or `User` could not come back
 //! as received), a system message with members besides `role` and
 //! `contents` or with non-text items, a `functionResult` outside a tool
-//! message, a tool message with another item, and members whose names
+//! message, a tool message without a `functionResult`, and members whose names
 //! collide (`content` on a canonical message, `type` on a canonical item,
 //! `$type` on an Anthropic block, ...). For every history that converts,
 //! `from_anthropic(to_anthropic(h)) == h` (as JSON values, see
@@ -156,8 +156,8 @@ impl ItemSink for ResultSeen<'_> {
 /// [`ConvertError`] for the first message Anthropic cannot carry (see the
 /// module doc): e.g. `message 2: a system message that is not the first
 /// message has no Anthropic form`, `message 0: role "developer" has no
-/// lossless Anthropic form ...`, `message 3, content 1: a tool message item
-/// that is not a functionResult has no Anthropic form`.
+/// lossless Anthropic form ...`, `message 3: a tool message without
+/// results has no Anthropic form`.
 pub fn to_anthropic(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
     convert_all(messages, message_to_anthropic)
 }
@@ -277,18 +277,24 @@ fn tool_to_anthropic(
             ))
         }
     };
+    let is_result = |c: &Value| {
+        c.as_object()
+            .is_some_and(|o| tag_of(o) == Some("functionResult"))
+    };
+    if !items.iter().any(is_result) {
+        return Err(err(
+            index,
+            "a tool message without results has no Anthropic form",
+        ));
+    }
     let mut blocks = Vec::with_capacity(items.len());
     for (k, c) in items.iter().enumerate() {
-        let o = c
-            .as_object()
-            .filter(|o| tag_of(o) == Some("functionResult"))
-            .ok_or_else(|| {
-                item_err(
-                    index,
-                    k,
-                    "a tool message item that is not a functionResult has no Anthropic form",
-                )
-            })?;
+        // Beside its results, a tool message may carry what a user message
+        // carries: the user's text after the results (spec §1.6).
+        let Some(o) = c.as_object().filter(|_| is_result(c)) else {
+            blocks.push(item_to_block(c, index, k)?);
+            continue;
+        };
         let how = Retag {
             tag: ("type", "tool_result"),
             id: ("callId", "tool_use_id"),
@@ -371,7 +377,7 @@ fn call_to_block(o: &Map<String, Value>, index: usize, k: usize) -> Result<Value
 /// an object with a string `type`, has a `$type` member, or is a `tool_use`
 /// / `tool_result` without its id or with a member that would collide
 /// (`callId`, `arguments`, `result`); a `tool_result` block is in an
-/// assistant message or beside blocks of another type; a block has type
+/// assistant message; a block has type
 /// `functionCall` or `functionResult` (the canonical format would read it
 /// as a call or result).
 pub fn from_anthropic(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
@@ -425,12 +431,8 @@ fn message_from_anthropic(msg: &Value, index: usize) -> Result<Value, ConvertErr
                         "a tool_result block in an assistant message has no canonical form",
                     ));
                 }
-                if results < items.len() {
-                    return Err(err(
-                        index,
-                        "a user message with tool_result blocks beside other blocks has no canonical form (a tool message holds only results)",
-                    ));
-                }
+                // Blocks beside the results (the user's text after them,
+                // spec §1.6) stay items of the tool message.
                 out_role = "tool";
             }
             out.insert("contents".into(), Value::Array(items));

@@ -14,6 +14,7 @@
 //! |-----------|---------|
 //! | the first message, role `system`, text items only, no other member | the pseudo-message with `content: [text blocks]` |
 //! | `user` / `assistant` / `tool` | `user` / `assistant` / `user` |
+//! | a `tool` message's items beside its results (at least one result) | the blocks of a user message beside the `toolResult` blocks (spec §1.6) |
 //! | `text` item | `{"text": ..., <other members>}` |
 //! | `functionCall` item | `{"toolUse": {"toolUseId": callId, "name", "input": arguments}, <other members>}` |
 //! | `functionResult` item | `{"toolResult": {"toolUseId": callId, "content", "status"}, <other members>}` |
@@ -26,8 +27,10 @@
 //! has no canonical form.
 //!
 //! **The view**: a `user` message with at least one `toolResult` block is
-//! a tool message, never a turn start (as Anthropic's); a block with a
-//! `$type` member is opaque.
+//! a tool message, never a turn start (as Anthropic's), also when text
+//! blocks sit beside its results ("here is the result, and my next
+//! question", spec §1.6): it is the canonical `tool` message holding those
+//! text items beside its results; a block with a `$type` member is opaque.
 
 use super::keyed::Keyed;
 use super::ConvertError;
@@ -108,6 +111,7 @@ pub fn from_bedrock(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
 mod tests {
     use super::*;
     use crate::json::json_eq;
+    use crate::terms::ItemKind;
 
     #[test]
     fn tool_use_history_converts_both_ways() {
@@ -139,6 +143,47 @@ mod tests {
         let (role, items) = role_and_items(b[3].as_object().unwrap(), "user", 3).unwrap();
         assert_eq!(role, Role::Tool);
         assert_eq!(items[0].id, "t1");
+    }
+
+    /// A user message holding results beside text (and beside other
+    /// results) is a tool message holding text items beside its results,
+    /// block for item, both ways (spec §1.6).
+    #[test]
+    fn results_beside_text_are_one_tool_message() {
+        let wire = json!([
+            {"role": "user", "content": [{"text": "two orders?"}]},
+            {"role": "assistant", "content": [
+                {"toolUse": {"toolUseId": "a", "name": "F", "input": {}}},
+                {"toolUse": {"toolUseId": "b", "name": "F", "input": {}}}]},
+            {"role": "user", "content": [
+                {"toolResult": {"toolUseId": "a", "content": [{"text": "1"}]}},
+                {"toolResult": {"toolUseId": "b", "content": [{"json": {"n": 2}}]}},
+                {"text": "and the third?"}]}
+        ]);
+        let wire = wire.as_array().unwrap();
+        let canonical = from_bedrock(wire).unwrap();
+        assert_eq!(
+            canonical[2],
+            json!({"role": "tool", "contents": [
+                {"$type": "functionResult", "callId": "a", "result": "1"},
+                {"$type": "functionResult", "callId": "b", "result": {"n": 2}},
+                {"$type": "text", "text": "and the third?"}]})
+        );
+        assert!(json_eq(
+            &Value::Array(to_bedrock(&canonical).unwrap()),
+            &Value::Array(wire.clone())
+        ));
+        let (role, items) = role_and_items(wire[2].as_object().unwrap(), "user", 2).unwrap();
+        assert_eq!(role, Role::Tool);
+        let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+        assert_eq!(kinds, [ItemKind::Result, ItemKind::Result, ItemKind::Text]);
+        let text_only = json!([{"role": "tool", "contents": [{"$type": "text", "text": "x"}]}]);
+        assert_eq!(
+            to_bedrock(text_only.as_array().unwrap())
+                .unwrap_err()
+                .to_string(),
+            "message 0: a tool message without results has no Bedrock form"
+        );
     }
 
     #[test]

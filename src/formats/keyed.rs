@@ -11,6 +11,7 @@
 //! |-----------|-------------------------------|
 //! | the first message, role `system`, text items only, no other member | the system pseudo-message `{"role": "system", "content": <top-level value>}` |
 //! | `user` / `assistant` / `tool` message | role `user` / `model` (Bedrock `assistant`) / `user` |
+//! | a `tool` message's other items beside its results (Bedrock only, spec §1.6) | the parts of a user message, beside the results |
 //! | `text` item (a string `text`) | `{"text": ..., <other members>}` |
 //! | `functionCall` item | `{"functionCall": {"id", "name", "args"}}` / `{"toolUse": {"toolUseId", "name", "input"}}`, other members beside it |
 //! | `functionResult` item (in a tool message) | `{"functionResponse": {"id", "name", "response"}}` / `{"toolResult": {"toolUseId", "content", "status"}}`, other members beside it; the result as the format wraps it |
@@ -52,7 +53,9 @@ pub(crate) struct Keyed {
     /// Payload → canonical `result`.
     pub unwrap: Wrap,
     /// Whether a `user` message is a tool message when all its parts are
-    /// results (Gemini) rather than when any is (Bedrock, as Anthropic).
+    /// results (Gemini) rather than when any is (Bedrock, as Anthropic);
+    /// and so whether a tool message holds only results (Gemini) or may
+    /// hold other parts beside them (Bedrock, spec §1.6).
     pub tool_when_all_results: bool,
     /// Whether a call or result without an id gets one from its name
     /// (`<name>#<k>`, Gemini): the view only; the canonical form needs ids.
@@ -271,7 +274,9 @@ impl Keyed {
                 out.insert(self.items_key.into(), Value::Null);
             }
             Some(Some(items)) => {
-                if tool && items.is_empty() {
+                let is_result =
+                    |c: &Value| c.get("$type").and_then(Value::as_str) == Some("functionResult");
+                if tool && !items.iter().any(is_result) {
                     return Err(err(index, self.no_form("a tool message without results")));
                 }
                 let parts = items
@@ -336,7 +341,10 @@ impl Keyed {
             .as_object()
             .ok_or_else(|| item_err(index, k, "is not an object"))?;
         let tag = o.get("$type").and_then(Value::as_str);
-        if tool && tag != Some("functionResult") {
+        // Bedrock, as Anthropic, carries a user's text (and any other
+        // part) beside the results (spec §1.6); in Gemini a content of
+        // results holds only results (§14.2).
+        if tool && self.tool_when_all_results && tag != Some("functionResult") {
             return Err(item_err(
                 index,
                 k,
@@ -506,7 +514,7 @@ impl Keyed {
                             ),
                         ));
                     }
-                    if results < items.len() {
+                    if self.tool_when_all_results && results < items.len() {
                         return Err(err(
                             index,
                             format!(

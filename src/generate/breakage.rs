@@ -340,7 +340,12 @@ fn apply_one(u: &mut Unstructured, msgs: &mut Vec<Value>, b: Break, cfg: &Config
                 return Ok(true);
             }
             let t = results[pick(u, results.len())?];
-            let copy = msgs[t].clone();
+            let mut copy = msgs[t].clone();
+            // A retry stores the results again, not the user's text beside
+            // them (Anthropic, Bedrock: spec §1.6).
+            if let Some(items) = copy.get_mut("contents").and_then(Value::as_array_mut) {
+                items.retain(|i| i["$type"] == "functionResult");
+            }
             msgs.insert(t + 1, copy);
         }
         Break::ResultBeforeCall => {

@@ -79,6 +79,14 @@ pub struct Config {
     /// Text (and opaque items) beside the calls in an assistant message.
     /// Default on.
     pub text_beside_calls: bool,
+    /// Sometimes, the user's text after the results in the last tool
+    /// message of a tool step: how Anthropic and Bedrock carry "here is the
+    /// result, and my next question" in one user message (spec §1.6). A
+    /// shape only those formats have: default off, as in
+    /// [`Config::everything`]; [`Config::with_native_shapes`] turns it on
+    /// for [`Format::Anthropic`] and [`Format::Bedrock`], and
+    /// [`Config::sanitize_for`] off for every other format.
+    pub results_beside_text: bool,
     /// Approval flows: `toolApprovalRequest` in an assistant message, an
     /// approval-only user message answering it (approved or not), then
     /// usually the approved calls. Default on.
@@ -210,6 +218,7 @@ impl Default for Config {
             batched_results: true,
             shuffled_results: true,
             text_beside_calls: true,
+            results_beside_text: false,
             approvals: true,
             max_approval_requests: 3,
             legacy_approvals: true,
@@ -295,11 +304,15 @@ impl Config {
         !super::breakage::enabled(self).is_empty()
     }
 
-    /// Turns on the shapes only `format` has: reasoning items for
-    /// [`Format::Responses`]; no others for the other formats.
+    /// Turns on the shapes only `format` has (spec §14.8): reasoning
+    /// items for [`Format::Responses`]; the user's text beside results
+    /// (`results_beside_text`) for [`Format::Anthropic`] and
+    /// [`Format::Bedrock`]; none for the other formats.
     pub fn with_native_shapes(mut self, format: Format) -> Config {
-        if format == Format::Responses {
-            self.reasoning_items = true;
+        match format {
+            Format::Responses => self.reasoning_items = true,
+            Format::Anthropic | Format::Bedrock => self.results_beside_text = true,
+            _ => {}
         }
         self
     }
@@ -330,6 +343,7 @@ impl Config {
             self.batched_results = false;
             self.shuffled_results = false;
             self.text_beside_calls = false;
+            self.results_beside_text = false;
             self.non_string_results = false;
         }
         if !self.tool_calls && !self.approvals {
@@ -382,7 +396,8 @@ impl Config {
     ///   carry, and approvals (`approvals`, `legacy_approvals`).
     ///
     /// Every format but Responses turns `reasoning_items` off (and
-    /// `reasoning_cut_off` with it), every format but canonical
+    /// `reasoning_cut_off` with it), every format but Anthropic and
+    /// Bedrock `results_beside_text`, every format but canonical
     /// `tool_as_user` (OpenAI and Responses have no user message holding a
     /// result; in the others it is their tool message).
     /// Sets `format`.
@@ -395,6 +410,9 @@ impl Config {
         }
         if format != Format::Canonical {
             c.tool_as_user = false;
+        }
+        if !matches!(format, Format::Anthropic | Format::Bedrock) {
+            c.results_beside_text = false;
         }
         match format {
             Format::Canonical => {}
@@ -474,7 +492,8 @@ impl Config {
             non_ascii_text,
             large_payloads,
             non_string_results,
-            reasoning_items
+            reasoning_items,
+            results_beside_text
         );
         c.system_extra_fields = ceiling.system_extra_fields && c.extra_fields;
         // Maxima: `int_in_range` gives the lower bound when bytes run out.

@@ -70,6 +70,9 @@ knobs! {
     ShuffledResults = "shuffled-results", shuffled_results;
     /// Text beside calls ([`Shape::TextBesideCalls`]).
     TextBesideCalls = "text-beside-calls", text_beside_calls;
+    /// The user's text beside results in one tool message
+    /// ([`Shape::ResultsBesideText`]; Anthropic and Bedrock, spec §1.6).
+    ResultsBesideText = "results-beside-text", results_beside_text;
     /// Approval flows (any approval request or response item).
     Approvals = "approvals", approvals;
     /// The older approval item names ([`Shape::LegacyApproval`]).
@@ -281,6 +284,7 @@ impl Knob {
             Knob::LegacyApprovals => "approval items with the older names",
             Knob::NonDoubleNumbers => "numbers no double holds (as 1e400)",
             Knob::BudgetSpellings => "a budget written other than as an integer",
+            Knob::ResultsBesideText => "text beside results in one tool message",
             _ => "a shape",
         }
     }
@@ -387,6 +391,7 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
             Knob::BatchedResults => has(Shape::ResultsBatched),
             Knob::ShuffledResults => has(Shape::ResultsReordered),
             Knob::TextBesideCalls => has(Shape::TextBesideCalls),
+            Knob::ResultsBesideText => has(Shape::ResultsBesideText),
             Knob::Approvals => any_item(&[ItemKind::ApprovalRequest, ItemKind::ApprovalResponse]),
             // Shape::LegacyApproval, read off the items (no other shape
             // needed).

@@ -78,6 +78,10 @@ shapes! {
     ResultsReordered = "results-reordered";
     /// A message with both text and calls.
     TextBesideCalls = "text-beside-calls";
+    /// A tool message with text beside its results: Anthropic's and
+    /// Bedrock's user message carrying "here is the result, and my next
+    /// question" (spec §1.6).
+    ResultsBesideText = "results-beside-text";
     /// An approval response with `approved: true`.
     ApprovalApproved = "approval-approved";
     /// An approval response with `approved: false`.
@@ -287,6 +291,10 @@ pub fn shapes(messages: &[Value], budget: usize) -> BTreeSet<Shape> {
         add(
             Shape::TextBesideCalls,
             calls > 0 && count(ItemKind::Text) > 0,
+        );
+        add(
+            Shape::ResultsBesideText,
+            v.role == Role::Tool && count(ItemKind::Result) > 0 && count(ItemKind::Text) > 0,
         );
         add(
             Shape::SeveralRequests,

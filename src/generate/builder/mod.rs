@@ -184,6 +184,10 @@ struct Builder<'c, 'u, 'd> {
 
 type R<T> = arbitrary::Result<T>;
 
+/// One tool step in this many, where `results_beside_text` is on, ends
+/// with the user's text beside its last results.
+const RESULTS_BESIDE_TEXT_ODDS: u32 = 16;
+
 /// One approval request under construction: request id, the call it asks
 /// about, that call's id.
 struct Request {
@@ -381,6 +385,14 @@ impl Builder<'_, '_, '_> {
             let mut items = Vec::with_capacity(size);
             for id in &order[i..i + size] {
                 items.push(self.result_item(id)?);
+            }
+            // The user's text after the step's last results, in the same
+            // message (Anthropic, Bedrock: spec §1.6).
+            if self.cfg.results_beside_text
+                && i + size == order.len()
+                && self.chance(1, RESULTS_BESIDE_TEXT_ODDS)?
+            {
+                items.push(self.text_item()?);
             }
             self.push(Role::Tool, items)?;
             i += size;
