@@ -85,7 +85,7 @@ fn main() {
         declared: Default::default(),
         // What a run of the format leaves out (spec §9.5): each case is
         // looked at for those shapes, as in a real run.
-        outside: reducer_kit::generate::knob::outside(format, None, false),
+        outside: reducer_kit::generate::knob::outside(format, None),
         sessions: None,
     };
     let mut reference = ReferenceSession {
