@@ -15,7 +15,7 @@
 //! | the first message, role `system`, text items only, no other member | the pseudo-message with `content: [text blocks]` |
 //! | `user` / `assistant` / `tool` | `user` / `assistant` / `user` |
 //! | `text` item | `{"text": ..., <other members>}` |
-//! | `functionCall` item | `{"toolUse": {"toolUseId": callId, "name", "input": arguments}, <other members>}` |
+//! | `functionCall` item | `{"toolUse": {"toolUseId": callId, "name", "input": arguments}, <other members>}` (`input` `{}` for a call without arguments: the API requires it) |
 //! | `functionResult` item | `{"toolResult": {"toolUseId": callId, "content", "status"}, <other members>}` |
 //! | any other item but an approval | the item as it is |
 //!
@@ -60,6 +60,7 @@ pub(crate) const BEDROCK: Keyed = Keyed {
     items_key: "content",
     model_role: "assistant",
     call: ("toolUse", "toolUseId", "input"),
+    args_required: true,
     result: ("toolResult", "toolUseId", "content"),
     result_inner: &["status"],
     wrap,
