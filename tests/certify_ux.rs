@@ -528,7 +528,7 @@ fn counterexamples_are_printed_in_the_runs_format() {
     assert_eq!(
         cx,
         vec![
-            r#"  input:    {"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}"#,
+            r#"  input:    {"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}"#,
             r#"  expected (reference): {"messages":[]}"#,
             r#"  actual (reducer):     {"messages":[{"role":"tool","tool_call_id":"c1","content":""}]}"#,
         ]
