@@ -366,6 +366,11 @@ impl Certified {
                 .first_defect
                 .as_ref()
                 .map(|(id, t)| (id.as_str(), *t)),
+            first_difference: self
+                .collected
+                .first_difference
+                .as_ref()
+                .map(|(id, t)| (id.as_str(), *t)),
             stopped_at_first_defect: self.collected.stopped_at_first_defect,
         }
     }
