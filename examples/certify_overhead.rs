@@ -86,7 +86,7 @@ fn main() {
         without: Vec::new(),
         // What a run of the format leaves out (spec §9.5): each case is
         // looked at for those shapes, as in a real run.
-        outside: reducer_kit::generate::knob::outside(format, None, false),
+        outside: reducer_kit::generate::knob::outside(format, None),
         sessions: None,
     };
     let mut reference = ReferenceSession {

@@ -25,6 +25,10 @@ pub enum Rule {
     /// `approval-follows-request`: every approval response matches an
     /// earlier, still unanswered request.
     ApprovalFollowsRequest,
+    /// `unique-pending-request`: no approval request reuses the id of a
+    /// request that is still unanswered (an id names one pending request;
+    /// reusing it once that request is answered is valid).
+    UniquePendingRequest,
     /// `calls-answered`: at the end, no call is unanswered.
     CallsAnswered,
     /// `requests-answered`: no approval request is still unanswered at the
@@ -34,13 +38,14 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order of spec §5.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 9] = [
         Rule::CallInAssistant,
         Rule::ResultInTool,
         Rule::ResultFollowsCall,
         Rule::UniquePendingCall,
         Rule::ResultsBeforeContinuation,
         Rule::ApprovalFollowsRequest,
+        Rule::UniquePendingRequest,
         Rule::CallsAnswered,
         Rule::RequestsAnswered,
     ];
@@ -54,6 +59,7 @@ impl Rule {
             Rule::UniquePendingCall => "unique-pending-call",
             Rule::ResultsBeforeContinuation => "results-before-continuation",
             Rule::ApprovalFollowsRequest => "approval-follows-request",
+            Rule::UniquePendingRequest => "unique-pending-request",
             Rule::CallsAnswered => "calls-answered",
             Rule::RequestsAnswered => "requests-answered",
         }
@@ -248,7 +254,12 @@ pub fn validate_history(h: &History, opts: Options) -> Vec<Violation> {
                     }
                     calls.push(i, item.id);
                 }
-                ItemKind::ApprovalRequest => requests.push(i, item.id),
+                ItemKind::ApprovalRequest => {
+                    if requests.latest(item.id).is_some() {
+                        report(Rule::UniquePendingRequest, i, item.id);
+                    }
+                    requests.push(i, item.id);
+                }
                 _ => {}
             }
         }
@@ -329,6 +340,75 @@ mod tests {
         assert_eq!(
             check(
                 json!([user("q"), {"role": "assistant", "contents": [{"$type": "toolApprovalRequest", "requestId": "r"}]}, user("next")]),
+                false
+            ),
+            vec![("requests-answered", 1, "r".into())]
+        );
+    }
+
+    fn request(id: &str) -> Value {
+        json!({"$type": "toolApprovalRequest", "requestId": id})
+    }
+    fn response(id: &str) -> Value {
+        json!({"$type": "toolApprovalResponse", "requestId": id, "approved": true})
+    }
+
+    #[test]
+    fn a_request_id_names_one_pending_request() {
+        // A second request under `r` while the first waits: broken at the
+        // second, and both are then answered.
+        assert_eq!(
+            check(
+                json!([
+                    user("q"),
+                    {"role": "assistant", "contents": [request("r")]},
+                    {"role": "assistant", "contents": [request("r")]},
+                    {"role": "user", "contents": [response("r"), response("r")]}
+                ]),
+                false
+            ),
+            vec![("unique-pending-request", 2, "r".into())]
+        );
+        // Two in one message.
+        assert_eq!(
+            check(
+                json!([
+                    user("q"),
+                    {"role": "assistant", "contents": [request("r"), request("r")]},
+                    {"role": "user", "contents": [response("r")]}
+                ]),
+                false
+            ),
+            vec![
+                ("unique-pending-request", 1, "r".into()),
+                ("requests-answered", 1, "r".into())
+            ]
+        );
+        // Reused once the first is answered: valid.
+        assert_eq!(
+            check(
+                json!([
+                    user("q"),
+                    {"role": "assistant", "contents": [request("r")]},
+                    {"role": "user", "contents": [response("r")]},
+                    {"role": "assistant", "contents": [request("r")]},
+                    {"role": "user", "contents": [response("r")]}
+                ]),
+                false
+            ),
+            vec![]
+        );
+        // Reused after a turn start forgot the first: only the first is
+        // reported, as unanswered.
+        assert_eq!(
+            check(
+                json!([
+                    user("q"),
+                    {"role": "assistant", "contents": [request("r")]},
+                    user("next"),
+                    {"role": "assistant", "contents": [request("r")]},
+                    {"role": "user", "contents": [response("r")]}
+                ]),
                 false
             ),
             vec![("requests-answered", 1, "r".into())]

@@ -40,8 +40,8 @@ fn seed_anthropic() -> Vec<Value> {
     list(json!([
         {"role": "user", "content": "Check order 42 and its shipment."},
         {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "order-1", "name": "GetOrder"},
-            {"type": "tool_use", "id": "shipment-1", "name": "GetShipment"}]},
+            {"type": "tool_use", "id": "order-1", "name": "GetOrder", "input": {}},
+            {"type": "tool_use", "id": "shipment-1", "name": "GetShipment", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "order-1", "content": "Paid"}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "shipment-1", "content": "Shipped"}]},
         {"role": "assistant", "content": "Your order has shipped."},
@@ -73,8 +73,15 @@ fn format_names_the_variant_anthropic() {
 fn seed_example_converts_to_exact_anthropic_messages_and_back() {
     let a = to_anthropic(&seed()).unwrap();
     assert_eq!(a, seed_anthropic());
+    // The seed's calls have no arguments: a `tool_use` block requires
+    // `input` (spec §1.5), written `{}`, which comes back as arguments.
     let back = from_anthropic(&a).unwrap();
-    assert_eq!(back, seed());
+    let mut want = seed();
+    for call in want[1]["contents"].as_array_mut().unwrap() {
+        call["arguments"] = json!({});
+    }
+    assert_eq!(back, want);
+    assert_eq!(to_anthropic(&back).unwrap(), a);
 }
 
 #[test]

@@ -37,7 +37,18 @@ fn the_reference_reducers_pass_every_level() {
     ] {
         // A format of spec §14 makes the certificate a spec v2 one.
         let spec = if format == "gemini" { 2 } else { 1 };
-        let mut args = vec!["--policy", policy, "--format", format, "--cases", "150"];
+        // With the budgets written other than as an integer (outside a
+        // default run, spec §9.5), so that protocol-budget is judged too.
+        let mut args = vec![
+            "--policy",
+            policy,
+            "--format",
+            format,
+            "--cases",
+            "150",
+            "--with",
+            "budget-spellings",
+        ];
         let mut reducer = vec![kit_path(), "serve", "--policy", policy, "--format", format];
         if !mode.is_empty() {
             args.push(mode);
@@ -215,10 +226,63 @@ fn the_naive_reducer_is_convicted_shrunk_saved_and_replayed() {
     );
 }
 
+/// A reducer that fails only policy clauses (it drops every tool-bearing
+/// message: safe, not the claimed policy) has no defect (spec §9.3): no
+/// `first defect` line and no `firstDefect`, but the first difference from
+/// the policy, named with its time.
+#[test]
+fn a_policy_difference_is_no_defect() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, r) = report(
+        dir.path(),
+        &[
+            "--policy",
+            "turns",
+            "--cases",
+            "40",
+            "--jobs",
+            "1",
+            "--persistent",
+        ],
+        &[
+            python(),
+            "-S",
+            &example("drop_tool_messages.py"),
+            "--persistent",
+        ],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        r["levels"],
+        serde_json::json!({"protocol": true, "safety": true, "policy": false, "exact": false})
+    );
+    assert_eq!(r.get("firstDefect"), None);
+    assert!(!stdout.contains("first defect"), "{stdout}");
+    let first = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "fail" && c["validInput"] == true)
+        .unwrap();
+    let prefix = format!(
+        "no defect; first difference from the policy: case {}, judged ",
+        first["id"].as_str().unwrap()
+    );
+    let seconds: f64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix)?.strip_suffix(" s into the run"))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in {stdout}"))
+        .parse()
+        .unwrap();
+    assert!(seconds > 0.0 && seconds < 60.0, "{seconds}");
+}
+
 #[test]
 fn the_first_defect_is_named_with_the_time_it_took() {
     // One worker: the cases finish in order, so the first defect is the
-    // first failing case with a valid input.
+    // first case with a valid input that fails a protocol or safety clause
+    // (spec §9.3; one that fails policy clauses alone is no defect).
     let dir = tempfile::tempdir().unwrap();
     let naive = example("naive_last_n.py");
     let (out, r) = report(
@@ -235,12 +299,20 @@ fn the_first_defect_is_named_with_the_time_it_took() {
         &[python(), "-S", &naive, "--persistent"],
     );
     assert_eq!(out.status.code(), Some(1));
-    let first = r["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["status"] == "fail" && c["validInput"] == true)
-        .unwrap();
+    let level = |clause: &Value| r["clauses"][clause.as_str().unwrap()]["level"].clone();
+    let first =
+        r["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                c["status"] == "fail"
+                    && c["validInput"] == true
+                    && c["failures"].as_array().unwrap().iter().any(|f| {
+                        matches!(level(&f["clause"]).as_str(), Some("protocol" | "safety"))
+                    })
+            })
+            .unwrap();
     assert_eq!(r["firstDefect"]["case"], first["id"]);
     let seconds = r["firstDefect"]["seconds"].as_f64().unwrap();
     assert!(seconds > 0.0 && seconds < 60.0, "{seconds}");

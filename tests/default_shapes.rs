@@ -47,8 +47,8 @@ const EVERY_LEVEL: &str = "levels passed [protocol, safety, policy, exact]";
 fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
     let dir = tempfile::tempdir().unwrap();
     for (name, format, run, skipped) in [
-        ("openai_trimmer.py", "openai", 1925, 75),
-        ("anthropic_trimmer.py", "anthropic", 1915, 77),
+        ("openai_trimmer.py", "openai", 1919, 82),
+        ("anthropic_trimmer.py", "anthropic", 1914, 84),
     ] {
         let reducer = [python(), "-S", &example(name)];
         // The command a user types: no flag but the policy, the format
@@ -70,13 +70,15 @@ fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
                 "role-case",
                 "approvals",
                 "legacy-approvals",
-                "non-double-numbers"
+                "non-double-numbers",
+                "budget-spellings"
             ])
         );
         assert!(!stdout.contains("hint:"), "{stdout}");
-        // Counted on the kit's own corpora: 18 cases show a shape outside
-        // the format (15 with approvals, 2 with roles in other cases,
-        // spec/exact-numbers), each skipped with the flag that runs it.
+        // Counted on the kit's own corpora: 25 cases show a shape outside
+        // the run (16 with approvals, 2 with roles in other cases,
+        // spec/exact-numbers, 6 budgets written other than as an
+        // integer), each skipped with the flag that runs it.
         let (out, r) = report(
             dir.path(),
             &on_kit_cases(&["--policy", "suffix", "--format", format, "--persistent"]),
@@ -89,14 +91,14 @@ fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
             "{name}"
         );
         let outside = outside_skips(&r);
-        assert_eq!(outside.len(), 18, "{outside:#?}");
+        assert_eq!(outside.len(), 25, "{outside:#?}");
         let count = |reason: &str| outside.iter().filter(|s| *s == reason).count();
         let run_of = format!("outside a default {format} run");
         assert_eq!(
             count(&format!(
                 "approval items (approvals): {run_of}; --with approvals runs it"
             )),
-            13
+            14
         );
         assert_eq!(
             count(&format!("approval items (approvals), approval items with the older names (legacy-approvals): {run_of}; --with approvals,legacy-approvals runs it")),
@@ -111,6 +113,10 @@ fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
         assert_eq!(
             count(&format!("numbers no double holds (as 1e400) (non-double-numbers): {run_of}; --with non-double-numbers runs it")),
             1
+        );
+        assert_eq!(
+            count(&format!("a budget written other than as an integer (budget-spellings): {run_of}; --with budget-spellings runs it")),
+            6
         );
     }
 }
@@ -180,7 +186,12 @@ fn shapes_outside_the_format_run_with_with() {
     assert_eq!(r["with"], json!(["approvals"]));
     assert_eq!(
         r["outside"],
-        json!(["role-case", "legacy-approvals", "non-double-numbers"])
+        json!([
+            "role-case",
+            "legacy-approvals",
+            "non-double-numbers",
+            "budget-spellings"
+        ])
     );
     assert_eq!(r["clauses"]["no-orphan-approval"]["defects"], 32);
     assert_eq!(r["clauses"]["no-orphan-result"]["failed"], 0);
@@ -205,15 +216,17 @@ fn shapes_outside_the_format_run_with_with() {
     );
     assert_eq!(bad.status.code(), Some(2));
     assert!(
-        text(&bad.stderr).contains("--with pending: a default openai run has it already; --with names what one leaves out: role-case, approvals, legacy-approvals, non-double-numbers"),
+        text(&bad.stderr).contains("--with pending: a default openai run has it already; --with names what one leaves out: role-case, approvals, legacy-approvals, non-double-numbers, budget-spellings"),
         "{}",
         text(&bad.stderr)
     );
 }
 
-/// A trimmer that refuses `3.0` (its wire loop passes the float on) fails
-/// the protocol level, on the two corpus cases whose budget is written
-/// `3.0` and `1e1`, and no safety clause.
+/// A trimmer that refuses any budget that is not an `int` (its wire loop
+/// passes the float `3.0` on) passes every level with no flag: no caller
+/// writes a budget `3.0` (spec §9.5). With `--with budget-spellings` it
+/// fails the protocol level, on the two corpus cases whose budget is
+/// written `3.0` and `1e1`, and no safety clause.
 #[test]
 fn a_budget_written_3_0_is_the_protocols() {
     let dir = tempfile::tempdir().unwrap();
@@ -228,6 +241,37 @@ fn a_budget_written_3_0_is_the_protocols() {
             "--persistent",
             "--cases",
             "0",
+        ]),
+        &[python(), "-S", "-c", strict],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!("policy suffix format openai: {EVERY_LEVEL}")),
+        "{stdout}"
+    );
+    assert_eq!(r["clauses"]["protocol-budget"]["passed"], 0);
+    assert_eq!(r["clauses"]["protocol-budget"]["failed"], 0);
+    let spelled: Vec<String> = outside_skips(&r)
+        .into_iter()
+        .filter(|s| s.contains("(budget-spellings)"))
+        .collect();
+    assert_eq!(
+        spelled,
+        vec!["a budget written other than as an integer (budget-spellings): outside a default openai run; --with budget-spellings runs it"; 6]
+    );
+    let (out, r) = report(
+        dir.path(),
+        &on_kit_cases(&[
+            "--policy",
+            "suffix",
+            "--format",
+            "openai",
+            "--persistent",
+            "--cases",
+            "0",
+            "--with",
+            "budget-spellings",
         ]),
         &[python(), "-S", "-c", strict],
     );

@@ -63,6 +63,80 @@ fn validator_accepts_every_seeded_history() {
     assert_eq!(checked, 2800);
 }
 
+/// An approval item's request id and the id of the call it carries, for
+/// the new and the older names; `None` for any other item.
+fn approval(item: &Value) -> Option<(bool, &str, &str)> {
+    let (request, id, call) = match item["$type"].as_str()? {
+        "toolApprovalRequest" => (true, "requestId", "toolCall"),
+        "toolApprovalResponse" => (false, "requestId", "toolCall"),
+        "functionApprovalRequest" => (true, "id", "functionCall"),
+        "functionApprovalResponse" => (false, "id", "functionCall"),
+        _ => return None,
+    };
+    Some((request, item[id].as_str()?, item[call]["callId"].as_str()?))
+}
+
+/// A reducer that pairs each approval response with the request for its
+/// own call (the one whose `toolCall` has the response's call id) pairs
+/// as spec §2 does (each response with the latest waiting request of its
+/// id) on every generated history: a request id names one pending request
+/// (rule `unique-pending-request`), and a reused one was answered first.
+#[test]
+fn every_approval_response_answers_the_request_for_its_own_call() {
+    let configs = [
+        ("default", Config::default()),
+        ("everything", Config::everything()),
+    ];
+    let (mut responses, mut reused, mut call_ids) = (0, 0, 0);
+    for (name, cfg) in configs {
+        for (n, case) in seeded_cases(48, 2000, &cfg).enumerate() {
+            let mut waiting: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+            for m in &case.messages {
+                let items = m["contents"].as_array().unwrap();
+                for (request, id, call) in items.iter().filter_map(approval) {
+                    if request {
+                        continue;
+                    }
+                    let partner = waiting.get_mut(id).and_then(Vec::pop);
+                    assert_eq!(
+                        partner,
+                        Some(call),
+                        "config {name}, case {n}: response {id:?}\n{}",
+                        dump(&case.messages)
+                    );
+                    responses += 1;
+                }
+                for (request, id, call) in items.iter().filter_map(approval) {
+                    if !request {
+                        continue;
+                    }
+                    let stack = waiting.entry(id).or_default();
+                    assert!(
+                        stack.is_empty(),
+                        "config {name}, case {n}: request {id:?} while one waits\n{}",
+                        dump(&case.messages)
+                    );
+                    stack.push(call);
+                    let count = seen.entry(id).or_default();
+                    if *count > 0 {
+                        reused += 1;
+                    }
+                    *count += 1;
+                    if id == call {
+                        call_ids += 1;
+                    }
+                }
+            }
+            let v = violations(&case.messages, case.allow_pending);
+            assert!(v.is_empty(), "config {name}, case {n}: {v:?}");
+        }
+    }
+    // Reused request ids (each answered before) and requests under their
+    // call's id both occur.
+    assert_eq!((responses, reused, call_ids), (1755, 50, 595));
+}
+
 #[test]
 fn validator_accepts_quickcheck_histories() {
     fn prop(c: QuickCase) -> TestResult {

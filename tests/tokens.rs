@@ -617,9 +617,17 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
     // another: the same budget and messages under the other policy) and
     // spec/summaries.json (4) need protocol 2; spec/repair.json's 17
     // broken histories are run by --policy repair alone (spec §17.6);
-    // spec/exact-numbers has numbers no double holds, outside every
-    // default run (spec §9.5).
-    assert_eq!(r["casesSkipped"], 47);
+    // spec/exact-numbers has numbers no double holds and 6 cases budgets
+    // written other than as an integer, outside every default run (spec
+    // §9.5).
+    assert_eq!(r["casesSkipped"], 53);
+    assert_eq!(
+        skipped
+            .iter()
+            .filter(|s| s.starts_with("a budget written other than as an integer (budget-spellings): outside a default canonical run; --with budget-spellings runs it"))
+            .count(),
+        6
+    );
     assert_eq!(
         skipped
             .iter()
@@ -659,8 +667,9 @@ fn protocol_1_skips_the_version_2_cases_and_protocol_2_runs_them() {
     assert_eq!(code, Some(0), "{}", r["certificate"]);
     assert_eq!(r["spec"], 2);
     assert_eq!(r["summaries"], true);
-    // Only the broken histories of policy repair, and spec/exact-numbers.
-    assert_eq!(r["casesSkipped"], 18);
+    // Only the broken histories of policy repair, spec/exact-numbers and
+    // the 8 budgets written other than as an integer (two token budgets).
+    assert_eq!(r["casesSkipped"], 26);
     assert!(r["certificate"]
         .as_str()
         .unwrap()

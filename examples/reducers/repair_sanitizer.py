@@ -14,7 +14,8 @@ Two steps (spec/spec.md 17.2):
    messages right after its message (its call group in the Responses format)
    and no call of that message kept before it has its id; its result stays
    with it. An approval request stays when its response comes before the
-   next question (turn start); its response stays with it. Everything else
+   next question (turn start) and no request kept before it with its id is
+   still waiting; its response stays with it. Everything else
    of those four kinds goes.
 
 A message left with no item goes, and a reasoning item goes with the item it
@@ -117,13 +118,20 @@ def select(history, budget):
         left = [views[j].items[k][0] for k in range(len(views[j].items)) if (j, k) in alive]
         return not views[j].items or not left or any(kind != RESPONSE for kind in left)
 
-    for (q, k) in alive:
-        if views[q].items[k][0] != REQUEST or (q, k) not in partner:
+    # And no request kept before it with its id still waiting at it (rule
+    # unique-pending-request): per id, the message of the latest kept
+    # request's response.
+    answered_at = {}
+    for (q, k) in sorted(alive):
+        kind, item_id, _ = views[q].items[k]
+        if kind != REQUEST or (q, k) not in partner:
             continue
         s, t = partner[(q, k)]
-        if not any(turn_start(j) for j in range(q + 1, s + 1)):
+        if (not any(turn_start(j) for j in range(q + 1, s + 1))
+                and answered_at.get(item_id, 0) <= q):
             keep.add((q, k))
             keep.add((s, t))
+            answered_at[item_id] = s
     # The messages kept; attached reasoning goes with its item.
     kept = [not v.items or any((m, k) in keep for k in range(len(v.items)))
             for m, v in enumerate(views)]

@@ -38,11 +38,15 @@ pub struct Collected {
     /// Set when the run stopped feeding a reducer that gave no answer to
     /// [`MAX_UNANSWERED`] cases in a row (spec §8.5).
     pub gave_up: Option<GaveUp>,
-    /// The first defect of the run (a clause failed on a valid input, spec
-    /// §9.2), in the order the cases finished: its case id and the time
-    /// from the run's start (before the first request) until it was judged.
-    /// `None` when no case has a defect.
+    /// The first defect of the run (a protocol or safety clause failed on
+    /// a valid input, spec §9.2, §9.3), in the order the cases finished:
+    /// its case id and the time from the run's start (before the first
+    /// request) until it was judged. `None` when no case has a defect.
     pub first_defect: Option<(String, Duration)>,
+    /// The first case that differs from the policy (only policy or exact
+    /// clauses failed on a valid input, spec §9.3), as
+    /// [`Collected::first_defect`]: never a defect.
+    pub first_difference: Option<(String, Duration)>,
     /// Set when the run stopped at its first defect
     /// ([`run_cases_with`] with `stop_at_first_defect`) before every case
     /// ran: how many cases were not run.
@@ -235,9 +239,11 @@ struct Collector {
     /// each with its count and its best example and key.
     groups: Vec<Vec<Kind>>,
     restarts: Restarts,
-    /// When the run began, and its first defect so far.
+    /// When the run began, and its first defect and first difference
+    /// from the policy so far.
     started: Instant,
     first_defect: Option<(String, Duration)>,
+    first_difference: Option<(String, Duration)>,
     /// Cases recorded so far that failed a clause.
     failing: usize,
     groups_at_cut: GroupsAtCut,
@@ -312,6 +318,9 @@ impl Collector {
         let record = r.record();
         if self.first_defect.is_none() && record.has_defect() {
             self.first_defect = Some((r.case.id.clone(), self.started.elapsed()));
+        }
+        if self.first_difference.is_none() && record.differs_from_policy() {
+            self.first_difference = Some((r.case.id.clone(), self.started.elapsed()));
         }
         self.failing += usize::from(record.failed());
         self.records.put(index, &record);
@@ -425,6 +434,7 @@ pub fn run_cases_with(
         restarts: Restarts::default(),
         started: Instant::now(),
         first_defect: None,
+        first_difference: None,
         failing: 0,
         groups_at_cut: GroupsAtCut::default(),
         format: settings.format,
@@ -575,6 +585,7 @@ pub fn run_cases_with(
         interrupted,
         gave_up,
         first_defect: c.first_defect,
+        first_difference: c.first_difference,
         stopped_at_first_defect,
         groups_at_cut: c.groups_at_cut,
     })
@@ -627,6 +638,7 @@ mod grouping_tests {
             restarts: Restarts::default(),
             started: Instant::now(),
             first_defect: None,
+            first_difference: None,
             failing: 0,
             groups_at_cut: GroupsAtCut::default(),
             format: Format::Canonical,

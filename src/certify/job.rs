@@ -60,8 +60,7 @@ pub struct Options {
     /// (`--with`; spec §9.5, [`knob::outside`]).
     pub with: String,
     /// The reducer is a function of the caller's process (a binding's
-    /// `certify(fn)`): budgets of another type than an integer are outside
-    /// the run (spec §9.5).
+    /// `certify(fn)`, spec §8.12): usage errors say "in-process run".
     pub in_process: bool,
     /// Time limit per request (`--timeout`).
     pub timeout: Duration,
@@ -178,7 +177,7 @@ impl Options {
             parse_knobs(&self.without).map_err(|e| OptionsError(format!("--without: {e}")))?;
         let with = parse_knobs(&self.with).map_err(|e| OptionsError(format!("--with: {e}")))?;
         // What the run leaves out (spec §9.5), but what --with names.
-        let default_outside = knob::outside(self.format, self.provider, self.in_process);
+        let default_outside = knob::outside(self.format, self.provider);
         for k in &with {
             if without.contains(k) {
                 return Err(OptionsError(format!("--with {k}: --without names it too")));
@@ -358,6 +357,11 @@ impl Certified {
                 .first_defect
                 .as_ref()
                 .map(|(id, t)| (id.as_str(), *t)),
+            first_difference: self
+                .collected
+                .first_difference
+                .as_ref()
+                .map(|(id, t)| (id.as_str(), *t)),
             stopped_at_first_defect: self.collected.stopped_at_first_defect,
         }
     }
@@ -495,7 +499,8 @@ mod tests {
                 Knob::RoleCase,
                 Knob::Approvals,
                 Knob::LegacyApprovals,
-                Knob::NonDoubleNumbers
+                Knob::NonDoubleNumbers,
+                Knob::BudgetSpellings
             ]
         );
         assert_eq!(job.sources.outside, job.settings.outside);
@@ -513,7 +518,7 @@ mod tests {
         );
         assert_eq!(
             refused(openai("pending", false)),
-            "--with pending: a default openai run has it already; --with names what one leaves out: role-case, approvals, legacy-approvals, non-double-numbers"
+            "--with pending: a default openai run has it already; --with names what one leaves out: role-case, approvals, legacy-approvals, non-double-numbers, budget-spellings"
         );
         assert_eq!(
             refused(Options {

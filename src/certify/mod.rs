@@ -102,7 +102,7 @@ pub fn kit_corpus() -> PathBuf {
 /// (spec §13.2). `generate` uses the same by default, so that one
 /// `gen/<seed>/<n>` names one case everywhere.
 pub fn generator_config(format: Format, protocol: Protocol) -> Config {
-    generator_config_without(format, protocol, &knob::outside(format, None, false))
+    generator_config_without(format, protocol, &knob::outside(format, None))
 }
 
 /// [`Config::for_format`] with the knobs `off` turned off (`certify

@@ -175,9 +175,23 @@ impl CaseRecord {
         !self.failures.is_empty()
     }
 
-    /// Whether some clause failed on a valid input: a defect (spec §9.2).
+    /// Whether a protocol or safety clause failed on a valid input: a
+    /// defect (spec §9.2, §9.3).
     pub fn has_defect(&self) -> bool {
-        self.valid_input && self.failed()
+        self.valid_input
+            && self.failures.iter().any(|(c, _)| {
+                matches!(
+                    c.level(),
+                    crate::terms::Level::Protocol | crate::terms::Level::Safety
+                )
+            })
+    }
+
+    /// Whether only clauses of the policy and exact levels failed on a
+    /// valid input: the reducer does not implement the claimed policy, a
+    /// difference from the policy and no defect (spec §9.3).
+    pub fn differs_from_policy(&self) -> bool {
+        self.valid_input && self.failed() && !self.has_defect()
     }
 
     /// The record as compact JSON: `[id, {maxMessages | maxTokens},

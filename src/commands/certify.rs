@@ -124,7 +124,8 @@ pub struct Args {
     /// role-case (not in canonical), approvals (not in openai, anthropic,
     /// gemini, bedrock), legacy-approvals (not in canonical),
     /// non-double-numbers (numbers no double holds, as 1e400; none by
-    /// default). Without it a case that shows one is skipped, with the
+    /// default), budget-spellings (budgets written 3.0, 1e1, 2.5, true;
+    /// none by default). Without it a case that shows one is skipped, with the
     /// reason, and counted; the certificate names them.
     #[arg(long = "with", value_name = "KNOBS")]
     pub with_knobs: Option<String>,

@@ -76,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Policy::from(args.policy),
             format,
             reducer_kit::protocol::Protocol::V1,
-            &reducer_kit::generate::knob::outside(format, None, false),
+            &reducer_kit::generate::knob::outside(format, None),
         ),
     }
     .sanitize_for(format);

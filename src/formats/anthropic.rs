@@ -15,7 +15,7 @@
 //! | `tool` message (at least one `functionResult`)                | `{"role": "user", "content": [blocks]}`: its results as `tool_result` blocks, several results in one message stay one message, and any other item (the user's text after the results, spec §1.6) as in a user message |
 //! | exactly one plain text item (only `$type` and a string `text`) | `content: "..."`                                                 |
 //! | any other items                                               | `content: [blocks]`, each item with `$type` renamed `type`       |
-//! | `functionCall` item                                           | `{"type": "tool_use", "id": callId, "name": name, "input": arguments}`, other call members kept on the block |
+//! | `functionCall` item                                           | `{"type": "tool_use", "id": callId, "name": name, "input": arguments}` (`{}` for a call without arguments: the API requires `input`), other call members kept on the block |
 //! | `functionResult` item                                         | `{"type": "tool_result", "tool_use_id": callId, "content": result}`, other result members kept on the block |
 //! | no `contents` member / `contents: null`                       | no `content` member / `content: null` (not for system and tool messages) |
 //! | other message members                                         | the same members (not on the system message)                     |
@@ -33,7 +33,8 @@
 //! collide (`content` on a canonical message, `type` on a canonical item,
 //! `$type` on an Anthropic block, ...). For every history that converts,
 //! `from_anthropic(to_anthropic(h)) == h` (as JSON values, see
-//! [`crate::json::json_eq`]), and the kit reads every message with the same
+//! [`crate::json::json_eq`]; but that a call without `arguments` comes
+//! back with `arguments: {}`), and the kit reads every message with the same
 //! role and the same calls, results, approval requests and responses (kinds
 //! and ids, in order) in both formats ([`super::view_message`]; the
 //! system pseudo-message has no items, its text does not matter to
@@ -359,9 +360,13 @@ fn call_to_block(o: &Map<String, Value>, index: usize, k: usize) -> Result<Value
         what: "functionCall",
         whose: "Anthropic's",
     };
-    Ok(Value::Object(retag(o, &how, |problem| {
-        item_err(index, k, problem)
-    })?))
+    let mut block = retag(o, &how, |problem| item_err(index, k, problem))?;
+    // A `tool_use` block requires `input`, an object: a call without
+    // arguments gets the empty object.
+    block
+        .entry("input")
+        .or_insert_with(|| Value::Object(Map::new()));
+    Ok(Value::Object(block))
 }
 
 /// Converts the kit's Anthropic message list (system pseudo-message first,

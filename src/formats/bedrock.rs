@@ -16,7 +16,7 @@
 //! | `user` / `assistant` / `tool` | `user` / `assistant` / `user` |
 //! | a `tool` message's items beside its results (at least one result) | the blocks of a user message beside the `toolResult` blocks (spec §1.6) |
 //! | `text` item | `{"text": ..., <other members>}` |
-//! | `functionCall` item | `{"toolUse": {"toolUseId": callId, "name", "input": arguments}, <other members>}` |
+//! | `functionCall` item | `{"toolUse": {"toolUseId": callId, "name", "input": arguments}, <other members>}` (`input` `{}` for a call without arguments: the API requires it) |
 //! | `functionResult` item | `{"toolResult": {"toolUseId": callId, "content", "status"}, <other members>}` |
 //! | any other item but an approval | the item as it is |
 //!
@@ -63,6 +63,7 @@ pub(crate) const BEDROCK: Keyed = Keyed {
     items_key: "content",
     model_role: "assistant",
     call: ("toolUse", "toolUseId", "input"),
+    args_required: true,
     result: ("toolResult", "toolUseId", "content"),
     result_inner: &["status"],
     wrap,

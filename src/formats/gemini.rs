@@ -16,7 +16,7 @@
 //! | the first message, role `system`, text items only, no other member | the pseudo-message with `content: {"parts": [text parts]}` |
 //! | `user` / `assistant` / `tool` | `user` / `model` / `user` |
 //! | `text` item | `{"text": ..., <other members>}` |
-//! | `functionCall` item | `{"functionCall": {"id": callId, "name", "args": arguments}, <other members>}` |
+//! | `functionCall` item | `{"functionCall": {"id": callId, "name", "args": arguments}, <other members>}` (no `args` for a call without arguments: the API's `args` is optional) |
 //! | `functionResult` item | `{"functionResponse": {"id": callId, "name", "response"}, <other members>}` |
 //! | any other item but an approval | the item as it is |
 //!
@@ -74,6 +74,7 @@ pub(crate) const GEMINI: Keyed = Keyed {
     items_key: "parts",
     model_role: "model",
     call: ("functionCall", "id", "args"),
+    args_required: false,
     result: ("functionResponse", "id", "response"),
     result_inner: &["name"],
     wrap,

@@ -20,7 +20,9 @@
 //! A keyed part that has a `$type` member is carried as it is (opaque), so
 //! canonical opaque items travel unchanged. Approval items have no keyed
 //! form. For every history that converts, `from(to(h)) == h` (as JSON
-//! values).
+//! values), but that in a format whose call requires its arguments
+//! ([`Keyed::args_required`], Bedrock) a call without `arguments` comes back
+//! with `arguments: {}`.
 
 use super::anthropic::system_message;
 use super::{copy_members, copy_other, object_and_role, refuse_members, ConvertError, Members};
@@ -42,6 +44,10 @@ pub(crate) struct Keyed {
     /// The call member and, inside it, the id and arguments members:
     /// `("functionCall", "id", "args")`.
     pub call: (&'static str, &'static str, &'static str),
+    /// Whether the format requires the arguments member of a call (Bedrock's
+    /// `input`; Gemini's `args` is optional): a canonical call without
+    /// arguments is written with the empty object.
+    pub args_required: bool,
     /// The result member and, inside it, the id and payload members:
     /// `("functionResponse", "id", "response")`.
     pub result: (&'static str, &'static str, &'static str),
@@ -391,6 +397,8 @@ impl Keyed {
                 }
                 if let Some(a) = o.get("arguments") {
                     inner.insert(args_key.into(), a.clone());
+                } else if self.args_required {
+                    inner.insert(args_key.into(), Value::Object(Map::new()));
                 }
                 let mut part = Map::new();
                 part.insert(key.into(), Value::Object(inner));

@@ -721,4 +721,57 @@ mod tests {
         );
         assert_eq!(strip_items(Format::Canonical, &m, &v, &[0, 1]), None);
     }
+
+    /// A canonical call without `arguments` is written with each format's
+    /// required members: Chat Completions' `function.arguments` and
+    /// Responses' `arguments` are strings (the empty object's text),
+    /// Anthropic's `tool_use.input` and Bedrock's `toolUse.input` objects;
+    /// Gemini's `functionCall.args` is optional and stays out. Read back,
+    /// the call has the arguments written (`{}`), but in Gemini.
+    #[test]
+    fn a_call_without_arguments_carries_each_formats_required_members() {
+        let history = [
+            json!({"role": "user", "contents": [{"$type": "text", "text": "q"}]}),
+            json!({"role": "assistant", "contents": [{"$type": "functionCall", "callId": "c1", "name": "f"}]}),
+            json!({"role": "tool", "contents": [{"$type": "functionResult", "callId": "c1", "result": "r"}]}),
+        ];
+        let call = |f: Format| {
+            let wire = to_wire(f, &history).unwrap();
+            match f {
+                Format::Canonical => wire[1]["contents"][0].clone(),
+                Format::OpenAi => wire[1]["tool_calls"][0].clone(),
+                Format::Anthropic | Format::Bedrock => wire[1]["content"][0].clone(),
+                Format::Gemini => wire[1]["parts"][0].clone(),
+                Format::Responses => wire[1].clone(),
+            }
+        };
+        assert_eq!(
+            call(Format::OpenAi),
+            json!({"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}})
+        );
+        assert_eq!(
+            call(Format::Responses),
+            json!({"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"})
+        );
+        assert_eq!(
+            call(Format::Anthropic),
+            json!({"type": "tool_use", "id": "c1", "name": "f", "input": {}})
+        );
+        assert_eq!(
+            call(Format::Bedrock),
+            json!({"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}})
+        );
+        assert_eq!(
+            call(Format::Gemini),
+            json!({"functionCall": {"id": "c1", "name": "f"}})
+        );
+        for f in Format::ALL {
+            let back = from_wire(f, &to_wire(f, &history).unwrap()).unwrap();
+            let want = match f {
+                Format::Canonical | Format::Gemini => json!(null),
+                _ => json!({}),
+            };
+            assert_eq!(back[1]["contents"][0]["arguments"], want, "{f}");
+        }
+    }
 }

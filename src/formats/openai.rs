@@ -6,7 +6,7 @@
 //! | one plain `text` item (only `$type`, `text`) | `content: "..."`                                            |
 //! | no items besides calls                      | `content: null`                                             |
 //! | any other items                             | `content: [parts]`, each item with `$type` renamed `type`    |
-//! | `functionCall` items (after all others)     | `tool_calls: [{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}]`, other call members kept on the entry |
+//! | `functionCall` items (after all others)     | `tool_calls: [{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}]` (`"{}"` for a call without arguments: Chat Completions requires the string), other call members kept on the entry |
 //! | `tool` message with one `functionResult` whose `result` is a string | `{"role": "tool", "tool_call_id", "content": "<result>"}` |
 //! | other message members                       | the same members                                            |
 //!
@@ -15,7 +15,8 @@
 //! carry is an error, never a silent change: several results in one tool
 //! message, a non-string result, a call before other content, members whose
 //! names collide with OpenAI's. For every history that converts,
-//! `from_openai(to_openai(h)) == h` (as JSON values).
+//! `from_openai(to_openai(h)) == h` (as JSON values), but that a call
+//! without `arguments` comes back with `arguments: {}`.
 //!
 //! **The view** ([`super::view_message`]): a `tool` message is one result,
 //! its `tool_call_id` (whatever else it carries). Any other message has its
@@ -210,9 +211,12 @@ fn call_to_openai(o: &Map<String, Value>, index: usize) -> Result<Value, Convert
     if let Some(n) = o.get("name") {
         function.insert("name".into(), n.clone());
     }
-    if let Some(a) = o.get("arguments") {
-        function.insert("arguments".into(), Value::String(a.to_string()));
-    }
+    // Chat Completions requires `function.arguments`, a string: a call
+    // without arguments gets the empty object's text.
+    let arguments = o
+        .get("arguments")
+        .map_or_else(|| "{}".into(), Value::to_string);
+    function.insert("arguments".into(), Value::String(arguments));
     entry.insert("function".into(), Value::Object(function));
     let how = Members {
         skip: &["$type", "callId", "name", "arguments"],

@@ -10,7 +10,7 @@
 //! | one plain `text` item                                             | `content: "..."`                                             |
 //! | `text` items                                                      | `input_text` parts (`output_text` in an `assistant` message) |
 //! | other items                                                       | parts, `$type` renamed `type`                                |
-//! | an `assistant` message of calls only (no other member)            | one call item per call, consecutive: `function_call` (`call_id`, `name`, `arguments` as JSON text), or the item type the call's `type` member names (`custom_tool_call`, `computer_call`, ...) |
+//! | an `assistant` message of calls only (no other member)            | one call item per call, consecutive: `function_call` (`call_id`, `name`, `arguments` as JSON text, `"{}"` for a call without arguments: the API requires the string), or the item type the call's `type` member names (`custom_tool_call`, `computer_call`, ...) |
 //! | a `tool` message with one `functionResult` (`callId`, `result` only) | a `function_call_output` item (`call_id`, `output`), or the output type the message's `type` member names; the message's other members are the item's |
 //! | an `assistant` message with one `toolApprovalRequest` (no other member) | `mcp_approval_request` (`id` = `requestId`, other members as they are) |
 //! | a `user` message with one `toolApprovalResponse` (no other member) | `mcp_approval_response` (`approval_request_id`, `approve` = `approved`) |
@@ -26,7 +26,8 @@
 //! `function*Approval*` names, roles other than lowercase `user`,
 //! `assistant`, `system`, `developer` and `tool`, and members whose names
 //! collide. For every history that converts,
-//! `from_responses(to_responses(h)) == h` (as JSON values).
+//! `from_responses(to_responses(h)) == h` (as JSON values), but that a
+//! call without `arguments` comes back with `arguments: {}`.
 //!
 //! **The view** (`view`): each item is one message.
 //!

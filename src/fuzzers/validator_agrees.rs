@@ -257,8 +257,8 @@ pub fn describe(bytes: &[u8]) -> String {
 /// non-`tool` message while calls are pending, a turn start while requests
 /// are pending, a result outside a `tool` message or without a pending call
 /// of its id in an earlier message, a response without a pending request, a
-/// call outside an `assistant` message or with the id of a pending call:
-/// invalid. At the end, what is still pending must be allowed
+/// call outside an `assistant` message or with the id of a pending call, a
+/// request with the id of a pending request: invalid. At the end, what is still pending must be allowed
 /// (`allow_pending`, made at or after the newest turn start).
 pub fn naive_valid(messages: &[Value], allow_pending: bool) -> bool {
     #[derive(PartialEq)]
@@ -297,7 +297,8 @@ pub fn naive_valid(messages: &[Value], allow_pending: bool) -> bool {
         .unwrap_or(0);
     // Pending calls: id -> message that made it (ids are unique while pending).
     let mut calls: HashMap<String, usize> = HashMap::new();
-    // Pending requests: id -> messages that made them (ids may repeat).
+    // Pending requests: id -> messages that made them (at most one each
+    // when valid).
     let mut requests: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, m) in messages.iter().enumerate() {
         let r = role(m);
@@ -329,6 +330,13 @@ pub fn naive_valid(messages: &[Value], allow_pending: bool) -> bool {
         }
         for c in made_calls {
             calls.insert(c, i);
+        }
+        // A request id names one pending request (after this message's
+        // responses answered theirs).
+        for (n, q) in made_requests.iter().enumerate() {
+            if made_requests[..n].contains(q) || requests.get(q).is_some_and(|v| !v.is_empty()) {
+                return false;
+            }
         }
         for q in made_requests {
             requests.entry(q).or_default().push(i);

@@ -8,7 +8,8 @@
 //! (`non-double-numbers`, `budget-spellings`).
 //!
 //! [`outside`] is what a default run leaves out (spec §9.5): the shapes
-//! its wire format, provider profile or in-process caller cannot carry;
+//! its wire format or provider profile cannot carry, and budgets no caller
+//! writes;
 //! `certify --with` brings them back.
 
 use super::{shapes, Config, Shape};
@@ -214,8 +215,9 @@ pub fn without(mut config: Config, off: &[Knob]) -> Config {
 }
 
 /// The knobs of the shapes a default run leaves out (spec §9.5), in
-/// the order of [`Knob::ALL`]: what `format`, the provider profile and an
-/// in-process caller have no place for. `certify --with` runs them.
+/// the order of [`Knob::ALL`]: what `format` and the provider profile have
+/// no place for, and what no caller of a reducer writes. `certify --with`
+/// runs them.
 ///
 /// - Numbers no double holds (`non-double-numbers`): in every run; no
 ///   provider sends them.
@@ -229,22 +231,22 @@ pub fn without(mut config: Config, off: &[Knob]) -> Config {
 ///   (`legacy-approvals`) also in the Responses format and profile, whose
 ///   approvals are MCP items.
 /// - Budgets of another type than an integer (`budget-spellings`): in
-///   process (`in_process`), where a budget is the caller's integer; over
-///   the wire they are the protocol's, judged by `protocol-budget`.
+///   every run; no caller of a reducer writes a budget `3.0` or `1e1`
+///   (over the wire, once asked for, they are judged by `protocol-budget`).
 ///
 /// # Examples
 ///
 /// ```
 /// use reducer_kit::formats::Format;
 /// use reducer_kit::generate::knob::{outside, Knob};
-/// assert_eq!(outside(Format::Canonical, None, false), [Knob::NonDoubleNumbers]);
+/// assert_eq!(outside(Format::Canonical, None), [Knob::NonDoubleNumbers, Knob::BudgetSpellings]);
 /// assert_eq!(
-///     outside(Format::OpenAi, None, true),
+///     outside(Format::OpenAi, None),
 ///     [Knob::RoleCase, Knob::Approvals, Knob::LegacyApprovals, Knob::NonDoubleNumbers, Knob::BudgetSpellings]
 /// );
 /// ```
-pub fn outside(format: Format, provider: Option<Provider>, in_process: bool) -> Vec<Knob> {
-    let mut out = vec![Knob::NonDoubleNumbers];
+pub fn outside(format: Format, provider: Option<Provider>) -> Vec<Knob> {
+    let mut out = vec![Knob::NonDoubleNumbers, Knob::BudgetSpellings];
     if format != Format::Canonical || provider.is_some() {
         out.push(Knob::RoleCase);
     }
@@ -266,9 +268,6 @@ pub fn outside(format: Format, provider: Option<Provider>, in_process: bool) -> 
     }
     if format != Format::Canonical || provider.is_some() {
         out.push(Knob::LegacyApprovals);
-    }
-    if in_process {
-        out.push(Knob::BudgetSpellings);
     }
     out.sort_by_key(|k| Knob::ALL.iter().position(|x| x == k));
     out

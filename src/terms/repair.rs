@@ -280,6 +280,10 @@ pub fn repair(h: &History) -> Repair {
             next_start[j + 1]
         };
     }
+    // And no request kept before it with its id still waiting at it (rule
+    // `unique-pending-request`): per id, the message of the latest kept
+    // request's response.
+    let mut answered_at = vec![0usize; h.id_count()];
     for (k, it) in items.iter().enumerate() {
         if !alive[k] || it.kind != ItemKind::ApprovalRequest || partner[k] == NONE {
             continue;
@@ -287,9 +291,10 @@ pub fn repair(h: &History) -> Repair {
         let p = partner[k] as usize;
         let q = it.message as usize;
         let s = items[p].message as usize;
-        if next_start[q + 1] > s {
+        if next_start[q + 1] > s && answered_at[it.id as usize] <= q {
             keep[k] = true;
             keep[p] = true;
+            answered_at[it.id as usize] = s;
         }
     }
     // The messages kept: those with an item kept, or none to begin with;
@@ -500,6 +505,24 @@ mod tests {
         // r1 answered in time; r2 answered after a turn start: both of its
         // items go, and message 3 with them.
         assert_eq!(kept(&h), (vec![0, 1, 2], vec![(0, vec![2])]));
+        // A second request under r1 while the first waits (rule
+        // `unique-pending-request`): the first, answered last, stays; the
+        // second and the response it pairs with go, with their messages.
+        let h = vec![
+            msg("assistant", vec![text("ok?"), req("r1")]),
+            msg("assistant", vec![req("r1")]),
+            msg("user", vec![resp("r1")]),
+            msg("user", vec![resp("r1")]),
+        ];
+        assert_eq!(kept(&h), (vec![0, 3], vec![]));
+        // Reused once answered: both pairs stay.
+        let h = vec![
+            msg("assistant", vec![req("r1")]),
+            msg("user", vec![resp("r1")]),
+            msg("assistant", vec![req("r1")]),
+            msg("user", vec![resp("r1")]),
+        ];
+        assert_eq!(kept(&h), (vec![0, 1, 2, 3], vec![]));
     }
 
     #[test]

@@ -130,11 +130,20 @@ fn banner(run: &Run, out: &mut String) {
         },
         esc(&plan_line(&run.plan)),
         thousands(failing),
-        run.first_defect.map_or(String::new(), |(case, t)| format!(
-            " · first defect: case {} after {:.2} s",
-            esc(case),
-            t.as_secs_f64()
-        ))
+        match (run.first_defect, run.first_difference) {
+            (Some((case, t)), _) => format!(
+                " · first defect: case {} after {:.2} s",
+                esc(case),
+                t.as_secs_f64()
+            ),
+            // Policy and exact failures alone: no defect (spec §9.3).
+            (None, Some((case, t))) => format!(
+                " · no defect; first difference from the policy: case {} after {:.2} s",
+                esc(case),
+                t.as_secs_f64()
+            ),
+            (None, None) => String::new(),
+        }
     );
 }
 

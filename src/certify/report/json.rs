@@ -468,6 +468,7 @@ mod tests {
                 stopped_at_first_defect: None,
                 groups_at_cut: Default::default(),
                 first_defect: None,
+                first_difference: None,
             };
             let mut out = Vec::new();
             write_pretty(&run, &mut out).unwrap();

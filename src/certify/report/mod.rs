@@ -54,10 +54,13 @@ pub struct Run<'a> {
     /// reducer reads no tool calls in the run's format (the text report's
     /// hint).
     pub groups_at_cut: GroupsAtCut,
-    /// The run's first defect (a clause failed on a valid input, spec
-    /// §9.2) in the order the cases finished: its case id, and the time
-    /// from the run's start until it was judged.
+    /// The run's first defect (a protocol or safety clause failed on a
+    /// valid input, spec §9.2, §9.3) in the order the cases finished: its
+    /// case id, and the time from the run's start until it was judged.
     pub first_defect: Option<(&'a str, std::time::Duration)>,
+    /// The run's first difference from the policy (only policy or exact
+    /// clauses failed on a valid input, spec §9.3), as `first_defect`.
+    pub first_difference: Option<(&'a str, std::time::Duration)>,
     /// Set when the run stopped at its first defect (`--stop-after-first`)
     /// before every case ran: how many cases were not run.
     pub stopped_at_first_defect: Option<usize>,

@@ -383,6 +383,15 @@ impl Report<'_> {
                 show(case),
                 t.as_secs_f64()
             );
+        } else if let Some((case, t)) = run.first_difference {
+            // Policy and exact failures alone: the reducer does not
+            // implement the claimed policy, no defect (spec §9.3).
+            line!(
+                self,
+                "no defect; first difference from the policy: case {}, judged {:.2} s into the run",
+                show(case),
+                t.as_secs_f64()
+            );
         }
     }
 

@@ -216,22 +216,24 @@ fn call_to_item(c: &Value, index: usize, k: usize) -> Result<Value, ConvertError
         whose: "Responses'",
     };
     let mut out = retag(o, &how, error)?;
-    if let Some(a) = o.get("arguments") {
-        // After `name`, as the API writes it: rebuild in order.
-        let mut ordered = Map::new();
-        for (key, v) in std::mem::take(&mut out) {
-            let after_name = key == "name";
-            ordered.insert(key, v);
-            if after_name {
-                ordered.insert("arguments".into(), Value::String(a.to_string()));
-            }
+    // A `function_call` requires `arguments`, a string: a call without
+    // arguments gets the empty object's text. After `name`, as the API
+    // writes it: rebuild in order.
+    let arguments = o
+        .get("arguments")
+        .map_or_else(|| "{}".into(), Value::to_string);
+    let mut ordered = Map::new();
+    for (key, v) in std::mem::take(&mut out) {
+        let after_name = key == "name";
+        ordered.insert(key, v);
+        if after_name {
+            ordered.insert("arguments".into(), Value::String(arguments.clone()));
         }
-        if !ordered.contains_key("arguments") {
-            ordered.insert("arguments".into(), Value::String(a.to_string()));
-        }
-        out = ordered;
     }
-    Ok(Value::Object(out))
+    if !ordered.contains_key("arguments") {
+        ordered.insert("arguments".into(), Value::String(arguments));
+    }
+    Ok(Value::Object(ordered))
 }
 
 /// A canonical tool message with one result as an output item.

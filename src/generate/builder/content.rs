@@ -139,7 +139,10 @@ impl Builder<'_, '_, '_> {
     /// with non-ASCII characters (accents composed and decomposed, CJK,
     /// emoji); a case variant of an id drawn earlier in the history. Never
     /// an id of the same kind drawn before (`requests`: approval request
-    /// ids, else call ids); `plain` when the spelling drawn would be one.
+    /// ids, else call ids) nor one of `siblings` (a sibling may be of the
+    /// other kind: a request's id is sometimes its call's id, and a second
+    /// request under a waiting one's id breaks `unique-pending-request`,
+    /// spec §5); `plain` when the spelling drawn would be one.
     fn spelled(&mut self, plain: String, siblings: &[String], requests: bool) -> R<String> {
         if !self.cfg.id_spellings {
             return Ok(plain);
@@ -185,7 +188,9 @@ impl Builder<'_, '_, '_> {
         } else {
             &self.call_ids
         };
-        Ok(id.filter(|id| !used.contains(id)).unwrap_or(plain))
+        Ok(id
+            .filter(|id| !used.contains(id) && !siblings.contains(id))
+            .unwrap_or(plain))
     }
 
     /// `id` with its ASCII letters in another case (the first one upper,
