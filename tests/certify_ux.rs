@@ -824,8 +824,8 @@ fn hints_fit_the_answers() {
             .collect()
     };
     let py = python();
-    let developer = "hint: system-pinned failed in 12 of the 17 cases whose first message is a `developer` message, and in none of the 97 whose first message is a `system` one: in OpenAI a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is";
-    let first_only = "hint: system-pinned failed in 13 of the 39 cases whose system message comes after message 0, and in none of the 97 where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)";
+    let developer = "hint: system-pinned failed in 12 of the 17 cases whose first message is a `developer` message, and in none of the 95 whose first message is a `system` one: in OpenAI a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is";
+    let first_only = "hint: system-pinned failed in 13 of the 39 cases whose system message comes after message 0, and in none of the 95 where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)";
     assert_eq!(
         hints("openai", "", &[py, "-S", script]),
         [developer, first_only]

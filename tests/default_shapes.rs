@@ -48,7 +48,7 @@ fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
     let dir = tempfile::tempdir().unwrap();
     for (name, format, run, skipped) in [
         ("openai_trimmer.py", "openai", 1919, 82),
-        ("anthropic_trimmer.py", "anthropic", 1914, 84),
+        ("anthropic_trimmer.py", "anthropic", 1909, 84),
     ] {
         let reducer = [python(), "-S", &example(name)];
         // The command a user types: no flag but the policy, the format

@@ -141,7 +141,7 @@ impl Settings {
                 out.extend([flag.to_string(), value.to_string()]);
             }
         }
-        let with: Vec<&str> = knob::outside(self.format, self.provider, self.sessions.is_some())
+        let with: Vec<&str> = knob::outside(self.format, self.provider)
             .into_iter()
             .filter(|k| !self.outside.contains(k))
             .map(|k| k.name())
