@@ -571,12 +571,25 @@ fn a_number_with_a_huge_exponent_is_not_the_number_one() {
     .unwrap();
     let cases = case_file(dir.path(), "numbers.json", &json!([huge, tiny]));
     // The reference: a huge budget keeps everything, a tiny one is refused.
-    let run = certify(&["--replay", &cases], &[kit(), "serve"]);
+    // Both budgets are spelled with an exponent, which only
+    // `--with budget-spellings` sends (spec §9.5).
+    let run = certify(
+        &["--replay", &cases, "--with", "budget-spellings"],
+        &[kit(), "serve"],
+    );
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
     // A reducer that turns 1 into 1e99999999999999999999 fabricates.
     let s = script("proxy.py");
     let run = certify(
-        &["--persistent", "--replay", &cases, "--shrink-tries", "0"],
+        &[
+            "--persistent",
+            "--replay",
+            &cases,
+            "--with",
+            "budget-spellings",
+            "--shrink-tries",
+            "0",
+        ],
         &["python3", "-S", &s, kit(), "--inflate"],
     );
     assert_eq!(run.code(), Some(1));
