@@ -355,7 +355,8 @@ pub fn naive_repair(messages: &[Value]) -> Vec<Value> {
     }
     // "An approval request is kept when its partner response comes before
     // the next turn start after it (the response's own message not being
-    // one)", turn starts read on what is left.
+    // one), and no request kept before it with its id is still waiting at
+    // it", turn starts read on what is left.
     let turn_start = |j: usize| {
         if !present[j] || role(&messages[j]) != "user" || Some(j) == pinned {
             return false;
@@ -370,7 +371,13 @@ pub fn naive_repair(messages: &[Value]) -> Vec<Value> {
             continue;
         }
         if let Some(p) = partner[i] {
-            if !(items[i].0 + 1..=items[p].0).any(turn_start) {
+            let waiting = (0..i).any(|j| {
+                items[j].2 == 'q'
+                    && keep[j]
+                    && items[j].3 == items[i].3
+                    && partner[j].is_some_and(|r| items[r].0 > items[i].0)
+            });
+            if !waiting && !(items[i].0 + 1..=items[p].0).any(turn_start) {
                 keep[i] = true;
                 keep[p] = true;
             }
