@@ -1,0 +1,164 @@
+//! The hints of the text report (`hint: ` lines), judged from the
+//! answers: each is given only when the run's answers show it (spec
+//! §9.1). The JSON, HTML and JUnit reports take the same lines through
+//! [`super::hints`].
+
+use super::*;
+
+impl Report<'_> {
+    /// Every hint the answers call for, one `hint: ` line each
+    /// ([`hints`]).
+    pub(super) fn hints(&mut self) {
+        self.format_hint();
+        self.results_hint();
+        self.pinned_hints();
+        self.protocol_hint();
+    }
+
+    /// A hint when the answers show that the reducer reads no tool calls
+    /// in the run's format (as one that reads another format: it cuts
+    /// through tool groups): `no-orphan-result` or `calls-keep-results`
+    /// failed on a valid input, and in none of the cases where the newest
+    /// messages that fit split a call group ([`Run::groups_at_cut`]) did
+    /// it keep the group whole. Said with the format the run sent, and
+    /// how to check that the reducer reads it.
+    fn format_hint(&mut self) {
+        let format = self.run.settings.format;
+        let pairing = [
+            crate::terms::Clause::NoOrphanResult,
+            crate::terms::Clause::CallsKeepResults,
+        ];
+        let groups = self.run.groups_at_cut;
+        // Only when the answers show it: in no case where the newest
+        // messages that fit split a call group did the reducer keep the
+        // group whole, and such a cut broke a pairing clause.
+        if groups.cases == 0 || groups.kept_whole > 0 {
+            return;
+        }
+        if self
+            .run
+            .grade
+            .clauses
+            .iter()
+            .any(|(c, t)| pairing.contains(c) && t.defects > 0)
+        {
+            line!(
+                self,
+                "hint: in none of the {} cases where the newest messages that fit split a tool call from its result did the reducer keep them together: it reads no tool calls in the {} messages it gets (--format {format}). A reducer that reads another format sees none; check one request's messages with `reducer-kit validate --format {format}`",
+                thousands(groups.cases),
+                format.title()
+            );
+        }
+    }
+
+    /// A hint when the answers show that the reducer recognises no tool
+    /// result in the run's format, as one written for another format
+    /// does (an OpenAI reducer run without `--format openai` sees no
+    /// `tool_call_id` and drops every result): `calls-keep-results`
+    /// failed on a valid input, and of at least 10 answers (not empty) to
+    /// inputs holding a result, fewer than 1 in 5 holds one (a reducer
+    /// that reads the format keeps results in most: those of the newest
+    /// messages; one that reads another keeps only those its reader
+    /// happens to take for other messages)
+    /// ([`crate::certify::collect::GroupsAtCut::results`]).
+    fn results_hint(&mut self) {
+        let (inputs, kept) = self.run.groups_at_cut.results;
+        let failed = self
+            .run
+            .grade
+            .clauses
+            .iter()
+            .any(|(c, t)| *c == crate::terms::Clause::CallsKeepResults && t.defects > 0);
+        if inputs < 10 || kept * 5 >= inputs || !failed {
+            return;
+        }
+        let format = self.run.settings.format;
+        let others: Vec<&str> = crate::formats::Format::ALL
+            .iter()
+            .filter(|f| **f != format)
+            .map(|f| f.name())
+            .collect();
+        line!(
+            self,
+            "hint: {} of the {} answers to inputs holding a tool result kept one: the reducer recognises no result in the {} messages it gets (--format {format}). If it was written for another format, certify it with that one: --format {}",
+            thousands(kept),
+            thousands(inputs),
+            format.title(),
+            others.join("|")
+        );
+    }
+
+    /// Hints when `system-pinned` fails in a pattern the answers show
+    /// ([`crate::certify::collect::GroupsAtCut::pinned`]), none of them
+    /// given when `system-pinned` also fails where a `system` message is
+    /// message 0 (at least 5 such cases judged):
+    ///
+    /// - it failed where the pinned message is a `developer` message at
+    ///   message 0: in the run's format a `developer` message is the
+    ///   system prompt (spec §1.2);
+    /// - it failed where the pinned `system` message comes after message
+    ///   0: the reducer keeps a system message only at the start, the
+    ///   contract `--declare system-first-only` declares (spec §16.6; not
+    ///   said when it is declared).
+    fn pinned_hints(&mut self) {
+        let [[system_first, system_later], [developer_first, _]] = self.run.groups_at_cut.pinned;
+        if system_first.0 < 5 || system_first.1 > 0 {
+            return;
+        }
+        let format = self.run.settings.format;
+        if developer_first.1 > 0 {
+            line!(
+                self,
+                "hint: system-pinned failed in {} of the {} cases whose first message is a `developer` message, and in none of the {} whose first message is a `system` one: in {} a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is",
+                thousands(developer_first.1),
+                thousands(developer_first.0),
+                thousands(system_first.0),
+                format.title()
+            );
+        }
+        if !self.run.settings.declared.system_first_only && system_later.1 > 0 {
+            line!(
+                self,
+                "hint: system-pinned failed in {} of the {} cases whose system message comes after message 0, and in none of the {} where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)",
+                thousands(system_later.1),
+                thousands(system_later.0),
+                thousands(system_first.0)
+            );
+        }
+    }
+
+    /// Hints when `protocol-json` fails: a number JSON cannot hold
+    /// (`Infinity`, `NaN`: the reducer read numbers as doubles, spec
+    /// `exact-numbers`), and, in persistent mode under protocol 1, a line
+    /// the reducer wrote besides its answers (under protocol 1 the kit
+    /// cannot tell a debug print from the next answer; protocol 2's
+    /// request ids can, spec §13.7).
+    fn protocol_hint(&mut self) {
+        // Failures for a number JSON cannot hold, and any other.
+        let (mut not_a_number, mut other) = (false, false);
+        for r in self.run.results.iter() {
+            for (c, d) in &r.failures {
+                if *c == crate::terms::Clause::ProtocolJson {
+                    if d.contains("is not JSON: a number read as a double") {
+                        not_a_number = true;
+                    } else {
+                        other = true;
+                    }
+                }
+            }
+        }
+        if not_a_number {
+            line!(
+                self,
+                "hint: JSON has no Infinity or NaN; the reducer read a number like 1e400 as a double and wrote it back so (spec/exact-numbers): keep numbers as their text, or, under --declare json-numbers, write such a number as null (spec section 16.7)"
+            );
+        }
+        let s = self.run.settings;
+        if other && s.persistent && s.protocol == crate::protocol::Protocol::V1 {
+            line!(
+                self,
+                "hint: under protocol 1 every line the reducer writes on stdout is read as an answer, so a debug print is taken for the next request's answer; write debug output to stderr, or certify with --protocol 2, whose request ids set such lines apart (spec section 13.7)"
+            );
+        }
+    }
+}
