@@ -302,3 +302,59 @@ fn a_tool_run_soft_budget_keeps_adjacent_tool_steps_and_nothing_else() {
         )]
     );
 }
+
+/// The system prompt (0) before Q1, A1, Q2, the call of a and b, their
+/// results and the answer (1-7).
+fn with_system() -> Vec<Value> {
+    let mut h = vec![text("system", "be brief")];
+    h.extend(history());
+    h
+}
+
+#[test]
+fn a_budget_that_counts_the_pinned_message_counts_it() {
+    let h = with_system();
+    // Budget 4 counting the system prompt leaves three of M: the newest
+    // three start on a result whose call would be cut away, so the suffix
+    // is the answer alone. Not counting it, the call group and the answer
+    // fit.
+    let answer = pick(&h, &[0, 7]);
+    let (failed, _) = judged("count-pinned", 4, &h, answer.clone());
+    assert_eq!(clauses(&failed), Vec::<&str>::new());
+    let (failed, _) = judged("", 4, &h, answer);
+    assert_eq!(clauses(&failed), ["maximal-suffix"]);
+    let whole = pick(&h, &[0, 4, 5, 6, 7]);
+    let (failed, _) = judged("", 4, &h, whole.clone());
+    assert_eq!(clauses(&failed), Vec::<&str>::new());
+    let (failed, _) = judged("count-pinned", 4, &h, whole);
+    assert_eq!(
+        failed[0],
+        (
+            Clause::Budget,
+            "4 kept messages of M and the pinned system message count 5 (count-pinned), budget 4; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)".to_string()
+        )
+    );
+    // A budget of 1 leaves the system prompt alone.
+    let (failed, _) = judged("count-pinned", 1, &h, pick(&h, &[0]));
+    assert_eq!(clauses(&failed), Vec::<&str>::new());
+    // In items, the call message costs 2 and the system prompt 1.
+    let (failed, _) = judged(
+        "count-pinned,budget-unit=items",
+        5,
+        &h,
+        pick(&h, &[0, 4, 5, 6, 7]),
+    );
+    assert_eq!(
+        failed[0],
+        (
+            Clause::Budget,
+            "4 kept messages of M and the pinned system message count 6 (budget-unit=items, count-pinned), budget 5; every message over it keeps a call group whole (--declare soft-budget, if the reducer documents that)".to_string()
+        )
+    );
+    assert_eq!(
+        Declared::parse("count-pinned,budget-unit=turns")
+            .unwrap_err()
+            .to_string(),
+        "count-pinned and budget-unit cannot both be declared: a budget in turns or invocations counts spans of the input, not the pinned message (spec §16.9)"
+    );
+}

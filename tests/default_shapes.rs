@@ -323,3 +323,73 @@ fn a_budget_written_3_0_is_the_protocols() {
         "maxMessages 3.0 is a whole number of at least 1 written another way, a budget (spec §2), but was answered with an error: \"maxMessages must be an integer >= 1, got 3.0\""
     );
 }
+
+/// The OpenAI trimmer with a budget that counts the system message, as
+/// LangChain's `trim_messages(token_counter=len, include_system=True)`
+/// counts it: undeclared, it fails the policy level and the report names
+/// `--declare count-pinned`; declared, it passes every level (spec §16.9).
+#[test]
+fn a_budget_that_counts_the_system_message_is_declared_count_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    let counting = "import sys; sys.path.insert(0, 'examples/reducers'); import openai_trimmer as t
+def trim(request):
+    budget = request.get('maxMessages')
+    if type(budget) is not int or budget < 1:
+        raise ValueError('maxMessages must be an integer >= 1')
+    messages = request['messages']
+    pinned = next((i for i, m in enumerate(messages) if m.get('role') in t.SYSTEM_ROLES), None)
+    rest = [i for i in range(len(messages)) if i != pinned]
+    start = max(0, len(rest) - (budget - (pinned is not None)))
+    while start < len(rest) and messages[rest[start]].get('role') == 'tool':
+        start += 1
+    kept = sorted(rest[start:] + ([pinned] if pinned is not None else []))
+    return {'messages': t.without_orphan_results(messages, kept)}
+t.trim = trim
+t.main()";
+    let args = [
+        "--policy",
+        "suffix",
+        "--format",
+        "openai",
+        "--persistent",
+        "--cases",
+        "300",
+    ];
+    let (out, r) = report(
+        dir.path(),
+        &on_kit_cases(&args),
+        &[python(), "-S", "-c", counting],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("levels passed [protocol, safety];"),
+        "{stdout}"
+    );
+    let hints: Vec<&str> = r["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
+    assert_eq!(hints.len(), 1, "{hints:?}");
+    assert!(
+        hints[0].ends_with(" messages besides it, and N in none; without a pinned message it keeps N: its budget counts the pinned message. The kit's message budget does not count it (spec section 2); if counting it is the reducer's documented contract, declare it: --declare count-pinned (spec section 16.9)"),
+        "{}",
+        hints[0]
+    );
+    assert!(stdout.contains(&format!("hint: {}", hints[0])), "{stdout}");
+    let mut declared = on_kit_cases(&args);
+    declared.extend(["--declare", "count-pinned"]);
+    let (out, r) = report(dir.path(), &declared, &[python(), "-S", "-c", counting]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "policy suffix format openai declares count-pinned: {EVERY_LEVEL}"
+        )),
+        "{stdout}"
+    );
+    assert_eq!(r["declared"], json!(["count-pinned"]));
+    assert_eq!(r["hints"], json!([]));
+}

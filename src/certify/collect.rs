@@ -85,6 +85,14 @@ pub struct GroupsAtCut {
     /// holds a tool result (read in the run's format): none of many says
     /// the reducer recognises no result in that format.
     pub results: (usize, usize),
+    /// The cases with a valid input under a message budget N smaller than
+    /// M (the messages besides the pinned one) that the reducer answered
+    /// with messages: `binding[0]` those whose input has no pinned system
+    /// message, `binding[1]` those with one the answer keeps; each `(cases,
+    /// answers keeping exactly N − 1 messages of M, answers keeping N or
+    /// more)`. A reducer whose budget counts the pinned message keeps N of
+    /// M only without one (`--declare count-pinned`, spec §16.9).
+    pub binding: [(usize, usize, usize); 2],
 }
 
 /// How many cases in a row may get no answer at all (a crash, a time-out,
@@ -289,6 +297,7 @@ impl Collector {
                 t.1 += usize::from(v.failed());
             }
         }
+        self.binding(r, pinned.is_some());
         let holds_result = messages.iter().any(|m| {
             m.get("contents")
                 .and_then(serde_json::Value::as_array)
@@ -309,6 +318,35 @@ impl Collector {
             });
             self.groups_at_cut.results.1 += usize::from(kept);
         }
+    }
+
+    /// Tallies case `r` in [`GroupsAtCut::binding`], when its message
+    /// budget binds (`pinned`: its input has a pinned system message).
+    fn binding(&mut self, r: &Pending<'_>, pinned: bool) {
+        let messages = &r.case.messages;
+        let (Some(crate::protocol::Response::Messages(out)), Ok(b)) = (
+            &r.response,
+            crate::terms::Budget::read(&r.case.budget, messages.len()),
+        ) else {
+            return;
+        };
+        let m = (messages.len() - usize::from(pinned)) as u64;
+        if b.is_tokens() || m <= b.limit() {
+            return;
+        }
+        let Ok(views) = crate::formats::view_history(self.format, out) else {
+            return;
+        };
+        let system = crate::terms::Role::System;
+        let kept_pinned = views.iter().any(|v| v.role == system);
+        if pinned && !kept_pinned {
+            return;
+        }
+        let kept = views.iter().filter(|v| v.role != system).count() as u64;
+        let t = &mut self.groups_at_cut.binding[usize::from(pinned)];
+        t.0 += 1;
+        t.1 += usize::from(kept + 1 == b.limit());
+        t.2 += usize::from(kept >= b.limit());
     }
 
     /// Records the case at position `index`; a failing one becomes a

@@ -438,9 +438,10 @@ fn run_case_timed<'a>(
     let mut group_at_cut = false;
     if let Some(first) = &first {
         // Under budget-unit=items or =batched-results the reference keeps
-        // what fits in that unit (spec §16.3).
-        let items_budget = match (&in_h, settings.declared.unit) {
-            (Ok(h), Some(_)) if !settings.declared.counts_spans() => {
+        // what fits in that unit (spec §16.3), and under count-pinned what
+        // fits beside the pinned message (§16.9).
+        let items_budget = match &in_h {
+            Ok(h) if settings.declared.costs_per_message() => {
                 Budget::read(&case.budget, judged.len())
                     .ok()
                     .filter(|b| !b.is_tokens())

@@ -135,8 +135,9 @@ impl Judge<'_> {
     /// messages that fit beside it, at the smaller limit the question alone
     /// is over B and step 4 keeps the longest run of newest messages
     /// instead, which may hold messages the first answer had no room for.
-    /// `budget-monotone` is not judged there. Never with unit costs (a
-    /// question costs 1, and B ≥ 1).
+    /// `budget-monotone` is not judged there. With unit costs (a question
+    /// costs 1) only under `count-pinned` (spec §16.9), where the smaller
+    /// budget's B may be 0.
     fn question_left_out(&self, smaller: u64) -> Option<String> {
         if self.req.policy != Policy::Turns {
             return None;

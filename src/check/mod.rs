@@ -221,14 +221,19 @@ pub(crate) fn check_classified(
 /// or `budget-unit=batched-results` a message budget of N is a token
 /// budget of N with each message's cost in that unit
 /// ([`crate::terms::BudgetUnit::costs`]), the pinned message not counted
-/// (spec §16.3); otherwise `budget` itself.
+/// (spec §16.3); under `count-pinned` a token budget of N with each
+/// message's cost (1, or its cost in the declared unit) and the pinned
+/// message counted (§16.9); otherwise `budget` itself. A token budget is
+/// returned as it is.
 pub fn in_declared_unit(budget: Budget, declared: &Declared, history: &History) -> Budget {
-    match declared.unit.and_then(|u| u.costs(history)) {
-        Some(costs) if !budget.is_tokens() => {
-            Budget::of_tokens(budget.limit(), costs, false).unwrap_or(budget)
-        }
-        _ => budget,
+    if budget.is_tokens() || !declared.costs_per_message() {
+        return budget;
     }
+    let costs = declared
+        .unit
+        .and_then(|u| u.costs(history))
+        .unwrap_or_else(|| vec![1; history.len()]);
+    Budget::of_tokens(budget.limit(), costs, declared.count_pinned).unwrap_or(budget)
 }
 
 fn fail(text: impl Into<String>) -> Outcome {

@@ -121,7 +121,8 @@ impl Judge<'_> {
 
     /// Message budgets (as in version 1): every output message but the
     /// pinned one counts 1. Token budgets: the counted cost (spec §11.6);
-    /// budgets in items are token budgets (spec §16.3). Over the budget,
+    /// budgets in items, and message budgets under `count-pinned`, are
+    /// token budgets (spec §16.3, §16.9). Over the budget,
     /// `soft-budget` excuses what keeps a call group whole or one message
     /// (spec §16.1).
     pub(super) fn budget_clause(&self, out: &OutputState, b: &Budget, room: u64) -> Outcome {
@@ -163,11 +164,25 @@ impl Judge<'_> {
             .iter()
             .flatten()
             .filter(|&&j| Some(j) != self.pinned);
-        if let Some(unit) = self.req.declared.unit {
+        let declared = &self.req.declared;
+        if declared.costs_per_message() {
+            let pinned = if declared.count_pinned && out.mapping.pinned_kept().is_some() {
+                " and the pinned system message"
+            } else {
+                ""
+            };
+            let mut names: Vec<String> = declared
+                .unit
+                .map(|u| format!("budget-unit={}", u.name()))
+                .into_iter()
+                .collect();
+            if declared.count_pinned {
+                names.push("count-pinned".into());
+            }
             return Some(format!(
-                "{} kept messages of M count {counted} (budget-unit={}), budget {}",
+                "{} kept messages of M{pinned} count {counted} ({}), budget {}",
                 kept.count(),
-                unit.name(),
+                names.join(", "),
                 b.limit()
             ));
         }

@@ -137,7 +137,9 @@ pub struct Args {
     /// cut), budget-unit=turns, budget-unit=invocations,
     /// budget-unit=items, budget-unit=batched-results (the budget counts
     /// turns, ADK invocations, Responses items, or a run of tool messages
-    /// as one), no-budget (takes no
+    /// as one), count-pinned (the message budget counts the pinned system
+    /// message too, as LangChain's trim_messages with token_counter=len and
+    /// include_system=True does), no-budget (takes no
     /// budget: the budget's clauses are not judged), placeholder (may
     /// insert one text note where it cut, judged by placeholder-shape),
     /// system-first-only (honours a pinned system message only at index 0:

@@ -2,7 +2,7 @@
 //! differs from the kit's, from a fixed vocabulary, as `certify --declare`
 //! and `check --declare` take them. A declaration narrows a judgement and
 //! never voids it: each one says which clause judges what it allows
-//! instead (§16.1–§16.7).
+//! instead (§16.1–§16.9).
 //!
 //! | name | what the reducer does | judged by |
 //! |------|-----------------------|-----------|
@@ -12,6 +12,7 @@
 //! | `budget-unit=invocations` | its budget counts invocations (ADK) | `budget`, in invocations (§16.2) |
 //! | `budget-unit=items` | its budget counts Responses items | every clause, with item costs (§16.3) |
 //! | `budget-unit=batched-results` | its budget counts a run of tool messages as one message | every clause, with those costs (§16.3) |
+//! | `count-pinned` | its message budget counts the pinned system message too | every clause, the pinned message costing 1 (§16.9) |
 //! | `no-budget` | takes no budget | safety only; the budget's clauses are not judged (§16.4) |
 //! | `placeholder` | inserts one note of its own where it cut | `placeholder-shape` (§16.5) |
 //! | `system-first-only` | honours a pinned system message only at index 0 | cases with the pinned message later are skipped (§16.6) |
@@ -87,6 +88,9 @@ pub struct Declared {
     /// the excess may be the run of adjacent messages holding calls or
     /// results at the cut. Declaring it sets `soft_budget` too.
     pub tool_run: bool,
+    /// `count-pinned` (§16.9): a budget of messages (or of a unit that is
+    /// a sum over messages, §16.3) counts the pinned system message too.
+    pub count_pinned: bool,
     /// `repairs=KIND,...` (§17.8, policy `repair` only): the kinds of
     /// broken history the sanitizer claims to repair, a bit per kind of
     /// [`REPAIR_KINDS`] (bit `k` for `REPAIR_KINDS[k]`); 0 claims every
@@ -136,6 +140,7 @@ pub const NAMES: &[&str] = &[
     "budget-unit=invocations",
     "budget-unit=items",
     "budget-unit=batched-results",
+    "count-pinned",
     "no-budget",
     "placeholder",
     "system-first-only",
@@ -220,6 +225,10 @@ impl Declared {
             "budget-unit=invocations" => Some(BudgetUnit::Invocations),
             "budget-unit=items" => Some(BudgetUnit::Items),
             "budget-unit=batched-results" => Some(BudgetUnit::BatchedResults),
+            "count-pinned" => {
+                self.count_pinned = true;
+                None
+            }
             "no-budget" => {
                 self.no_budget = true;
                 None
@@ -276,6 +285,20 @@ impl Declared {
                 "a reducer without a budget counts in no unit",
             ));
         }
+        if self.count_pinned && self.no_budget {
+            return Err(DeclareError::Conflict(
+                "count-pinned",
+                "no-budget",
+                "a reducer without a budget counts nothing against it",
+            ));
+        }
+        if self.count_pinned && self.counts_spans() {
+            return Err(DeclareError::Conflict(
+                "count-pinned",
+                "budget-unit",
+                "a budget in turns or invocations counts spans of the input, not the pinned message (spec §16.9)",
+            ));
+        }
         Ok(())
     }
 
@@ -288,6 +311,7 @@ impl Declared {
             "budget-unit=invocations" => self.unit == Some(BudgetUnit::Invocations),
             "budget-unit=items" => self.unit == Some(BudgetUnit::Items),
             "budget-unit=batched-results" => self.unit == Some(BudgetUnit::BatchedResults),
+            "count-pinned" => self.count_pinned,
             "no-budget" => self.no_budget,
             "placeholder" => self.placeholder,
             "system-first-only" => self.system_first_only,
@@ -315,6 +339,13 @@ impl Declared {
             .filter(|(k, _)| self.repairs & (1 << k) != 0)
             .map(|(_, &n)| n)
             .collect()
+    }
+
+    /// Whether a message budget is judged as a token budget of per-message
+    /// costs: under `budget-unit=items` or `=batched-results` (§16.3) or
+    /// `count-pinned` (§16.9); see `crate::check::in_declared_unit`.
+    pub fn costs_per_message(&self) -> bool {
+        !self.counts_spans() && (self.unit.is_some() || self.count_pinned)
     }
 
     /// Whether the budget counts spans of the input (turns, invocations)
@@ -447,7 +478,7 @@ mod tests {
         // A kind not after repairs= is no declaration.
         assert_eq!(
             Declared::parse("interrupted-run").unwrap_err().to_string(),
-            "unknown declaration \"interrupted-run\"; the declarations are soft-budget, soft-budget=tool-run, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers, complete-calls, repairs=KIND,..."
+            "unknown declaration \"interrupted-run\"; the declarations are soft-budget, soft-budget=tool-run, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, count-pinned, no-budget, placeholder, system-first-only, json-numbers, complete-calls, repairs=KIND,..."
         );
         assert_eq!(
             Declared::parse("repairs=limit-cuts").unwrap_err().to_string(),
@@ -467,7 +498,7 @@ mod tests {
     fn unknown_and_conflicting_declarations_are_refused() {
         assert_eq!(
             Declared::parse("soft-budget,loose").unwrap_err().to_string(),
-            "unknown declaration \"loose\"; the declarations are soft-budget, soft-budget=tool-run, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, no-budget, placeholder, system-first-only, json-numbers, complete-calls, repairs=KIND,..."
+            "unknown declaration \"loose\"; the declarations are soft-budget, soft-budget=tool-run, budget-unit=turns, budget-unit=invocations, budget-unit=items, budget-unit=batched-results, count-pinned, no-budget, placeholder, system-first-only, json-numbers, complete-calls, repairs=KIND,..."
         );
         assert_eq!(
             Declared::parse("budget-unit=turns,budget-unit=items")

@@ -12,7 +12,44 @@ impl Report<'_> {
         self.format_hint();
         self.results_hint();
         self.pinned_hints();
+        self.count_pinned_hint();
         self.protocol_hint();
+    }
+
+    /// A hint when the answers show a message budget that counts the
+    /// pinned system message ([`crate::certify::collect::GroupsAtCut::binding`]):
+    /// a clause of the policy or exact level failed; of at least 5 cases
+    /// where the budget N binds and the answer keeps the pinned message,
+    /// none kept N messages besides it and at least a fifth kept N − 1;
+    /// and where the input has no pinned message the reducer kept N in
+    /// some case (so the budget is not simply one short). Not said when
+    /// `count-pinned` is declared.
+    fn count_pinned_hint(&mut self) {
+        let [without, with] = self.run.groups_at_cut.binding;
+        if self.run.settings.declared.count_pinned
+            || with.0 < 5
+            || with.2 > 0
+            || with.1 * 5 < with.0
+            || without.2 == 0
+        {
+            return;
+        }
+        let failed = self.run.grade.clauses.iter().any(|(c, t)| {
+            t.defects > 0
+                && matches!(
+                    c.level(),
+                    crate::terms::Level::Policy | crate::terms::Level::Exact
+                )
+        });
+        if !failed {
+            return;
+        }
+        line!(
+            self,
+            "hint: in {} of the {} cases where the budget N binds and the pinned system message is kept, the reducer kept N - 1 messages besides it, and N in none; without a pinned message it keeps N: its budget counts the pinned message. The kit's message budget does not count it (spec section 2); if counting it is the reducer's documented contract, declare it: --declare count-pinned (spec section 16.9)",
+            thousands(with.1),
+            thousands(with.0)
+        );
     }
 
     /// A hint when the answers show that the reducer reads no tool calls
