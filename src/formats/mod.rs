@@ -42,6 +42,7 @@ pub mod gemini;
 mod keyed;
 pub mod openai;
 pub mod raw;
+mod required;
 pub mod responses;
 pub mod sniff;
 mod strip;
@@ -380,6 +381,9 @@ pub fn read_history_lenient(format: Format, messages: &[Value]) -> History {
 /// [`responses::to_responses`], [`gemini::to_gemini`] and
 /// [`bedrock::to_bedrock`].
 pub fn to_wire(format: Format, messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
+    if format != Format::Canonical {
+        required::nameless_call(format, messages)?;
+    }
     match format {
         Format::Canonical => Ok(messages.to_vec()),
         Format::OpenAi => openai::to_openai(messages),
