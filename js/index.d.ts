@@ -228,7 +228,12 @@ export interface Counterexample {
   originalId: string;
   validInput?: boolean;
   cases: number;
-  /** The counterexample as the text report shows it. */
+  /**
+   * The index of the text report's counterexample that draws it: one input
+   * failing several clauses with the same answers is drawn once.
+   */
+  drawnAs: number;
+  /** The counterexample as the text report shows it (shared by those drawn together). */
   text: string;
   [member: string]: unknown;
 }
@@ -255,6 +260,12 @@ export declare class Report {
   readonly casesRun: number;
   readonly casesSkipped: number;
   readonly counterexamples: Counterexample[];
+  /**
+   * What the answers suggest to change or declare (a `developer` message is
+   * the system prompt, a declaration that fits the failures, another wire
+   * format): the text report's `hint:` lines, without the prefix.
+   */
+  readonly hints: string[];
   /** The clauses that fail on a valid input. */
   readonly failingClauses: string[];
   /** The certificate line and the first minimal counterexample. */

@@ -341,7 +341,11 @@ export class Report {
     this.casesRun = report.casesRun;
     this.casesSkipped = report.casesSkipped;
     const blocks = counterexampleBlocks(this.text);
-    this.counterexamples = report.counterexamples.map((cx, i) => ({ ...cx, text: blocks[i] ?? "" }));
+    // One input failing several clauses is one block of the text report
+    // (its `drawnAs`); each of its counterexamples gets that block.
+    this.counterexamples = report.counterexamples.map((cx, i) => ({ ...cx, text: blocks[cx.drawnAs ?? i] ?? "" }));
+    /** What the answers suggest to change or declare: the text report's `hint:` lines. */
+    this.hints = report.hints ?? [];
   }
 
   /** The HTML report, as `reducer-kit certify --report-html` writes it: one self-contained page. */
@@ -358,8 +362,13 @@ export class Report {
   explain() {
     const lines = [`${this.name} is not certified: ${this.certificate}`];
     if (this.counterexamples.length) {
-      lines.push(this.counterexamples[0].text);
-      const rest = this.counterexamples.slice(1).map((c) => c.clause);
+      const first = this.counterexamples[0];
+      lines.push(first.text);
+      // The clauses the first block does not already show.
+      const rest = this.counterexamples
+        .slice(1)
+        .filter((c) => c.drawnAs === undefined || c.drawnAs !== first.drawnAs)
+        .map((c) => c.clause);
       if (rest.length) {
         // One entry per clause, with how many kinds of failure it had.
         const kinds = new Map();

@@ -730,3 +730,36 @@ fn a_replayed_case_of_results_beside_text_runs_in_anthropic_and_bedrock() {
         );
     }
 }
+
+/// Causes before what they cause: a persistent reducer that prints a debug
+/// line before its first answer (protocol 1 reads it as that answer, and
+/// every later answer as the one before it) fails `protocol-json`, and
+/// that is the first counterexample shown, before the safety failures the
+/// shifted answers cause (spec §9.1).
+#[test]
+fn protocol_counterexamples_come_first() {
+    let chatty = "import sys; sys.path.insert(0, 'examples/reducers'); print('debug: starting', flush=True); import suffix_reducer as s; from reducer_protocol import main; main(s.select, ['--persistent'])";
+    let out = certify(
+        &["--policy", "suffix", "--persistent", "--cases", "100"],
+        &[python(), "-S", "-c", chatty],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let clauses: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("minimal counterexample for "))
+        .map(|l| l.split(" (").next().unwrap())
+        .collect();
+    let first_other = clauses
+        .iter()
+        .position(|c| !c.starts_with("protocol-"))
+        .unwrap();
+    assert!(first_other > 0, "{clauses:?}");
+    assert!(
+        clauses[first_other..]
+            .iter()
+            .all(|c| !c.starts_with("protocol-")),
+        "{clauses:?}"
+    );
+    assert_eq!(clauses[0], "protocol-json");
+}

@@ -133,9 +133,14 @@ fn the_report_of_naive_last_n_reads_back_from_chromium() {
     assert!(row.contains("<a href=\"#cx-1\">#1</a>"), "{row}");
     let cx = element(&dom, "<section class=\"cx\" id=\"cx-1\">");
     assert!(cx.contains("<code>no-orphan-result</code>"), "{cx}");
+    // The same input fails valid-output with the same answers: drawn
+    // once, with both clauses.
     assert!(cx.contains(
-        "<b>clause:</b> every result in the output has its call in an earlier output message"
-    ));
+        "<b>clause:</b> <code>no-orphan-result</code>: every result in the output has its call in an earlier output message"
+    ), "{cx}");
+    assert!(cx.contains(
+        "<b>clause:</b> <code>valid-output</code>: the output of a valid input is valid (validator rules)"
+    ), "{cx}");
     // The orphan result, linked to no call: an item marked an orphan, a
     // cross in the reducer's gutter at it, and no line from it.
     assert!(
@@ -264,7 +269,11 @@ fn a_run_of_2000_cases_and_20_counterexamples_is_under_a_megabyte_and_escaped() 
     // takes.
     let mut i = 0;
     while certified.counterexamples.len() < 20 {
-        let again = certified.counterexamples[i % found].clone();
+        // Another input (a message more), so that it is drawn apart.
+        let mut again = certified.counterexamples[i % found].clone();
+        let mut messages = again.case.messages.to_vec();
+        messages.push(serde_json::json!({"role": "user", "contents": [{"$type": "text", "text": format!("again {i}")}]}));
+        again.case.messages = std::sync::Arc::new(messages);
         certified.counterexamples.push(again);
         i += 1;
     }
@@ -272,7 +281,11 @@ fn a_run_of_2000_cases_and_20_counterexamples_is_under_a_megabyte_and_escaped() 
     let run = certified.report(&job, &plan);
     let page = html::render(&run, &TextOptions::default());
     assert!(page.len() < 1_000_000, "{} bytes", page.len());
-    assert_eq!(page.matches("<section class=\"cx\"").count(), 20);
+    // One section per input, one anchor per counterexample.
+    let inputs = reducer_kit::certify::counterexample::grouped_by_input(run.counterexamples).len();
+    assert!(inputs >= 10, "{inputs} inputs");
+    assert_eq!(page.matches("<section class=\"cx\"").count(), inputs);
+    assert_eq!(page.matches(" id=\"cx-").count(), 20);
     println!(
         "{} bytes for {} cases and 20 counterexamples",
         page.len(),

@@ -45,7 +45,7 @@ fn a_failing_run_stops_at_its_first_defect() {
     ), "{stdout}");
     // Shrunk and shown as a run without the flag shows it.
     assert!(stdout.contains(
-        "minimal counterexample for no-orphan-result (2 messages, maxMessages 1; shrunk from seed/order-shipment-suffix-3 in "
+        "minimal counterexample for no-orphan-result, valid-output, matches-reference (2 messages, maxMessages 1; shrunk from seed/order-shipment-suffix-3 in "
     ), "{stdout}");
     assert_eq!(r["passed"], false);
 }

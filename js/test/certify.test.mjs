@@ -46,12 +46,28 @@ test("the HTML report draws each counterexample from the library", async () => {
   const page = r.html();
   assert.ok(page.startsWith("<!DOCTYPE html>"));
   assert.ok(!page.includes("<script"));
-  assert.equal(page.split('<section class="cx"').length - 1, r.counterexamples.length);
+  // One section per input: an input failing several clauses is drawn once,
+  // and every counterexample keeps its anchor cx-N.
+  const drawn = [...new Set(r.counterexamples.map((c) => c.drawnAs))].sort((a, b) => a - b);
+  assert.deepEqual(drawn, drawn.map((_, k) => k));
+  assert.equal(page.split('<section class="cx"').length - 1, drawn.length);
+  assert.equal(page.split(' id="cx-').length - 1, r.counterexamples.length);
+  for (const c of r.counterexamples) {
+    const heading = c.text.split("\n")[0];
+    assert.ok(heading.split(" (")[0].replace("minimal counterexample for ", "").split(", ").includes(c.clause), heading);
+  }
   const i = r.counterexamples.findIndex((c) => c.clause === "no-orphan-result");
-  const section = page.split(`<section class="cx" id="cx-${i + 1}">`)[1].split("</section>")[0];
+  const section = page.split(` id="cx-${i + 1}">`)[1].split("</section>")[0];
   assert.ok(section.includes("<code>no-orphan-result</code>"), section);
   assert.ok(section.includes("orphan: no call earlier in the answer"), section);
   assert.ok(section.includes("reproduce: certify(lastN, {"), section);
+});
+
+test("the hints are the text report's", async () => {
+  const r = await naiveReport();
+  const said = r.text.split("\n").filter((l) => l.startsWith("hint: ")).map((l) => l.slice("hint: ".length));
+  assert.deepEqual(r.hints, said);
+  assert.deepEqual(r.hints, r.json.hints);
 });
 
 test("assertCertified throws with the minimal counterexample", async () => {

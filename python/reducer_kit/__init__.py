@@ -275,7 +275,11 @@ class Counterexample:
     valid_input: bool
     #: How many failing cases of the run fail the clause this way.
     cases: int
-    #: The counterexample as the text report shows it.
+    #: The index of the text report's counterexample that draws it: one
+    #: input failing several clauses with the same answers is drawn once.
+    drawn_as: int
+    #: The counterexample as the text report shows it (shared by those
+    #: drawn together).
     text: str
 
     def __str__(self) -> str:
@@ -316,6 +320,11 @@ class Report:
         #: Cases run and skipped.
         self.cases_run: int = report["casesRun"]
         self.cases_skipped: int = report["casesSkipped"]
+        #: What the answers suggest to change or declare (a ``developer``
+        #: message is the system prompt, a declaration that fits the
+        #: failures, another wire format): the text report's ``hint:``
+        #: lines, without the prefix.
+        self.hints: List[str] = list(report.get("hints", []))
         blocks = _counterexample_blocks(self.text)
         self.counterexamples: List[Counterexample] = []
         for i, cx in enumerate(report["counterexamples"]):
@@ -331,7 +340,8 @@ class Report:
                     original_id=cx["originalId"],
                     valid_input=cx.get("validInput", True),
                     cases=cx["cases"],
-                    text=blocks[i] if i < len(blocks) else "",
+                    drawn_as=cx.get("drawnAs", i),
+                    text=blocks[cx.get("drawnAs", i)] if cx.get("drawnAs", i) < len(blocks) else "",
                 )
             )
 
@@ -352,8 +362,10 @@ class Report:
         other failing clauses."""
         lines = [f"{self.name} is not certified: {self.certificate}"]
         if self.counterexamples:
-            lines.append(self.counterexamples[0].text)
-            rest = [c.clause for c in self.counterexamples[1:]]
+            first = self.counterexamples[0]
+            lines.append(first.text)
+            # The clauses the first block does not already show.
+            rest = [c.clause for c in self.counterexamples[1:] if c.drawn_as != first.drawn_as]
             if rest:
                 # One entry per clause, with how many kinds of failure it had.
                 kinds: dict = {}

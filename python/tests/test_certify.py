@@ -34,13 +34,27 @@ def test_the_html_report_draws_each_counterexample_from_the_library(naive):
     page = naive.html()
     assert page.startswith("<!DOCTYPE html>")
     assert "<script" not in page
-    assert page.count('<section class="cx"') == len(naive.counterexamples)
+    # One section per input: an input failing several clauses is drawn
+    # once, and every counterexample keeps its anchor cx-N.
+    drawn = sorted({c.drawn_as for c in naive.counterexamples})
+    assert drawn == list(range(len(drawn)))
+    assert page.count('<section class="cx"') == len(drawn)
+    assert page.count(' id="cx-') == len(naive.counterexamples)
+    for c in naive.counterexamples:
+        heading = c.text.splitlines()[0]
+        assert heading.startswith("minimal counterexample for ")
+        assert c.clause in heading.split(" (")[0].split("for ")[1].split(", ")
     cx = next(i for i, c in enumerate(naive.counterexamples) if c.clause == "no-orphan-result")
-    section = page.split(f'<section class="cx" id="cx-{cx + 1}">')[1].split("</section>")[0]
+    section = page.split(f' id="cx-{cx + 1}">')[1].split("</section>")[0]
     assert "<code>no-orphan-result</code>" in section
     assert "orphan: no call earlier in the answer" in section
     # The rerun, as the text report writes it, escaped for HTML.
     assert "reproduce: reducer_kit.certify(reducers.last_n, policy=&#39;suffix&#39;" in section
+
+
+def test_the_hints_are_the_text_reports(naive):
+    said = [line[len("hint: "):] for line in naive.text.splitlines() if line.startswith("hint: ")]
+    assert naive.hints == said == naive.json["hints"]
 
 
 def test_assert_certified_shows_the_first_counterexample():

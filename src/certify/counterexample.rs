@@ -70,6 +70,30 @@ pub struct Counterexample {
     pub saved_to: Option<PathBuf>,
 }
 
+/// The counterexamples of a run grouped by input, in the order of their
+/// first member: those with the same minimal case (messages and budget),
+/// the same answers of the reference and the reducer and the same validity
+/// are one input failing several clauses, drawn once with every clause
+/// it fails (spec §9.1). Each group holds indices into `cxs`.
+pub fn grouped_by_input(cxs: &[Counterexample]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, cx) in cxs.iter().enumerate() {
+        let same = |g: &Vec<usize>| {
+            let first = &cxs[g[0]];
+            first.valid_input == cx.valid_input
+                && first.case.messages == cx.case.messages
+                && first.case.budget == cx.case.budget
+                && first.expected == cx.expected
+                && first.actual == cx.actual
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
 impl Counterexample {
     /// [`Counterexample::first_difference`] when the failure's detail does
     /// not already say it (`matches-reference`'s detail ends `first
@@ -656,16 +680,19 @@ pub fn counterexamples(
 }
 
 /// The order counterexamples are shown in: defects first (a failure on
-/// invalid input is never the first shown), then the safety level's
-/// clauses before the others, then the most failing cases first, then
-/// clause order (stable).
+/// invalid input is never the first shown), then causes before what they
+/// cause: the protocol level's clauses (an answer the kit could not read
+/// fails every clause after it), then the safety level's, then the
+/// others; within a level the most failing cases first, then clause order
+/// (stable).
 pub fn order(cxs: &mut [Counterexample]) {
     cxs.sort_by_key(|c| {
-        (
-            !c.valid_input,
-            c.clause.level() != Level::Safety,
-            std::cmp::Reverse(c.cases),
-        )
+        let level = match c.clause.level() {
+            Level::Protocol => 0,
+            Level::Safety => 1,
+            Level::Policy | Level::Exact => 2,
+        };
+        (!c.valid_input, level, std::cmp::Reverse(c.cases))
     });
 }
 

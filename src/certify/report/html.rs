@@ -194,7 +194,11 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
          side by side on the rows of the messages they keep.</p>{LEGEND}"
     );
     let mut robustness = false;
-    for (i, cx) in run.counterexamples.iter().enumerate() {
+    // One input failing several clauses is drawn once, with each clause
+    // (spec §9.1); every counterexample keeps its anchor `cx-N`.
+    for group in crate::certify::counterexample::grouped_by_input(run.counterexamples) {
+        let i = group[0];
+        let cx = &run.counterexamples[i];
         if !cx.valid_input && !robustness {
             robustness = true;
             out.push_str(
@@ -207,21 +211,30 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
             1 => "1 message".to_string(),
             n => format!("{n} messages"),
         };
+        let level = if cx.valid_input {
+            cx.clause.level().name()
+        } else {
+            "invalid input"
+        };
+        let heading: Vec<String> = group
+            .iter()
+            .map(|&k| {
+                let id = run.counterexamples[k].clause.id();
+                format!("#{} <a href=\"#spec-{id}\"><code>{id}</code></a>", k + 1)
+            })
+            .collect();
+        let anchors: String = group[1..]
+            .iter()
+            .map(|&k| format!("<a id=\"cx-{}\"></a>", k + 1))
+            .collect();
         let _ = write!(
             out,
-            "<section class=\"cx\" id=\"cx-{}\"><h3>#{} <a href=\"#spec-{id}\"><code>{id}</code></a> \
-             <span class=\"lv {}\">{}</span></h3>\
-             <p class=\"sub\">{messages}, {}; shrunk from <code>{}</code> in {} tries{}; {}</p>\
-             <p class=\"def\"><b>clause:</b> {} <a href=\"#spec-{id}\">spec §{}</a></p>\
-             <p class=\"failure\"><b>failure:</b> {}{}</p>{}",
+            "<section class=\"cx\" id=\"cx-{}\">{anchors}<h3>{} \
+             <span class=\"lv {}\">{level}</span></h3>\
+             <p class=\"sub\">{messages}, {}; shrunk from <code>{}</code> in {} tries{}</p>",
             i + 1,
-            i + 1,
+            heading.join(", "),
             if cx.valid_input { "fail" } else { "nj" },
-            if cx.valid_input {
-                cx.clause.level().name()
-            } else {
-                "invalid input"
-            },
             esc(&drawing.budget_text),
             esc(&cx.original_id),
             cx.tries,
@@ -230,21 +243,42 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
             } else {
                 ""
             },
-            match cx.cases {
+        );
+        // The first difference, said once: after the first failure, when
+        // no failure of the input says it.
+        let unsaid = cx
+            .first_difference_unsaid()
+            .filter(|p| {
+                group
+                    .iter()
+                    .all(|&k| run.counterexamples[k].first_difference_unsaid() == Some(p))
+            })
+            .map_or(String::new(), |p| {
+                format!(" (first difference at <code>{}</code>)", esc(p))
+            });
+        for (n, &k) in group.iter().enumerate() {
+            let c = &run.counterexamples[k];
+            let like = match c.cases {
                 1 => "1 case like this".to_string(),
                 n => format!("{} cases like this", thousands(n)),
-            },
-            esc(run.settings.definition(cx.clause)),
-            spec::section(cx.clause.id()),
-            esc(&cx.detail),
-            cx.first_difference_unsaid()
-                .map_or(String::new(), |p| format!(
-                    " (first difference at <code>{}</code>)",
-                    esc(p)
-                )),
-            conversation(&drawing),
-            id = cx.clause.id()
-        );
+            };
+            let _ = write!(
+                out,
+                "<p class=\"def\"><b>clause:</b> {}{} <a href=\"#spec-{id}\">spec §{}</a>; {like}</p>\
+                 <p class=\"failure\"><b>failure:</b> {}{}</p>",
+                if group.len() > 1 {
+                    format!("<code>{}</code>: ", c.clause.id())
+                } else {
+                    String::new()
+                },
+                esc(run.settings.definition(c.clause)),
+                spec::section(c.clause.id()),
+                esc(&c.detail),
+                if n == 0 { unsaid.as_str() } else { "" },
+                id = c.clause.id()
+            );
+        }
+        out.push_str(&conversation(&drawing));
         let command = match &cx.saved_to {
             Some(p) => format!(
                 "saved: {}\nreplay: {}",

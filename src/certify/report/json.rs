@@ -74,8 +74,11 @@ fn response_json(r: &Option<Response>) -> Value {
 /// `--shrink-time`), `cases` (how many failing cases of the run fail the
 /// clause this way), `validInput` (whether the minimal case's input is
 /// valid; those on valid input come first), `savedTo` (the case file written by
-/// `--save-failures`, or `null`). There is one per kind of failure of a
-/// clause (at most three per clause).
+/// `--save-failures`, or `null`), `drawnAs` (the index of the text and
+/// HTML reports' counterexample that draws it: one input failing several
+/// clauses with the same answers is drawn once,
+/// [`crate::certify::counterexample::grouped_by_input`]). There is one per
+/// kind of failure of a clause (at most three per clause).
 ///
 /// # Examples
 ///
@@ -98,7 +101,7 @@ fn response_json(r: &Option<Response>) -> Value {
 ///     "maxMessages": 1, "messages": [{"role": "assistant", "contents": []}],
 ///     "expected": {"messages": []}, "actual": {"messages": [{"role": "tool", "contents": []}]},
 ///     "firstDifference": "$[0]", "detail": "output message 0: result \"c1\" has no call earlier in the output",
-///     "tries": 18, "stoppedByTime": false, "cases": 1, "savedTo": null
+///     "tries": 18, "stoppedByTime": false, "cases": 1, "savedTo": null, "drawnAs": 0
 ///   }],
 ///   "expectedFailures": [], "unexpectedFailures": [{"case": "seed/order-shipment-suffix-2", "clause": "whole-turns"}],
 ///   "nowPassing": [],
@@ -234,10 +237,20 @@ fn head(run: &Run) -> Value {
             (c.id().to_string(), json!({"level": c.level().name(), "passed": t.passed, "failed": t.failed, "defects": t.defects, "invalidInput": t.invalid_input, "notJudged": t.not_judged}))
         })
         .collect();
+    let mut drawn_as = vec![0; run.counterexamples.len()];
+    for (n, group) in crate::certify::counterexample::grouped_by_input(run.counterexamples)
+        .iter()
+        .enumerate()
+    {
+        for &i in group {
+            drawn_as[i] = n;
+        }
+    }
     let cxs: Vec<Value> = run
         .counterexamples
         .iter()
-        .map(|c| {
+        .zip(drawn_as)
+        .map(|(c, drawn_as)| {
             let mut o = json!({
                 "clause": c.clause.id(), "definition": run.settings.definition(c.clause), "caseId": c.case.id,
                 "originalId": c.original_id,
@@ -257,6 +270,7 @@ fn head(run: &Run) -> Value {
                 ("cases", json!(c.cases)),
                 ("validInput", json!(c.valid_input)),
                 ("savedTo", json!(c.saved_to.as_ref().map(|p| p.display().to_string()))),
+                ("drawnAs", json!(drawn_as)),
             ] {
                 o[k] = v;
             }

@@ -201,7 +201,10 @@ impl Report<'_> {
             self.more_cases(failing_invalid - shown_invalid.len(), " on invalid input");
         }
         let mut robustness_heading = false;
-        for cx in run.counterexamples {
+        for group in crate::certify::counterexample::grouped_by_input(run.counterexamples) {
+            let group: Vec<&Counterexample> =
+                group.iter().map(|&i| &run.counterexamples[i]).collect();
+            let cx = group[0];
             if !cx.valid_input && !robustness_heading {
                 robustness_heading = true;
                 line!(self);
@@ -210,7 +213,7 @@ impl Report<'_> {
                     "counterexamples on invalid input (robustness; they decide no level):"
                 );
             }
-            self.counterexample(cx);
+            self.counterexample(&group);
         }
         let g = run.grade;
         line!(self);
@@ -498,24 +501,36 @@ impl Report<'_> {
         }
     }
 
-    fn counterexample(&mut self, cx: &Counterexample) {
+    /// One input's counterexamples (`group`, at least one: the clauses it
+    /// fails with the same answers, [`crate::certify::counterexample::grouped_by_input`]),
+    /// drawn once: the first's heading naming every clause, each clause
+    /// with its failure, then the input and the answers.
+    fn counterexample(&mut self, group: &[&Counterexample]) {
+        let cx = group[0];
+        let clauses = group
+            .iter()
+            .map(|c| c.clause.id())
+            .collect::<Vec<_>>()
+            .join(", ");
         line!(self);
         let messages = match cx.case.messages.len() {
             1 => "1 message".to_string(),
             n => format!("{n} messages"),
         };
-        let cases = if cx.cases == 1 {
-            "1 case like this".to_string()
-        } else {
-            format!("{} cases like this", cx.cases)
+        // One clause: how many cases fail it so; several: each clause
+        // says it.
+        let cases = match (group.len(), cx.cases) {
+            (1, 1) => "; 1 case like this".to_string(),
+            (1, n) => format!("; {n} cases like this"),
+            _ => String::new(),
         };
         if cx.out_of_time && !cx.shrunk {
             // Too large to shrink in the time given: the case as it
             // failed, with its size (spec §9.1).
             line!(
                 self,
-                "counterexample for {}, not shrunk ({}, {} bytes, {}; case {}; --shrink-time ran out after {} tries; {})",
-                cx.clause,
+                "counterexample for {}, not shrunk ({}, {} bytes, {}; case {}; --shrink-time ran out after {} tries{})",
+                clauses,
                 messages,
                 json_bytes(&cx.case.messages),
                 show(&cx.case.budget_text()),
@@ -526,9 +541,9 @@ impl Report<'_> {
         } else {
             line!(
                 self,
-                "{}counterexample for {} ({}, {}; shrunk from {} in {} tries{}; {})",
+                "{}counterexample for {} ({}, {}; shrunk from {} in {} tries{}{})",
                 if cx.out_of_time { "" } else { "minimal " },
-                cx.clause,
+                clauses,
                 messages,
                 show(&cx.case.budget_text()),
                 show(&cx.original_id),
@@ -541,15 +556,33 @@ impl Report<'_> {
                 cases
             );
         }
-        line!(
-            self,
-            "  clause:   {}",
-            self.run.settings.definition(cx.clause)
-        );
+        if let [cx] = group {
+            line!(
+                self,
+                "  clause:   {}",
+                self.run.settings.definition(cx.clause)
+            );
+        }
         if let Some(t) = &cx.case.budget.tokens {
             line!(self, "  tokens:   {}", show(&t.to_string()));
         }
-        line!(self, "  failure:  {}", show(&cx.detail));
+        if let [cx] = group {
+            line!(self, "  failure:  {}", show(&cx.detail));
+        } else {
+            for c in group {
+                let like = match c.cases {
+                    1 => "1 case like this".to_string(),
+                    n => format!("{n} cases like this"),
+                };
+                line!(
+                    self,
+                    "  clause:   {}: {} ({like})",
+                    c.clause,
+                    self.run.settings.definition(c.clause)
+                );
+                line!(self, "  failure:  {}", show(&c.detail));
+            }
+        }
         // The input in the run's wire format, like expected and actual
         // (canonical when it has no form in it); a system prompt of the
         // format's top level (Anthropic, Bedrock `system`, Gemini
@@ -587,7 +620,10 @@ impl Report<'_> {
                 "  actual (reducer):     (no answer the kit could judge: see the failure)"
             ),
         }
-        if let Some(p) = cx.first_difference_unsaid() {
+        if let Some(p) = cx
+            .first_difference_unsaid()
+            .filter(|p| group.iter().all(|c| c.first_difference_unsaid() == Some(p)))
+        {
             line!(self, "  first difference at {}", show(p));
         }
         match &cx.saved_to {
