@@ -229,7 +229,7 @@ fn the_naive_reducer_is_convicted_shrunk_saved_and_replayed() {
 /// A reducer that fails only policy clauses (it drops every tool-bearing
 /// message: safe, not the claimed policy) has no defect (spec §9.3): no
 /// `first defect` line and no `firstDefect`, but the first difference from
-/// the policy, named with its time.
+/// the policy, named with its time (`firstDifferenceFromPolicy` in JSON).
 #[test]
 fn a_policy_difference_is_no_defect() {
     let dir = tempfile::tempdir().unwrap();
@@ -276,6 +276,14 @@ fn a_policy_difference_is_no_defect() {
         .parse()
         .unwrap();
     assert!(seconds > 0.0 && seconds < 60.0, "{seconds}");
+    // The JSON report names the same case, to the millisecond.
+    let json_first = &r["firstDifferenceFromPolicy"];
+    assert_eq!(json_first["case"], first["id"]);
+    let json_seconds = json_first["seconds"].as_f64().unwrap();
+    assert!(
+        (json_seconds - seconds).abs() <= 0.006,
+        "{json_seconds} {seconds}"
+    );
 }
 
 #[test]

@@ -270,7 +270,12 @@ fn reducer_mutant_is_convicted() {
         };
         let (independent, reference) = defects(&report);
         if !independent.is_empty() || report.get("stopped").is_some() {
-            let first = &report["firstDefect"];
+            // A bug convicted on policy clauses alone has no defect (spec
+            // §9.3): its first failing case is the first difference from
+            // the policy.
+            let first = report
+                .get("firstDefect")
+                .unwrap_or(&report["firstDifferenceFromPolicy"]);
             let cx = report["counterexamples"]
                 .as_array()
                 .and_then(|cxs| {
