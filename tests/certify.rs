@@ -697,10 +697,11 @@ fn the_json_report_names_the_certificates_spec_version() {
 }
 
 /// A hand-written case of a user message holding a result beside the
-/// user's text (spec §1.6) is valid in Anthropic and Bedrock and runs
-/// under `--replay` in both formats, not skipped; the reference passes it.
+/// user's text (spec §1.6) is valid in Anthropic, Bedrock and Gemini and
+/// runs under `--replay` in each of them, not skipped; the reference
+/// passes it.
 #[test]
-fn a_replayed_case_of_results_beside_text_runs_in_anthropic_and_bedrock() {
+fn a_replayed_case_of_results_beside_text_runs_in_anthropic_bedrock_and_gemini() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("results-beside-text.json");
     let case = serde_json::json!({
@@ -724,7 +725,7 @@ fn a_replayed_case_of_results_beside_text_runs_in_anthropic_and_bedrock() {
         ]
     });
     std::fs::write(&file, serde_json::to_string_pretty(&case).unwrap()).unwrap();
-    for format in ["anthropic", "bedrock"] {
+    for format in ["anthropic", "bedrock", "gemini"] {
         let (out, r) = report(
             dir.path(),
             &["--format", format, "--replay", file.to_str().unwrap()],
