@@ -6,6 +6,7 @@ use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::check::{check_reducer, Outcome, Request};
 use reducer_kit::formats::anthropic::{from_anthropic, to_anthropic};
+use reducer_kit::formats::gemini::{from_gemini, to_gemini};
 use reducer_kit::formats::{strip_items, view_history, view_message, Format};
 use reducer_kit::generate::{seeded_cases, Config};
 use reducer_kit::json::json_eq;
@@ -501,6 +502,45 @@ fn results_beside_text_are_one_tool_message_whose_text_stays() {
     );
 }
 
+/// Gemini carries the same shape (spec §1.6, §14.2 rule 6): a `user`
+/// content holding responses beside the user's text is one tool message,
+/// valid, and the reference takes a response out of it and keeps the text.
+#[test]
+fn gemini_responses_beside_text_are_one_valid_tool_message_whose_text_stays() {
+    let wire = list(json!([
+        {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"id": "a", "name": "get_weather", "args": {"city": "Paris"}}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"id": "a", "name": "get_weather", "response": {"output": "sunny"}}},
+            {"text": "and tomorrow?"}]},
+        {"role": "model", "parts": [{"text": "Sunny; checking tomorrow."}]}
+    ]));
+    let views = view_history(Format::Gemini, &wire).unwrap();
+    assert_eq!(views[2].role, Role::Tool);
+    assert_eq!(validate(&views, Options::default()), vec![]);
+    let canonical = from_gemini(&wire).unwrap();
+    assert_eq!(
+        canonical[2],
+        json!({"role": "tool", "contents": [
+            {"$type": "functionResult", "callId": "a", "name": "get_weather", "result": "sunny"},
+            {"$type": "text", "text": "and tomorrow?"}]})
+    );
+    assert_eq!(to_gemini(&canonical).unwrap(), wire);
+    let out = Reference::new(Policy::Turns, Format::Gemini)
+        .reduce(Input::new(&wire).max_messages(&json!(3)))
+        .unwrap()
+        .messages();
+    assert_eq!(
+        out,
+        list(json!([
+            {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
+            {"role": "user", "parts": [{"text": "and tomorrow?"}]},
+            {"role": "model", "parts": [{"text": "Sunny; checking tomorrow."}]}
+        ]))
+    );
+}
+
 #[test]
 fn system_pseudo_message_splits_and_joins() {
     let h = list(json!([
@@ -758,10 +798,14 @@ fn drops_text_with_its_results(
         let input = request["messages"].as_array().cloned().unwrap_or_default();
         if let Some(kept) = answer.get_mut("messages").and_then(Value::as_array_mut) {
             kept.retain(|m| {
-                let blocks = m["content"].as_array();
+                // Anthropic's and Bedrock's `content`, Gemini's `parts`.
+                let blocks = m["content"].as_array().or(m["parts"].as_array());
                 let results = blocks.is_some_and(|b| {
-                    b.iter()
-                        .any(|b| b["type"] == "tool_result" || b.get("toolResult").is_some())
+                    b.iter().any(|b| {
+                        b["type"] == "tool_result"
+                            || b.get("toolResult").is_some()
+                            || b.get("functionResponse").is_some()
+                    })
                 });
                 m["role"] != "user"
                     || results
@@ -788,12 +832,12 @@ fn defects(certified: &Certified) -> Vec<&'static str> {
 }
 
 /// The planted bug of losing the user's text with a removed result is
-/// convicted at the default seed in Anthropic and Bedrock runs, on a
-/// clause that names it (the text is part of what §3 step 4 selects), and
-/// the reference passes the same run.
+/// convicted at the default seed in Anthropic, Bedrock and Gemini runs, on
+/// a clause that names it (the text is part of what §3 step 4 selects),
+/// and the reference passes the same run.
 #[test]
 fn dropping_the_text_beside_a_removed_result_fails_at_the_default_seed() {
-    for format in [Format::Anthropic, Format::Bedrock] {
+    for format in [Format::Anthropic, Format::Bedrock, Format::Gemini] {
         let options = CertifyOptions {
             format,
             jobs: Some(1),

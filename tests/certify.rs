@@ -229,7 +229,7 @@ fn the_naive_reducer_is_convicted_shrunk_saved_and_replayed() {
 /// A reducer that fails only policy clauses (it drops every tool-bearing
 /// message: safe, not the claimed policy) has no defect (spec §9.3): no
 /// `first defect` line and no `firstDefect`, but the first difference from
-/// the policy, named with its time.
+/// the policy, named with its time (`firstDifferenceFromPolicy` in JSON).
 #[test]
 fn a_policy_difference_is_no_defect() {
     let dir = tempfile::tempdir().unwrap();
@@ -276,6 +276,14 @@ fn a_policy_difference_is_no_defect() {
         .parse()
         .unwrap();
     assert!(seconds > 0.0 && seconds < 60.0, "{seconds}");
+    // The JSON report names the same case, to the millisecond.
+    let json_first = &r["firstDifferenceFromPolicy"];
+    assert_eq!(json_first["case"], first["id"]);
+    let json_seconds = json_first["seconds"].as_f64().unwrap();
+    assert!(
+        (json_seconds - seconds).abs() <= 0.006,
+        "{json_seconds} {seconds}"
+    );
 }
 
 #[test]
@@ -689,10 +697,11 @@ fn the_json_report_names_the_certificates_spec_version() {
 }
 
 /// A hand-written case of a user message holding a result beside the
-/// user's text (spec §1.6) is valid in Anthropic and Bedrock and runs
-/// under `--replay` in both formats, not skipped; the reference passes it.
+/// user's text (spec §1.6) is valid in Anthropic, Bedrock and Gemini and
+/// runs under `--replay` in each of them, not skipped; the reference
+/// passes it.
 #[test]
-fn a_replayed_case_of_results_beside_text_runs_in_anthropic_and_bedrock() {
+fn a_replayed_case_of_results_beside_text_runs_in_anthropic_bedrock_and_gemini() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("results-beside-text.json");
     let case = serde_json::json!({
@@ -716,7 +725,7 @@ fn a_replayed_case_of_results_beside_text_runs_in_anthropic_and_bedrock() {
         ]
     });
     std::fs::write(&file, serde_json::to_string_pretty(&case).unwrap()).unwrap();
-    for format in ["anthropic", "bedrock"] {
+    for format in ["anthropic", "bedrock", "gemini"] {
         let (out, r) = report(
             dir.path(),
             &["--format", format, "--replay", file.to_str().unwrap()],

@@ -177,7 +177,7 @@ fn without_skips_the_shapes_turned_off() {
     );
     assert_eq!(
         r["casesPlanned"],
-        serde_json::json!({"corpus": 99, "generated": 274, "corpusDuplicates": 12, "generatedDuplicates": 26, "without": 32})
+        serde_json::json!({"corpus": 100, "generated": 274, "corpusDuplicates": 12, "generatedDuplicates": 26, "without": 32})
     );
     // 28 corpus cases need protocol 2 (a token budget), 5 are broken
     // histories of policy repair (spec §17.6) that --without left in, and
@@ -187,14 +187,14 @@ fn without_skips_the_shapes_turned_off() {
     // by --without.
     assert_eq!(
         (r["casesRun"].as_u64(), r["casesSkipped"].as_u64()),
-        (Some(333), Some(40))
+        (Some(334), Some(40))
     );
     assert_eq!(
         r["outside"],
         serde_json::json!(["non-double-numbers", "budget-spellings"])
     );
     assert!(stdout.contains(
-        "373 cases: 99 corpus + 274 generated, 12 corpus duplicates dropped, 26 generated duplicates dropped\nskipped: 32 cases with shapes turned off by --without\n"
+        "374 cases: 100 corpus + 274 generated, 12 corpus duplicates dropped, 26 generated duplicates dropped\nskipped: 32 cases with shapes turned off by --without\n"
     ), "{stdout}");
     // Nothing with an approval ran: the approval clause was never failed.
     assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);
@@ -879,7 +879,7 @@ fn hints_fit_the_answers() {
     // it never sees.
     assert_eq!(
         hints("canonical", "", &[py, "-S", script]),
-        ["hint: 16 of the 132 answers to inputs holding a tool result kept one: the reducer recognises no result in the canonical messages it gets (--format canonical). If it was written for another format, certify it with that one: --format openai|anthropic|responses|gemini|bedrock"]
+        ["hint: 16 of the 133 answers to inputs holding a tool result kept one: the reducer recognises no result in the canonical messages it gets (--format canonical). If it was written for another format, certify it with that one: --format openai|anthropic|responses|gemini|bedrock"]
     );
     // A trimmer right about all three: no hint.
     let trimmer = example("openai_trimmer.py");

@@ -543,6 +543,30 @@ fn validate_names_rule_index_and_id() {
     assert_eq!(text(&out.stdout), "20 histories: all valid\n");
 }
 
+/// A Gemini `user` content holding function responses beside the user's
+/// text is a tool message (spec §1.6, §14.2 rule 6): valid in `validate
+/// --format gemini`.
+#[test]
+fn validate_gemini_takes_responses_beside_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gemini.json");
+    let history = serde_json::json!([
+        {"role": "user", "parts": [{"text": "weather in Paris and Rome?"}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"id": "a", "name": "get_weather", "args": {"city": "Paris"}}},
+            {"functionCall": {"id": "b", "name": "get_weather", "args": {"city": "Rome"}}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"id": "a", "name": "get_weather", "response": {"output": "sunny"}}},
+            {"functionResponse": {"id": "b", "name": "get_weather", "response": {"output": "rain"}}},
+            {"text": "and tomorrow?"}]},
+        {"role": "model", "parts": [{"text": "Checking tomorrow."}]}
+    ]);
+    std::fs::write(&file, history.to_string()).unwrap();
+    let out = run(&["validate", "--format", "gemini", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(text(&out.stdout), "1 history: all valid\n");
+}
+
 #[test]
 fn check_convicts_take_last_four() {
     let out = run(&[

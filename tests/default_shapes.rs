@@ -47,8 +47,8 @@ const EVERY_LEVEL: &str = "levels passed [protocol, safety, policy, exact]";
 fn the_trimmers_on_the_json_module_pass_every_level_with_no_flag() {
     let dir = tempfile::tempdir().unwrap();
     for (name, format, run, skipped) in [
-        ("openai_trimmer.py", "openai", 1919, 82),
-        ("anthropic_trimmer.py", "anthropic", 1909, 84),
+        ("openai_trimmer.py", "openai", 1919, 83),
+        ("anthropic_trimmer.py", "anthropic", 1910, 84),
     ] {
         let reducer = [python(), "-S", &example(name)];
         // The command a user types: no flag but the policy, the format

@@ -159,15 +159,20 @@ fn every_shape_occurs_in_10000_histories() {
         }
     }
     // Shapes only some formats have (`Config::with_native_shapes`): the
-    // Responses format's reasoning items, Anthropic's and Bedrock's text
-    // beside results.
+    // Responses format's reasoning items, Anthropic's, Bedrock's and
+    // Gemini's text beside results.
     let native = [
         Shape::ReasoningItem,
         Shape::ReasoningBeforeCalls,
         Shape::ResultsBesideText,
     ];
     assert!(native.iter().all(|s| !counts.contains_key(s)), "{counts:?}");
-    for format in [Format::Responses, Format::Anthropic, Format::Bedrock] {
+    for format in [
+        Format::Responses,
+        Format::Anthropic,
+        Format::Bedrock,
+        Format::Gemini,
+    ] {
         for case in seeded_cases(2024, 2_000, &Config::for_format(format)) {
             for s in case.shapes.into_iter().filter(|s| native.contains(s)) {
                 *counts.entry(s).or_default() += 1;
@@ -175,9 +180,9 @@ fn every_shape_occurs_in_10000_histories() {
         }
     }
     assert!(counts[&Shape::ReasoningBeforeCalls] >= 100, "{counts:?}");
-    // A few in every 400 of each of the two formats.
+    // A few in every 400 of each of the three formats.
     assert!(
-        (40..=120).contains(&counts[&Shape::ResultsBesideText]),
+        (60..=180).contains(&counts[&Shape::ResultsBesideText]),
         "{counts:?}"
     );
     // The shapes of token budgets (protocol 2) need the costs knob.

@@ -59,8 +59,10 @@ use wait_timeout::ChildExt;
 /// `turns` under the Anthropic, Bedrock and Responses profiles and, in the
 /// canonical format, Gemini's, with message and token budgets (the cuts a
 /// profile falls back on, spec §15.4: `spec/profile-shortened-tail`,
-/// `spec/tokens-profile-no-question`).
-const CONFIGS: [&[&str]; 15] = [
+/// `spec/tokens-profile-no-question`), and last `turns` in the Anthropic
+/// format under its profile (its `tool_use` / `tool_result` blocks and the
+/// user's text beside results, spec §1.6, §14.8).
+const CONFIGS: [&[&str]; 16] = [
     &["--policy", "turns"],
     &["--policy", "suffix"],
     &["--policy", "repair"],
@@ -124,6 +126,14 @@ const CONFIGS: [&[&str]; 15] = [
         "2",
         "--provider",
         "gemini",
+    ],
+    &[
+        "--policy",
+        "turns",
+        "--format",
+        "anthropic",
+        "--provider",
+        "anthropic",
     ],
 ];
 
@@ -260,7 +270,12 @@ fn reducer_mutant_is_convicted() {
         };
         let (independent, reference) = defects(&report);
         if !independent.is_empty() || report.get("stopped").is_some() {
-            let first = &report["firstDefect"];
+            // A bug convicted on policy clauses alone has no defect (spec
+            // §9.3): its first failing case is the first difference from
+            // the policy.
+            let first = report
+                .get("firstDefect")
+                .unwrap_or(&report["firstDifferenceFromPolicy"]);
             let cx = report["counterexamples"]
                 .as_array()
                 .and_then(|cxs| {

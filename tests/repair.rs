@@ -180,15 +180,17 @@ fn every_break_appears_and_each_history_is_broken_then_repaired() {
             ],
         ),
         (
+            // Gemini's histories are Bedrock's, text beside results too
+            // (spec §1.6, §14.8): the same draws.
             Format::Gemini,
             &[
-                ("duplicated-result", 343),
-                ("interjected-message", 362),
-                ("interrupted-run", 525),
-                ("limit-cut", 347),
-                ("lost-parallel-result", 356),
-                ("result-before-call", 354),
-                ("reused-id-broken", 389),
+                ("duplicated-result", 354),
+                ("interjected-message", 376),
+                ("interrupted-run", 573),
+                ("limit-cut", 378),
+                ("lost-parallel-result", 376),
+                ("result-before-call", 355),
+                ("reused-id-broken", 336),
             ],
         ),
         (

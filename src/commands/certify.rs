@@ -112,7 +112,7 @@ pub struct Args {
     /// comma-separated, of leading-segment, pinned-system, pinned-not-first,
     /// later-system, developer-role, role-case, tool-calls, multi-step,
     /// batched-results, shuffled-results, text-beside-calls,
-    /// results-beside-text (anthropic, bedrock), approvals,
+    /// results-beside-text (anthropic, bedrock, gemini), approvals,
     /// legacy-approvals, pending, reuse-call-ids, id-spellings,
     /// opaque-contents, extra-fields, system-extra-fields, result-extra-fields, empty-text,
     /// non-ascii-text, large-payloads, non-string-results. Generated cases

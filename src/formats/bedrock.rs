@@ -68,7 +68,6 @@ pub(crate) const BEDROCK: Keyed = Keyed {
     result_inner: &["status"],
     wrap,
     unwrap,
-    tool_when_all_results: false,
     ids_from_names: false,
     system_value: Value::Array,
     system_parts: Value::as_array,

@@ -15,6 +15,7 @@
 //! |-----------|--------|
 //! | the first message, role `system`, text items only, no other member | the pseudo-message with `content: {"parts": [text parts]}` |
 //! | `user` / `assistant` / `tool` | `user` / `model` / `user` |
+//! | a `tool` message's items beside its results (at least one result) | the parts of a user content beside the `functionResponse` parts (spec §1.6) |
 //! | `text` item | `{"text": ..., <other members>}` |
 //! | `functionCall` item | `{"functionCall": {"id": callId, "name", "args": arguments}, <other members>}` (no `args` for a call without arguments: the API's `args` is optional) |
 //! | `functionResult` item | `{"functionResponse": {"id": callId, "name", "response"}, <other members>}` |
@@ -27,9 +28,14 @@
 //! read back as that output. An object result whose only member is a
 //! non-object `output` would be read back wrongly and has no Gemini form.
 //!
-//! **The view**: role `model` is the assistant; a `user` content whose parts
-//! are all `functionResponse` parts (at least one) is a tool message, never
-//! a turn start; a part with a `$type` member is opaque. A call or result
+//! **The view**: role `model` is the assistant; a `user` content with at
+//! least one `functionResponse` part is a tool message, never a turn start,
+//! also when text parts sit beside its responses (the Vercel AI SDK's
+//! Google provider writes a tool's image as `inlineData` and a text part
+//! beside the responses; a client merging consecutive user turns writes
+//! the user's next question there, spec §1.6): it is the canonical `tool`
+//! message holding those items beside its results; a part with a `$type`
+//! member is opaque. A call or result
 //! without an `id` (older Gemini models send none) gets the id
 //! `<name>#<k>`, for the k-th id-less call (result) of that name in its
 //! content, so the k-th response of a name answers the k-th call of that
@@ -79,7 +85,6 @@ pub(crate) const GEMINI: Keyed = Keyed {
     result_inner: &["name"],
     wrap,
     unwrap,
-    tool_when_all_results: true,
     ids_from_names: true,
     system_value: |parts| json!({ "parts": parts }),
     system_parts: |v| {
@@ -109,7 +114,7 @@ pub(crate) fn role_and_items(
 /// [`ConvertError`] for the first message Gemini cannot carry: a system
 /// message that is not first or has other members or non-text items, a
 /// role other than lowercase `user`, `assistant`, `tool`, `system`, a tool
-/// message without results or with another item, a `functionResult`
+/// message without results, a `functionResult`
 /// outside a tool message, an approval item, a text item without a string
 /// `text`, a result the module doc's rule cannot carry, a member that would
 /// collide (`parts` on a message, `functionCall` on an item, ...).
@@ -127,8 +132,7 @@ pub fn to_gemini(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
 /// null, a part is not an object, has two of `text`, `functionCall`,
 /// `functionResponse`, has a `$type` naming a canonical kind, a call or
 /// response without a string `id` or with another member, a `response`
-/// that is not an object, or `functionResponse` parts beside others or in a
-/// `model` content.
+/// that is not an object, or `functionResponse` parts in a `model` content.
 pub fn from_gemini(messages: &[Value]) -> Result<Vec<Value>, ConvertError> {
     GEMINI.read_wire(messages)
 }
@@ -203,16 +207,65 @@ mod tests {
                 (ItemKind::Result, "x")
             ]
         );
-        let mixed = json!({"role": "user", "parts": [{"text": "and?"}, {"functionResponse": {"id": "x", "response": {}}}]});
-        let (role, _) = role_and_items(mixed.as_object().unwrap(), "user", 0).unwrap();
-        assert_eq!(role, Role::User);
-        assert_eq!(
-            from_gemini(&[mixed]).unwrap_err().to_string(),
-            "message 0: a user message with functionResponse parts beside other parts has no canonical form (a tool message holds only results)"
-        );
         assert_eq!(
             from_gemini(&[c]).unwrap_err().to_string(),
             "message 0, content 0: functionResponse has no string `id` (the canonical form needs a call id)"
+        );
+    }
+
+    /// A user content holding responses beside text (and beside other
+    /// responses) is a tool message holding text items beside its results,
+    /// part for item, both ways (spec §1.6); so is one holding a text part
+    /// before its responses.
+    #[test]
+    fn results_beside_text_are_one_tool_message() {
+        let wire = list(json!([
+            {"role": "user", "parts": [{"text": "weather in Paris and Rome?"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"id": "a", "name": "get_weather", "args": {"city": "Paris"}}},
+                {"functionCall": {"id": "b", "name": "get_weather", "args": {"city": "Rome"}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"id": "a", "name": "get_weather", "response": {"output": "sunny"}}},
+                {"functionResponse": {"id": "b", "name": "get_weather", "response": {"temp": 21}}},
+                {"text": "and tomorrow?"}]}
+        ]));
+        let canonical = from_gemini(&wire).unwrap();
+        assert_eq!(
+            canonical[2],
+            json!({"role": "tool", "contents": [
+                {"$type": "functionResult", "callId": "a", "name": "get_weather", "result": "sunny"},
+                {"$type": "functionResult", "callId": "b", "name": "get_weather", "result": {"temp": 21}},
+                {"$type": "text", "text": "and tomorrow?"}]})
+        );
+        assert_eq!(to_gemini(&canonical).unwrap(), wire);
+        let (role, items) = role_and_items(wire[2].as_object().unwrap(), "user", 2).unwrap();
+        assert_eq!(role, Role::Tool);
+        let kinds: Vec<_> = items.iter().map(|i| (i.kind, i.id.as_str())).collect();
+        assert_eq!(
+            kinds,
+            [
+                (ItemKind::Result, "a"),
+                (ItemKind::Result, "b"),
+                (ItemKind::Text, "")
+            ]
+        );
+        let before = json!({"role": "user", "parts": [
+            {"text": "and?"}, {"functionResponse": {"id": "x", "name": "f", "response": {}}}]});
+        assert_eq!(
+            from_gemini(std::slice::from_ref(&before)).unwrap(),
+            [json!({"role": "tool", "contents": [
+                {"$type": "text", "text": "and?"},
+                {"$type": "functionResult", "callId": "x", "name": "f", "result": {}}]})]
+        );
+        assert_eq!(
+            to_gemini(&from_gemini(std::slice::from_ref(&before)).unwrap()).unwrap(),
+            [before]
+        );
+        let text_only =
+            list(json!([{"role": "tool", "contents": [{"$type": "text", "text": "x"}]}]));
+        assert_eq!(
+            to_gemini(&text_only).unwrap_err().to_string(),
+            "message 0: a tool message without results has no Gemini form"
         );
     }
 

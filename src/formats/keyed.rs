@@ -11,7 +11,7 @@
 //! |-----------|-------------------------------|
 //! | the first message, role `system`, text items only, no other member | the system pseudo-message `{"role": "system", "content": <top-level value>}` |
 //! | `user` / `assistant` / `tool` message | role `user` / `model` (Bedrock `assistant`) / `user` |
-//! | a `tool` message's other items beside its results (Bedrock only, spec §1.6) | the parts of a user message, beside the results |
+//! | a `tool` message's other items beside its results (spec §1.6) | the parts of a user message, beside the results |
 //! | `text` item (a string `text`) | `{"text": ..., <other members>}` |
 //! | `functionCall` item | `{"functionCall": {"id", "name", "args"}}` / `{"toolUse": {"toolUseId", "name", "input"}}`, other members beside it |
 //! | `functionResult` item (in a tool message) | `{"functionResponse": {"id", "name", "response"}}` / `{"toolResult": {"toolUseId", "content", "status"}}`, other members beside it; the result as the format wraps it |
@@ -58,11 +58,6 @@ pub(crate) struct Keyed {
     pub wrap: Wrap,
     /// Payload → canonical `result`.
     pub unwrap: Wrap,
-    /// Whether a `user` message is a tool message when all its parts are
-    /// results (Gemini) rather than when any is (Bedrock, as Anthropic);
-    /// and so whether a tool message holds only results (Gemini) or may
-    /// hold other parts beside them (Bedrock, spec §1.6).
-    pub tool_when_all_results: bool,
     /// Whether a call or result without an id gets one from its name
     /// (`<name>#<k>`, Gemini): the view only; the canonical form needs ids.
     pub ids_from_names: bool,
@@ -163,8 +158,9 @@ impl Keyed {
             });
         }
         let results = items.iter().filter(|i| i.kind == ItemKind::Result).count();
-        let tool = results > 0 && (!self.tool_when_all_results || results == items.len());
-        let role = if role == Role::User && tool {
+        // A `user` message with a result is a tool message, also when other
+        // parts sit beside its results (spec §1.6).
+        let role = if role == Role::User && results > 0 {
             Role::Tool
         } else {
             role
@@ -347,16 +343,6 @@ impl Keyed {
             .as_object()
             .ok_or_else(|| item_err(index, k, "is not an object"))?;
         let tag = o.get("$type").and_then(Value::as_str);
-        // Bedrock, as Anthropic, carries a user's text (and any other
-        // part) beside the results (spec §1.6); in Gemini a content of
-        // results holds only results (§14.2).
-        if tool && self.tool_when_all_results && tag != Some("functionResult") {
-            return Err(item_err(
-                index,
-                k,
-                self.no_form("a tool message item that is not a functionResult"),
-            ));
-        }
         let keys = self.keys();
         let whose = format!("{}'s", self.title);
         let beside = |skip: &[&str], part: &mut Map<String, Value>| {
@@ -518,15 +504,6 @@ impl Keyed {
                             index,
                             format!(
                                 "a {} part in a {role} message has no canonical form",
-                                self.result.0
-                            ),
-                        ));
-                    }
-                    if self.tool_when_all_results && results < items.len() {
-                        return Err(err(
-                            index,
-                            format!(
-                                "a user message with {} parts beside other parts has no canonical form (a tool message holds only results)",
                                 self.result.0
                             ),
                         ));

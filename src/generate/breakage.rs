@@ -342,7 +342,7 @@ fn apply_one(u: &mut Unstructured, msgs: &mut Vec<Value>, b: Break, cfg: &Config
             let t = results[pick(u, results.len())?];
             let mut copy = msgs[t].clone();
             // A retry stores the results again, not the user's text beside
-            // them (Anthropic, Bedrock: spec §1.6).
+            // them (Anthropic, Bedrock, Gemini: spec §1.6).
             if let Some(items) = copy.get_mut("contents").and_then(Value::as_array_mut) {
                 items.retain(|i| i["$type"] == "functionResult");
             }

@@ -80,12 +80,13 @@ pub struct Config {
     /// Default on.
     pub text_beside_calls: bool,
     /// Sometimes, the user's text after the results in the last tool
-    /// message of a tool step: how Anthropic and Bedrock carry "here is the
-    /// result, and my next question" in one user message (spec §1.6). A
-    /// shape only those formats have: default off, as in
+    /// message of a tool step: how Anthropic, Bedrock and Gemini carry
+    /// "here is the result, and my next question" in one user message
+    /// (spec §1.6). A shape only those formats have: default off, as in
     /// [`Config::everything`]; [`Config::with_native_shapes`] turns it on
-    /// for [`Format::Anthropic`] and [`Format::Bedrock`], and
-    /// [`Config::sanitize_for`] off for every other format.
+    /// for [`Format::Anthropic`], [`Format::Bedrock`] and
+    /// [`Format::Gemini`], and [`Config::sanitize_for`] off for every other
+    /// format.
     pub results_beside_text: bool,
     /// Approval flows: `toolApprovalRequest` in an assistant message, an
     /// approval-only user message answering it (approved or not), then
@@ -306,12 +307,13 @@ impl Config {
 
     /// Turns on the shapes only `format` has (spec §14.8): reasoning
     /// items for [`Format::Responses`]; the user's text beside results
-    /// (`results_beside_text`) for [`Format::Anthropic`] and
-    /// [`Format::Bedrock`]; none for the other formats.
+    /// (`results_beside_text`) for [`Format::Anthropic`],
+    /// [`Format::Bedrock`] and [`Format::Gemini`]; none for the other
+    /// formats.
     pub fn with_native_shapes(mut self, format: Format) -> Config {
         match format {
             Format::Responses => self.reasoning_items = true,
-            Format::Anthropic | Format::Bedrock => self.results_beside_text = true,
+            Format::Anthropic | Format::Bedrock | Format::Gemini => self.results_beside_text = true,
             _ => {}
         }
         self
@@ -396,8 +398,8 @@ impl Config {
     ///   carry, and approvals (`approvals`, `legacy_approvals`).
     ///
     /// Every format but Responses turns `reasoning_items` off (and
-    /// `reasoning_cut_off` with it), every format but Anthropic and
-    /// Bedrock `results_beside_text`, every format but canonical
+    /// `reasoning_cut_off` with it), every format but Anthropic, Bedrock
+    /// and Gemini `results_beside_text`, every format but canonical
     /// `tool_as_user` (OpenAI and Responses have no user message holding a
     /// result; in the others it is their tool message).
     /// Sets `format`.
@@ -411,7 +413,7 @@ impl Config {
         if format != Format::Canonical {
             c.tool_as_user = false;
         }
-        if !matches!(format, Format::Anthropic | Format::Bedrock) {
+        if !matches!(format, Format::Anthropic | Format::Bedrock | Format::Gemini) {
             c.results_beside_text = false;
         }
         match format {

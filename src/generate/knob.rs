@@ -72,7 +72,7 @@ knobs! {
     /// Text beside calls ([`Shape::TextBesideCalls`]).
     TextBesideCalls = "text-beside-calls", text_beside_calls;
     /// The user's text beside results in one tool message
-    /// ([`Shape::ResultsBesideText`]; Anthropic and Bedrock, spec §1.6).
+    /// ([`Shape::ResultsBesideText`]; Anthropic, Bedrock and Gemini, spec §1.6).
     ResultsBesideText = "results-beside-text", results_beside_text;
     /// Approval flows (any approval request or response item).
     Approvals = "approvals", approvals;

@@ -78,9 +78,9 @@ shapes! {
     ResultsReordered = "results-reordered";
     /// A message with both text and calls.
     TextBesideCalls = "text-beside-calls";
-    /// A tool message with text beside its results: Anthropic's and
-    /// Bedrock's user message carrying "here is the result, and my next
-    /// question" (spec §1.6).
+    /// A tool message with text beside its results: Anthropic's,
+    /// Bedrock's and Gemini's user message carrying "here is the result,
+    /// and my next question" (spec §1.6).
     ResultsBesideText = "results-beside-text";
     /// An approval response with `approved: true`.
     ApprovalApproved = "approval-approved";

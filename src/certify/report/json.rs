@@ -41,6 +41,7 @@ fn response_json(r: &Option<Response>) -> Value {
 /// | `clauses` | object | per clause id judged for the policy, in report order: `{"level", "passed", "failed", "defects", "invalidInput", "notJudged"}` (counts of cases run; `failed` is `defects`, on a valid input, plus `invalidInput`, on an input that breaks a validator rule: spec §9.2) |
 /// | `passed` | bool | every level passed, and the run was not stopped |
 /// | `firstDefect` | object, only in a run with a defect | `case` (its id), `seconds` (from the run's start until the first case with a defect was judged, in the order cases finished; spec §9.1) |
+/// | `firstDifferenceFromPolicy` | object, only in a run with no defect whose answers fail policy or exact clauses on a valid input (spec §9.3) | `case`, `seconds`, as `firstDefect`, for the first such case (the text report's `no defect; first difference from the policy`) |
 /// | `stopped` | object, only when the run stopped feeding the reducer | `unansweredInARow`, `notRun`, `lastFailure`, `stderrLine` (spec §8.5) |
 /// | `stoppedAtFirstDefect` | object, only when `--stop-after-first` stopped the run before its end | `case` (the first defect's), `notRun` (cases not run) |
 /// | `certificate` | string | the certificate line ([`super::certificate`]) |
@@ -355,6 +356,11 @@ fn head(run: &Run) -> Value {
     if let Some((case, t)) = run.first_defect {
         put(
             "firstDefect",
+            json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
+        );
+    } else if let Some((case, t)) = run.first_difference {
+        put(
+            "firstDifferenceFromPolicy",
             json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
         );
     }

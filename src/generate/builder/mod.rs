@@ -387,7 +387,7 @@ impl Builder<'_, '_, '_> {
                 items.push(self.result_item(id)?);
             }
             // The user's text after the step's last results, in the same
-            // message (Anthropic, Bedrock: spec §1.6).
+            // message (Anthropic, Bedrock, Gemini: spec §1.6).
             if self.cfg.results_beside_text
                 && i + size == order.len()
                 && self.chance(1, RESULTS_BESIDE_TEXT_ODDS)?
