@@ -23,7 +23,7 @@ def test_a_plain_last_n_function_fails_with_a_small_counterexample(naive):
     assert len(cx.input) <= 4, cx.text
     assert cx.valid_input
     assert cx.actual != cx.expected
-    assert "clause:   every result in the output has its call" in cx.text
+    assert "every result in the output has its call in an earlier output message" in cx.text
     assert naive.clauses["no-orphan-result"]["defects"] > 0
     assert naive.json["mode"] == "in-process"
     assert naive.certificate.startswith("certificate: reducer-kit ")
