@@ -8,10 +8,12 @@
 //! Chat Completions; the format's own provider for the others), then a
 //! case the way `certify` draws one in that format under that profile
 //! with protocol 2 ([`generator_config_without`] of [`knob::outside`]):
-//! every shape the format carries, its own shapes on
+//! every shape the format carries but those a default run leaves out
+//! (spec §9.5: approval items where the format or the profile has no
+//! place for them), its own shapes on
 //! ([`Config::with_native_shapes`](crate::generate::Config::with_native_shapes):
 //! reasoning items in Responses, spec §14.1; the user's text beside
-//! removed results in Anthropic and Bedrock, spec §1.6), about half the
+//! results in Anthropic and Bedrock, spec §1.6), about half the
 //! cases with a token budget (spec §11), then a policy and maybe summaries
 //! allowed (spec §12). The case is converted into its format as `certify`
 //! sends it (its `wire` form: under a token budget the wire form must have one
@@ -49,8 +51,8 @@
 //! given as copies (executions per second).
 //!
 //! **One of each per execution.** One format and at most one profile per
-//! input, drawn from its bytes (libFuzzer's mutations of an input keep its
-//! format). The invalid budget is picked per input (`fuzzers::input_pick`):
+//! input, drawn from its first bytes (a mutation past them keeps the
+//! format and the profile). The invalid budget is picked per input (`fuzzers::input_pick`):
 //! one of the 5 (11 under a token budget) in turn, rather than all of them
 //! on every execution; they hardly depend on the history, and judging all
 //! of them made up most of an execution (executions per second). `cargo
@@ -401,7 +403,7 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
     };
     let bad: Vec<BudgetFields> = match variants {
         Variants::All => (0..count).map(bad_budget).collect(),
-        Variants::Pick(p) => vec![bad_budget((p >> 1) as usize % count)],
+        Variants::Pick(p) => vec![bad_budget((p % count as u64) as usize)],
     };
     for bad in bad {
         let r = reference.reduce(reduce::Input::new(messages).budget_fields(&bad));
