@@ -260,6 +260,48 @@ impl Mapping {
         self.removed.sort_by_key(|(m, _)| *m);
     }
 
+    /// Spec §7 under `turns` (§1.6): when the output's first message of
+    /// M (not the pinned one) is matched to input message `j` with items
+    /// taken out, and equals, whole, an earlier input message `i` that is
+    /// a turn start and not kept, it is matched to the latest such one
+    /// instead. In Anthropic and Bedrock a message of results beside text
+    /// with its results taken out is a `user` message of text, and may
+    /// equal a question before it; the bytes cannot tell the two apart,
+    /// and under `turns` the first kept message of M is a turn start (a
+    /// message of results beside text is kept only in the overflow case,
+    /// after its turn's question).
+    pub(super) fn turn_start_over_stripped(
+        &mut self,
+        in_h: &History,
+        pinned: Option<usize>,
+        out_t: &Texts,
+        in_t: &Texts,
+    ) {
+        let Some((k, j)) = self
+            .map
+            .iter()
+            .enumerate()
+            .find_map(|(k, m)| m.filter(|&j| Some(j) != pinned).map(|j| (k, j)))
+        else {
+            return;
+        };
+        if self.removed(j).is_empty() {
+            return;
+        }
+        let Some(i) = (0..j).rev().find(|&i| {
+            Some(i) != pinned
+                && !self.kept[i]
+                && in_h.view(i).is_turn_start()
+                && out_t.same(k, in_t, i)
+        }) else {
+            return;
+        };
+        self.map[k] = Some(i);
+        self.kept[j] = false;
+        self.kept[i] = true;
+        self.removed.retain(|(m, _)| *m != j);
+    }
+
     /// The item indices removed from kept input message `j` (empty when
     /// kept whole or not kept).
     pub(super) fn removed(&self, j: usize) -> &[usize] {

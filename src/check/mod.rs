@@ -341,6 +341,9 @@ impl<'a> OutputState<'a> {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
             }
+            if req.policy == Policy::Turns {
+                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t);
+            }
             m
         };
         let first_unmapped = mapping.map.iter().position(Option::is_none);
