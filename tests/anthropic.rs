@@ -831,8 +831,8 @@ fn dropping_the_text_beside_a_removed_result_fails_at_the_default_seed() {
 
 /// A message of results beside text whose text equals the turn's
 /// question (Bedrock, spec §1.6): with its result taken out it is the
-/// question's bytes. Under `turns` the answer's first message of M is read
-/// as the question (spec §7), so the reference's overflow answer, the
+/// question's bytes. Under `turns` and `suffix` the answer's first message
+/// of M is read as the question (spec §7), so the reference's overflow answer, the
 /// question and the newest message, passes every clause (read as the
 /// stripped message, it failed `overflow-question`).
 #[test]
@@ -857,6 +857,13 @@ fn a_stripped_message_equal_to_the_question_is_read_as_the_question_under_turns(
         reducer_kit::check::align::align(Format::Bedrock, Policy::Turns, &wire, &out.messages())
             .unwrap();
     assert_eq!(alignment.map, [Some(0), Some(3)]);
+    // Under `suffix` too (a profile's fallback keeps the newest turn
+    // start alone): a lone message read as the question, not as message 2
+    // kept without its result (not a legal start).
+    let lone = [wire[0].clone()];
+    let alignment =
+        reducer_kit::check::align::align(Format::Bedrock, Policy::Suffix, &wire, &lone).unwrap();
+    assert_eq!(alignment.map, [Some(0)]);
     let req = Request {
         format: Format::Bedrock,
         policy: Policy::Turns,

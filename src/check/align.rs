@@ -63,7 +63,7 @@ pub fn align(
         map_output_repair(format, in_t, &in_h, out_t, &out_h, &prefer)
     } else {
         let mut m = map_output(in_t, &in_h, out_t, &out_h, Beside::default());
-        if policy == Policy::Turns {
+        if policy.has_budget() {
             m.turn_start_over_stripped(&in_h, in_h.pinned(), &out_t, &in_t);
         }
         m

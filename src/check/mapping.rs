@@ -260,16 +260,19 @@ impl Mapping {
         self.removed.sort_by_key(|(m, _)| *m);
     }
 
-    /// Spec §7 under `turns` (§1.6): when the output's first message of
-    /// M (not the pinned one) is matched to input message `j` with items
-    /// taken out, and equals, whole, an earlier input message `i` that is
-    /// a turn start and not kept, it is matched to the latest such one
-    /// instead. In Anthropic and Bedrock a message of results beside text
-    /// with its results taken out is a `user` message of text, and may
-    /// equal a question before it; the bytes cannot tell the two apart,
-    /// and under `turns` the first kept message of M is a turn start (a
-    /// message of results beside text is kept only in the overflow case,
-    /// after its turn's question).
+    /// Spec §7 (§1.6), under `turns` and `suffix`: when the output's first
+    /// message of M (not the pinned one) is matched to input message `j`,
+    /// not a turn start, with items taken out, and equals, whole, an
+    /// earlier input message `i` that is a turn start and not kept, it is
+    /// matched to the latest such one instead. In Anthropic and Bedrock a
+    /// message of results beside text with its results taken out is a
+    /// `user` message of text, and may equal a question before it; the
+    /// bytes cannot tell the two apart, and neither policy starts what it
+    /// keeps of M with such a message: `turns` with a turn start (it keeps
+    /// one only in the overflow case, after its turn's question), `suffix`
+    /// with a legal start (§4; a message kept without what answers an
+    /// earlier one is not), and a provider profile's fallback (§15.4)
+    /// with the newest turn start alone.
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
@@ -285,7 +288,7 @@ impl Mapping {
         else {
             return;
         };
-        if self.removed(j).is_empty() {
+        if self.removed(j).is_empty() || in_h.view(j).is_turn_start() {
             return;
         }
         let Some(i) = (0..j).rev().find(|&i| {

@@ -341,7 +341,7 @@ impl<'a> OutputState<'a> {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
             }
-            if req.policy == Policy::Turns {
+            if req.policy.has_budget() {
                 m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t);
             }
             m
