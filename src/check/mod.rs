@@ -333,6 +333,9 @@ impl<'a> OutputState<'a> {
             mapping::map_output_repair(req.format, in_t, in_h, t, h, &prefer)
         } else {
             let mut m = map_output(in_t, in_h, t, h, beside);
+            if req.policy.has_budget() {
+                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t);
+            }
             let budget = Budget::read(req.budget, req.messages.len())
                 .map(|b| in_declared_unit(b, &req.declared, in_h));
             // Not with summaries allowed: a lone output message may then be
@@ -340,9 +343,6 @@ impl<'a> OutputState<'a> {
             if let (Ok(b), None) = (budget, req.summary) {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
-            }
-            if req.policy.has_budget() {
-                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t);
             }
             m
         };
