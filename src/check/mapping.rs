@@ -218,7 +218,7 @@ pub(super) struct Compared {
 }
 
 impl Mapping {
-    /// Spec §7 under a token budget (the caller: without summaries): when
+    /// Spec §7 under a token budget (the caller: when the output holds no summary): when
     /// the output keeps one message of M, matched to input message `j`
     /// that costs more than `room` alone,
     /// and an earlier input message equal to `j` (not pinned, not kept)

@@ -338,9 +338,11 @@ impl<'a> OutputState<'a> {
             }
             let budget = Budget::read(req.budget, req.messages.len())
                 .map(|b| in_declared_unit(b, &req.declared, in_h));
-            // Not with summaries allowed: a lone output message may then be
-            // the summary, read against the budget left beside it.
-            if let (Ok(b), None) = (budget, req.summary) {
+            // With summaries allowed, only when the output has none (every
+            // message matched): a lone output message that matches nothing
+            // is the summary, read against the budget left beside it.
+            let no_summary = req.summary.is_none() || m.map.iter().all(Option::is_some);
+            if let (Ok(b), true) = (budget, no_summary) {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
             }
