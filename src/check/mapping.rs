@@ -272,7 +272,7 @@ impl Mapping {
     /// one only in the overflow case, after its turn's question), `suffix`
     /// with a legal start (§4; a message kept without what answers an
     /// earlier one is not), and a provider profile's fallback (§15.4)
-    /// with the newest turn start alone.
+    /// with a turn start alone.
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
