@@ -215,11 +215,7 @@ impl Pending<'_> {
 /// wire form must have one message per message, or the costs could not
 /// travel; a message budget counts the wire format's messages (a
 /// Responses item per call, spec §14).
-pub(crate) fn wire(
-    format: Format,
-    messages: &[Value],
-    costs: bool,
-) -> Result<Cow<'_, [Value]>, String> {
+fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Cow<'_, [Value]>, String> {
     if format == Format::Canonical {
         // The canonical wire form is the messages as they are.
         return Ok(Cow::Borrowed(messages));

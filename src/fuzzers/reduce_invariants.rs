@@ -7,7 +7,7 @@
 //! five for canonical histories; `openai-chat` or `anthropic` for OpenAI
 //! Chat Completions; the format's own provider for the others), then a
 //! case the way `certify` draws one in that format under that profile
-//! with protocol 2 ([`generator_config_without`] of [`knob::outside`]):
+//! with protocol 2 ([`crate::certify::generator_config_without`] of [`knob::outside`]):
 //! every shape the format carries but those a default run leaves out
 //! (spec §9.5: approval items where the format or the profile has no
 //! place for them), its own shapes on
@@ -59,14 +59,12 @@
 //! test` runs every seed this way too; [`check_drawn`] with
 //! [`Variants::All`] judges them all.
 
-use crate::certify::generator_config_without;
-use crate::certify::run::wire;
 use crate::check::{
     check_classified, check_with, extra_requests, ExtraKind, Extras, ExtrasRef, Outcome, Request,
 };
-use crate::formats::{read_history, Format};
-use crate::generate::{knob, GeneratedCase};
-use crate::protocol::{Protocol, Response};
+use crate::formats::{read_history, to_wire, Format};
+use crate::generate::{knob, Config, GeneratedCase};
+use crate::protocol::Response;
 use crate::reduce::{self, select_indices, ReduceError, Reference, Selection};
 use crate::terms::{Budget, BudgetFields, Clause, History, Policy, Provider};
 use crate::validate::{validate_history, Options};
@@ -175,18 +173,20 @@ pub fn decode(u: &mut Unstructured) -> arbitrary::Result<Drawn> {
 
 /// The case of `pick` drawn from `u`: under `certify`'s generator
 /// configuration for the format and profile with protocol 2
-/// ([`generator_config_without`] of [`knob::outside`]), then the policy and
+/// ([`crate::certify::generator_config_without`] of [`knob::outside`]), then the policy and
 /// summaries.
 ///
 /// # Errors
 ///
 /// Never in practice (the generator does not fail).
 pub fn decode_as(u: &mut Unstructured, pick: Pick) -> arbitrary::Result<Drawn> {
-    let cfg = generator_config_without(
-        pick.format,
-        Protocol::V2,
-        &knob::outside(pick.format, pick.provider),
-    );
+    let cfg = Config {
+        costs: true,
+        ..knob::without(
+            Config::for_format(pick.format),
+            &knob::outside(pick.format, pick.provider),
+        )
+    };
     let (case, history, policy, summary) = super::case_policy_summary_under(u, &cfg)?;
     Ok(Drawn {
         pick,
@@ -437,6 +437,19 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
         assert_eq!(rejects.outcome, Outcome::Pass, "budget {bad:?}\n{}", line());
         let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
         assert!(failed.is_empty(), "budget {bad:?}: {failed:?}\n{}", line());
+    }
+}
+
+/// The case's messages in `format` as `certify` sends them: under a token
+/// budget (`costs`) only a wire form of one message per message, or the
+/// costs could not travel.
+fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Cow<'_, [Value]>, ()> {
+    if format == Format::Canonical {
+        return Ok(Cow::Borrowed(messages));
+    }
+    match to_wire(format, messages) {
+        Ok(w) if !costs || w.len() == messages.len() => Ok(Cow::Owned(w)),
+        _ => Err(()),
     }
 }
 
