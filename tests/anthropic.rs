@@ -872,3 +872,56 @@ fn dropping_the_text_beside_a_removed_result_fails_at_the_default_seed() {
         assert!(passed.grade.passed(), "{format}: {:?}", defects(&passed));
     }
 }
+
+/// A message of results beside text whose text equals the turn's
+/// question (Bedrock, spec §1.6): with its result taken out it is the
+/// question's bytes. Under `turns` and `suffix` the answer's first message
+/// of M is read as the question (spec §7), so the reference's overflow answer, the
+/// question and the newest message, passes every clause (read as the
+/// stripped message, it failed `overflow-question`).
+#[test]
+fn a_stripped_message_equal_to_the_question_is_read_as_the_question_under_turns() {
+    let wire = list(json!([
+        {"role": "user", "content": [{"text": "go on"}]},
+        {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": "a", "name": "GetOrder", "input": {}}}]},
+        {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "a", "content": [{"text": "Paid"}]}},
+            {"text": "go on"}]},
+        {"role": "assistant", "content": [{"text": "Done."}]}
+    ]));
+    let budget = BudgetFields::messages(json!(2));
+    let reference = Reference::new(Policy::Turns, Format::Bedrock);
+    let out = reference
+        .reduce(Input::new(&wire).budget_fields(&budget))
+        .unwrap();
+    assert_eq!(out.kept(), [0, 3]);
+    assert_eq!(out.messages(), vec![wire[0].clone(), wire[3].clone()]);
+    let alignment =
+        reducer_kit::check::align::align(Format::Bedrock, Policy::Turns, &wire, &out.messages())
+            .unwrap();
+    assert_eq!(alignment.map, [Some(0), Some(3)]);
+    // Under `suffix` too (a profile's fallback keeps the newest turn
+    // start alone): a lone message read as the question, not as message 2
+    // kept without its result (not a legal start).
+    let lone = [wire[0].clone()];
+    let alignment =
+        reducer_kit::check::align::align(Format::Bedrock, Policy::Suffix, &wire, &lone).unwrap();
+    assert_eq!(alignment.map, [Some(0)]);
+    let req = Request {
+        format: Format::Bedrock,
+        policy: Policy::Turns,
+        budget: &budget,
+        messages: &wire,
+        summary: None,
+        declared: Default::default(),
+    };
+    let verdicts = check_reducer(
+        &req,
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+        None,
+    )
+    .unwrap();
+    let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}

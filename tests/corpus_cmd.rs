@@ -282,8 +282,8 @@ fn add_decodes_a_fuzz_artifact_into_a_case_certify_replays() {
         out,
         "raw: not a case: binary bytes (not UTF-8): neither a case file nor the input of a named fuzz target (for a fuzz input, name its target with --target)\n"
     );
-    // reduce_invariants decodes its input as checker_convicts does;
-    // validator_agrees damages the history first.
+    // reduce_invariants draws a format and a profile first, so its case
+    // is another; validator_agrees damages the history first.
     let (code, out, _) = kit(
         dir,
         &[
@@ -297,7 +297,24 @@ fn add_decodes_a_fuzz_artifact_into_a_case_certify_replays() {
         ],
     );
     assert_eq!(code, 0);
-    assert_eq!(out, format!("raw: already present: {id} in reg/{name}\n"));
+    let drawn = import(
+        &artifact_bytes(),
+        Path::new("raw"),
+        Some("reduce_invariants"),
+        None,
+    )
+    .unwrap()
+    .remove(0)
+    .case;
+    assert_ne!(drawn.id, id);
+    assert_eq!(
+        out,
+        format!(
+            "raw: added {} as reg/{} (from reduce_invariants input)\n",
+            drawn.id,
+            drawn.id.replace('/', "-") + ".json"
+        )
+    );
     let (code, out, _) = kit(
         dir,
         &[
@@ -585,9 +602,9 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
             "skip f/notes: not a fuzz target",
             "skip f/parse_no_panic: parse_no_panic reads JSON text, whose prefixes are other inputs",
             "skip f/reduce_invariants/link: a symbolic link",
-            "reduce_invariants: 1 input, would cut 1, 2048 -> 255 bytes, in f/reduce_invariants",
+            "reduce_invariants: 1 input, would cut 1, 2048 -> 249 bytes, in f/reduce_invariants",
             "validator_agrees: 1 input, would cut 1, 2048 -> 251 bytes, in f/validator_agrees",
-            "trim-fuzz: 2 inputs, would cut 2, 4096 -> 506 bytes",
+            "trim-fuzz: 2 inputs, would cut 2, 4096 -> 500 bytes",
         ]
     );
     assert_eq!(std::fs::read(&big).unwrap(), buf);
@@ -601,12 +618,12 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
         "{out}"
     );
     assert!(
-        out.ends_with("trim-fuzz: 2 inputs, cut 2, 4096 -> 506 bytes\n"),
+        out.ends_with("trim-fuzz: 2 inputs, cut 2, 4096 -> 500 bytes\n"),
         "{out}"
     );
-    assert_eq!(std::fs::read(&big).unwrap(), &buf[..255]);
+    assert_eq!(std::fs::read(&big).unwrap(), &buf[..249]);
     assert_eq!(
-        describe_target("reduce_invariants", &buf[..255]),
+        describe_target("reduce_invariants", &buf[..249]),
         describe_target("reduce_invariants", &buf)
     );
     assert!(!dir.join("f/validator_agrees").join(&hashed).exists());
@@ -625,8 +642,8 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
         lines(&out),
         [
             "skip f/reduce_invariants/link: a symbolic link",
-            "reduce_invariants: 1 input, cut 0, 255 -> 255 bytes, in f/reduce_invariants/",
-            "trim-fuzz: 1 input, cut 0, 255 -> 255 bytes",
+            "reduce_invariants: 1 input, cut 0, 249 -> 249 bytes, in f/reduce_invariants/",
+            "trim-fuzz: 1 input, cut 0, 249 -> 249 bytes",
         ]
     );
     let (code, _, err) = kit(dir, &["corpus", "trim-fuzz", "f/notes"]);

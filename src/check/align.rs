@@ -62,7 +62,11 @@ pub fn align(
         let prefer: Vec<bool> = (0..in_h.len()).map(|j| plan.keeps_message(j)).collect();
         map_output_repair(format, in_t, &in_h, out_t, &out_h, &prefer)
     } else {
-        map_output(in_t, &in_h, out_t, &out_h, Beside::default())
+        let mut m = map_output(in_t, &in_h, out_t, &out_h, Beside::default());
+        if policy.has_budget() {
+            m.turn_start_over_stripped(&in_h, in_h.pinned(), &out_t, &in_t);
+        }
+        m
     };
     Ok(Alignment {
         removed: (0..input.len())

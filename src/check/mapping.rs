@@ -218,7 +218,7 @@ pub(super) struct Compared {
 }
 
 impl Mapping {
-    /// Spec §7 under a token budget (the caller: without summaries): when
+    /// Spec §7 under a token budget (the caller: when the output holds no summary): when
     /// the output keeps one message of M, matched to input message `j`
     /// that costs more than `room` alone,
     /// and an earlier input message equal to `j` (not pinned, not kept)
@@ -258,6 +258,51 @@ impl Mapping {
             }
         }
         self.removed.sort_by_key(|(m, _)| *m);
+    }
+
+    /// Spec §7 (§1.6), under `turns` and `suffix`: when the output's first
+    /// message of M (not the pinned one) is matched to input message `j`,
+    /// not a turn start, with items taken out, and equals, whole, an
+    /// earlier input message `i` that is a turn start and not kept, it is
+    /// matched to the latest such one instead. In Anthropic and Bedrock a
+    /// message of results beside text with its results taken out is a
+    /// `user` message of text, and may equal a question before it; the
+    /// bytes cannot tell the two apart, and neither policy starts what it
+    /// keeps of M with such a message: `turns` with a turn start (it keeps
+    /// one only in the overflow case, after its turn's question), `suffix`
+    /// with a legal start (§4; a message kept without what answers an
+    /// earlier one is not), and a provider profile's fallback (§15.4)
+    /// with a turn start alone.
+    pub(super) fn turn_start_over_stripped(
+        &mut self,
+        in_h: &History,
+        pinned: Option<usize>,
+        out_t: &Texts,
+        in_t: &Texts,
+    ) {
+        let Some((k, j)) = self
+            .map
+            .iter()
+            .enumerate()
+            .find_map(|(k, m)| m.filter(|&j| Some(j) != pinned).map(|j| (k, j)))
+        else {
+            return;
+        };
+        if self.removed(j).is_empty() || in_h.view(j).is_turn_start() {
+            return;
+        }
+        let Some(i) = (0..j).rev().find(|&i| {
+            Some(i) != pinned
+                && !self.kept[i]
+                && in_h.view(i).is_turn_start()
+                && out_t.same(k, in_t, i)
+        }) else {
+            return;
+        };
+        self.map[k] = Some(i);
+        self.kept[j] = false;
+        self.kept[i] = true;
+        self.removed.retain(|(m, _)| *m != j);
     }
 
     /// The item indices removed from kept input message `j` (empty when

@@ -338,11 +338,16 @@ impl<'a> OutputState<'a> {
             mapping::map_output_repair(req.format, in_t, in_h, t, h, &prefer)
         } else {
             let mut m = map_output(in_t, in_h, t, h, beside);
+            if req.policy.has_budget() {
+                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t);
+            }
             let budget = Budget::read(req.budget, req.messages.len())
                 .map(|b| in_declared_unit(b, &req.declared, in_h));
-            // Not with summaries allowed: a lone output message may then be
-            // the summary, read against the budget left beside it.
-            if let (Ok(b), None) = (budget, req.summary) {
+            // With summaries allowed, only when the output has none (every
+            // message matched): a lone output message that matches nothing
+            // is the summary, read against the budget left beside it.
+            let no_summary = req.summary.is_none() || m.map.iter().all(Option::is_some);
+            if let (Ok(b), true) = (budget, no_summary) {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
             }

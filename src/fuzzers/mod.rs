@@ -14,7 +14,7 @@
 //! | [`parse_no_panic`]    | arbitrary bytes into every reader (JSON → views in every format, validator, reducers, every format's converters, case and input files, budgets, checker): an error, never a panic |
 //! | [`format_roundtrip`]  | canonical → any wire format → canonical is the identity on generated histories, views and validity agree, and reduction commutes with conversion |
 //! | [`validator_agrees`]  | on generated histories with random damage, the validator and a naive oracle agree on validity |
-//! | [`reduce_invariants`] | the reference reducers' outputs pass every clause of the checker, plus budget, validity, idempotence and identity-when-fits directly |
+//! | [`reduce_invariants`] | in a format drawn of the six, with its own shapes, under a provider profile on a quarter of the inputs, the reference reducers' outputs pass every clause of the checker (provider-aware), plus budget, validity, idempotence and identity-when-fits directly |
 //! | [`checker_convicts`]  | a reference output with a random mutation that changes it gets at least one failing verdict, and the clause a mutation must break |
 //! | [`terms_agree`]       | on generated histories with random damage, `pinned_index`, `turns` and `pair` agree with a naive restatement of spec §2 |
 //! | [`repair_invariants`] | on broken histories (the generator's breaks in every format, or random damage), the reference repair (policy `repair`, spec §17) is valid, its own repair, keeps all content, equals a naive restatement of §17.2, and passes every clause |
@@ -282,7 +282,17 @@ pub(crate) fn case_policy_summary_read(
         costs: true,
         ..Config::everything()
     };
-    let (case, history) = history_read(u, &cfg)?;
+    case_policy_summary_under(u, &cfg)
+}
+
+/// [`case_policy_summary_read`] with the case drawn under `cfg` (which
+/// should have the costs knob on): the case, its canonical reading, a
+/// policy and whether summaries are allowed, drawn in that order.
+pub(crate) fn case_policy_summary_under(
+    u: &mut Unstructured,
+    cfg: &Config,
+) -> arbitrary::Result<(GeneratedCase, History, Policy, Option<u64>)> {
+    let (case, history) = history_read(u, cfg)?;
     let policy = if bool::arbitrary(u)? {
         Policy::Suffix
     } else {
