@@ -291,7 +291,7 @@ fn trimming_keeps_the_case() {
     // checker_convicts draws its mutation after the case, validator_agrees
     // its damage.
     for (t, want) in [
-        ("reduce_invariants", 249),
+        ("reduce_invariants", 316),
         ("checker_convicts", 256),
         ("validator_agrees", 251),
     ] {

@@ -272,13 +272,17 @@ impl Mapping {
     /// one only in the overflow case, after its turn's question), `suffix`
     /// with a legal start (§4; a message kept without what answers an
     /// earlier one is not), and a provider profile's fallback (§15.4)
-    /// with a turn start alone.
+    /// with a turn start alone. Not when the output's one message of M
+    /// fits the budget read as `j` and not as `i` (`fits`: under `turns`
+    /// and a token budget): the stripped message that step 4 keeps when
+    /// the newest turn's question is over B is then the reading.
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
         pinned: Option<usize>,
         out_t: &Texts,
         in_t: &Texts,
+        fits: impl Fn(usize) -> bool,
     ) {
         let Some((k, j)) = self
             .map
@@ -299,6 +303,16 @@ impl Mapping {
         }) else {
             return;
         };
+        let lone = self
+            .map
+            .iter()
+            .flatten()
+            .filter(|&&m| Some(m) != pinned)
+            .count()
+            == 1;
+        if lone && fits(j) && !fits(i) {
+            return;
+        }
         self.map[k] = Some(i);
         self.kept[j] = false;
         self.kept[i] = true;

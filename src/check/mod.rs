@@ -338,11 +338,18 @@ impl<'a> OutputState<'a> {
             mapping::map_output_repair(req.format, in_t, in_h, t, h, &prefer)
         } else {
             let mut m = map_output(in_t, in_h, t, h, beside);
-            if req.policy.has_budget() {
-                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t);
-            }
             let budget = Budget::read(req.budget, req.messages.len())
                 .map(|b| in_declared_unit(b, &req.declared, in_h));
+            if req.policy.has_budget() {
+                let turns = req.policy == Policy::Turns;
+                let fits = |i: usize| match &budget {
+                    Ok(b) if turns && b.is_tokens() => {
+                        b.cost(i) <= b.available(in_h.pinned()).unwrap_or(0)
+                    }
+                    _ => true,
+                };
+                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t, fits);
+            }
             // With summaries allowed, only when the output has none (every
             // message matched): a lone output message that matches nothing
             // is the summary, read against the budget left beside it.

@@ -678,8 +678,8 @@ mod tests {
     }
 
     /// The formats' own shapes are drawn: reasoning items in Responses,
-    /// text beside results in Anthropic and Bedrock (at least 4 cases of 400;
-    /// 6 in each on these bytes, and 117 in Responses), and
+    /// text beside results in Anthropic, Bedrock and Gemini (at least 4
+    /// cases of 400; 6 in each on these bytes, and 117 in Responses), and
     /// in no other format.
     #[test]
     fn each_format_draws_its_own_shapes() {
@@ -692,7 +692,7 @@ mod tests {
                 .filter(|&n| native(&decode_as(&mut Unstructured::new(&bytes(n)), pick).unwrap()))
                 .count();
             match format {
-                Format::Responses | Format::Anthropic | Format::Bedrock => {
+                Format::Responses | Format::Anthropic | Format::Bedrock | Format::Gemini => {
                     assert!(native >= 4, "{format}: {native} of 400")
                 }
                 _ => assert_eq!(native, 0, "{format}"),
