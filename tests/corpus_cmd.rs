@@ -602,9 +602,9 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
             "skip f/notes: not a fuzz target",
             "skip f/parse_no_panic: parse_no_panic reads JSON text, whose prefixes are other inputs",
             "skip f/reduce_invariants/link: a symbolic link",
-            "reduce_invariants: 1 input, would cut 1, 2048 -> 249 bytes, in f/reduce_invariants",
+            "reduce_invariants: 1 input, would cut 1, 2048 -> 316 bytes, in f/reduce_invariants",
             "validator_agrees: 1 input, would cut 1, 2048 -> 251 bytes, in f/validator_agrees",
-            "trim-fuzz: 2 inputs, would cut 2, 4096 -> 500 bytes",
+            "trim-fuzz: 2 inputs, would cut 2, 4096 -> 567 bytes",
         ]
     );
     assert_eq!(std::fs::read(&big).unwrap(), buf);
@@ -618,12 +618,12 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
         "{out}"
     );
     assert!(
-        out.ends_with("trim-fuzz: 2 inputs, cut 2, 4096 -> 500 bytes\n"),
+        out.ends_with("trim-fuzz: 2 inputs, cut 2, 4096 -> 567 bytes\n"),
         "{out}"
     );
-    assert_eq!(std::fs::read(&big).unwrap(), &buf[..249]);
+    assert_eq!(std::fs::read(&big).unwrap(), &buf[..316]);
     assert_eq!(
-        describe_target("reduce_invariants", &buf[..249]),
+        describe_target("reduce_invariants", &buf[..316]),
         describe_target("reduce_invariants", &buf)
     );
     assert!(!dir.join("f/validator_agrees").join(&hashed).exists());
@@ -642,8 +642,8 @@ fn trim_fuzz_cuts_unread_bytes_and_nothing_else() {
         lines(&out),
         [
             "skip f/reduce_invariants/link: a symbolic link",
-            "reduce_invariants: 1 input, cut 0, 249 -> 249 bytes, in f/reduce_invariants/",
-            "trim-fuzz: 1 input, cut 0, 249 -> 249 bytes",
+            "reduce_invariants: 1 input, cut 0, 316 -> 316 bytes, in f/reduce_invariants/",
+            "trim-fuzz: 1 input, cut 0, 316 -> 316 bytes",
         ]
     );
     let (code, _, err) = kit(dir, &["corpus", "trim-fuzz", "f/notes"]);
