@@ -272,10 +272,11 @@ impl Mapping {
     /// one only in the overflow case, after its turn's question), `suffix`
     /// with a legal start (§4; a message kept without what answers an
     /// earlier one is not), and a provider profile's fallback (§15.4)
-    /// with a turn start alone. Not when the output's one message of M
-    /// fits the budget read as `j` and not as `i` (`fits`: under `turns`
-    /// and a token budget): the stripped message that step 4 keeps when
-    /// the newest turn's question is over B is then the reading.
+    /// with a turn start alone. When the output's one message of M fits
+    /// the budget read as `j` (`fits`: under `turns` and a token budget),
+    /// only an earlier equal turn start that fits too is read instead:
+    /// the stripped message that step 4 keeps when the newest turn's
+    /// question is over B is otherwise the reading.
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
@@ -295,14 +296,6 @@ impl Mapping {
         if self.removed(j).is_empty() || in_h.view(j).is_turn_start() {
             return;
         }
-        let Some(i) = (0..j).rev().find(|&i| {
-            Some(i) != pinned
-                && !self.kept[i]
-                && in_h.view(i).is_turn_start()
-                && out_t.same(k, in_t, i)
-        }) else {
-            return;
-        };
         let lone = self
             .map
             .iter()
@@ -310,9 +303,18 @@ impl Mapping {
             .filter(|&&m| Some(m) != pinned)
             .count()
             == 1;
-        if lone && fits(j) && !fits(i) {
+        // A lone message that fits as `j` is read as a question only when
+        // one fits too (the latest such: a profile's fallback).
+        let must_fit = lone && fits(j);
+        let Some(i) = (0..j).rev().find(|&i| {
+            Some(i) != pinned
+                && !self.kept[i]
+                && in_h.view(i).is_turn_start()
+                && out_t.same(k, in_t, i)
+                && (!must_fit || fits(i))
+        }) else {
             return;
-        }
+        };
         self.map[k] = Some(i);
         self.kept[j] = false;
         self.kept[i] = true;

@@ -490,10 +490,12 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             cost = cost.saturating_add(b.cost(j));
             before = j;
         }
-        // Spec §7: without summaries, one kept message whose latest match
-        // does not fit alone reads as an earlier equal one that does.
+        // Spec §7: one kept message whose latest match does not fit alone
+        // reads as an earlier equal one that does (with summaries allowed
+        // too: every message here matches one of M, so none is the
+        // summary).
         let kept = out.len() - usize::from(out_pinned.is_some());
-        if let Some(j) = last_j.filter(|_| kept == 1 && s.summary.is_none()) {
+        if let Some(j) = last_j.filter(|_| kept == 1) {
             let msgs = &s.case.messages;
             if b.cost(j) > room
                 && (0..j)
