@@ -273,6 +273,30 @@ fn system_role(m: &serde_json::Value) -> Option<bool> {
     }
 }
 
+/// Case `r` for [`GroupsAtCut::binding`], when its message budget binds
+/// and the answer keeps the pinned message (`pinned`: its input has one):
+/// whether the answer kept exactly N − 1 messages of M, and whether it
+/// kept N or more. `read` gives the answer's views.
+fn binding<'v>(
+    r: &Pending<'_>,
+    pinned: bool,
+    read: impl FnOnce() -> Option<&'v [crate::terms::MessageView]>,
+) -> Option<(bool, bool)> {
+    let messages = &r.case.messages;
+    let b = crate::terms::Budget::read(&r.case.budget, messages.len()).ok()?;
+    let m = (messages.len() - usize::from(pinned)) as u64;
+    if b.is_tokens() || m <= b.limit() {
+        return None;
+    }
+    let views = read()?;
+    let system = crate::terms::Role::System;
+    if pinned && !views.iter().any(|v| v.role == system) {
+        return None;
+    }
+    let kept = views.iter().filter(|v| v.role != system).count() as u64;
+    Some((kept + 1 == b.limit(), kept >= b.limit()))
+}
+
 impl Collector {
     /// Tallies what the hints read of case `r` ([`GroupsAtCut::pinned`],
     /// [`GroupsAtCut::results`]).
@@ -297,7 +321,24 @@ impl Collector {
                 t.1 += usize::from(v.failed());
             }
         }
-        self.binding(r, pinned.is_some());
+        // The answer's views, read at most once for both tallies below.
+        let views = std::cell::OnceCell::new();
+        let read = || {
+            views
+                .get_or_init(|| match &r.response {
+                    Some(crate::protocol::Response::Messages(out)) => {
+                        crate::formats::view_history(self.format, out).ok()
+                    }
+                    _ => None,
+                })
+                .as_deref()
+        };
+        if let Some((short, full)) = binding(r, pinned.is_some(), read) {
+            let t = &mut self.groups_at_cut.binding[usize::from(pinned.is_some())];
+            t.0 += 1;
+            t.1 += usize::from(short);
+            t.2 += usize::from(full);
+        }
         let holds_result = messages.iter().any(|m| {
             m.get("contents")
                 .and_then(serde_json::Value::as_array)
@@ -309,7 +350,7 @@ impl Collector {
                 return;
             }
             self.groups_at_cut.results.0 += 1;
-            let kept = crate::formats::view_history(self.format, out).is_ok_and(|v| {
+            let kept = read().is_some_and(|v| {
                 v.iter().any(|m| {
                     m.items
                         .iter()
@@ -318,35 +359,6 @@ impl Collector {
             });
             self.groups_at_cut.results.1 += usize::from(kept);
         }
-    }
-
-    /// Tallies case `r` in [`GroupsAtCut::binding`], when its message
-    /// budget binds (`pinned`: its input has a pinned system message).
-    fn binding(&mut self, r: &Pending<'_>, pinned: bool) {
-        let messages = &r.case.messages;
-        let (Some(crate::protocol::Response::Messages(out)), Ok(b)) = (
-            &r.response,
-            crate::terms::Budget::read(&r.case.budget, messages.len()),
-        ) else {
-            return;
-        };
-        let m = (messages.len() - usize::from(pinned)) as u64;
-        if b.is_tokens() || m <= b.limit() {
-            return;
-        }
-        let Ok(views) = crate::formats::view_history(self.format, out) else {
-            return;
-        };
-        let system = crate::terms::Role::System;
-        let kept_pinned = views.iter().any(|v| v.role == system);
-        if pinned && !kept_pinned {
-            return;
-        }
-        let kept = views.iter().filter(|v| v.role != system).count() as u64;
-        let t = &mut self.groups_at_cut.binding[usize::from(pinned)];
-        t.0 += 1;
-        t.1 += usize::from(kept + 1 == b.limit());
-        t.2 += usize::from(kept >= b.limit());
     }
 
     /// Records the case at position `index`; a failing one becomes a
