@@ -25,7 +25,7 @@
 //! that profile ([`Reference::with_provider`]), answers the case and the
 //! extra requests `deterministic`, `idempotent` and `budget-monotone` need
 //! (planned by [`crate::check::extra_requests`]), and the checker's
-//! provider-aware judgement ([`check_with`](crate::check::check_with), as
+//! provider-aware judgement ([`check_with`](crate::check::check_with()), as
 //! `certify --provider` judges: `provider-accepts`, and the profile's
 //! excuses of spec §15.5) gives no failing verdict. Checked directly as
 //! well: the output's cost fits the budget, is valid, reduces to itself
