@@ -100,7 +100,8 @@ pub trait Session {
     }
 
     /// How many times the session started its reducer again, and how many
-    /// of those followed a clean exit (spec §8.3).
+    /// of those followed a clean exit (spec §8.3); for a session that
+    /// starts a process per request, how many it started and their time.
     fn restarts(&self) -> Restarts {
         Restarts::default()
     }
@@ -146,18 +147,45 @@ impl Bounds {
     }
 }
 
-/// A session's reducer restarts.
+/// A session's reducer processes: the restarts of a persistent one, and
+/// the processes a per-case one started, one per request (spec §8.2,
+/// §8.3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Restarts {
-    /// New processes started after the first.
+    /// New processes started after the first (persistent mode).
     pub total: usize,
     /// Of those, the ones after a clean exit (status 0, between requests).
     pub clean_exits: usize,
+    /// Per-case mode: the requests answered by a process of their own.
+    pub per_request: usize,
+    /// Per-case mode: the wall time of those processes, from the start of
+    /// each to its exit, summed.
+    pub per_request_time: std::time::Duration,
+    /// Per-case mode: how many times the reducer was started with no
+    /// request (an empty line, then its stdin closed) between requests, to time its
+    /// start-up under the run's own load (at most
+    /// [`STARTUP_PROBES`] per session, after every
+    /// [`STARTUP_PROBE_EVERY`] requests).
+    pub startup_probes: usize,
+    /// Per-case mode: the wall time of those starts, summed.
+    pub startup_time: std::time::Duration,
 }
+
+/// How many start-up probes a per-case session makes at most
+/// ([`Restarts::startup_probes`]).
+pub const STARTUP_PROBES: usize = 3;
+
+/// A per-case session probes the reducer's start-up after this many
+/// requests, then again after as many more, up to [`STARTUP_PROBES`].
+pub const STARTUP_PROBE_EVERY: usize = 8;
 
 impl std::ops::AddAssign for Restarts {
     fn add_assign(&mut self, other: Restarts) {
         self.total += other.total;
         self.clean_exits += other.clean_exits;
+        self.per_request += other.per_request;
+        self.per_request_time += other.per_request_time;
+        self.startup_probes += other.startup_probes;
+        self.startup_time += other.startup_time;
     }
 }

@@ -294,6 +294,27 @@ impl fmt::Display for Unrequested {
     }
 }
 
+/// How long the reducer takes to start and exit when it is given no
+/// request (an empty line, then its stdin closed), bounded by `bound` (and the run's
+/// [`Limits::timeout`]): what a per-case run pays on every request
+/// beyond the work a persistent process does (spec §8.2, §8.3). `None`
+/// when it cannot be started, times out, or the kit is stopped; an exit
+/// with an error status counts (a reducer may refuse an empty request).
+#[cfg(feature = "process")]
+pub fn startup_time(reducer: &Reducer, limits: &Limits, bound: Duration) -> Option<Duration> {
+    let limits = Limits {
+        timeout: limits.timeout.min(bound),
+        ..*limits
+    };
+    let start = std::time::Instant::now();
+    let reply = run_once(reducer, b"\n", &limits);
+    let took = start.elapsed();
+    match reply.failure {
+        None | Some(Failure::Crash { .. }) => Some(took),
+        Some(_) => None,
+    }
+}
+
 /// Per-case mode: runs the reducer once with `input` as its whole stdin.
 ///
 /// Spawns the command (see the module doc for how), writes `input` to its
@@ -475,6 +496,24 @@ pub fn signal_name(sig: i32) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn startup_time_is_a_run_on_no_request() {
+        let sh = |script: &str| Reducer::new(vec!["sh".into(), "-c".into(), script.into()]);
+        let limits = Limits::default();
+        let bound = Duration::from_secs(5);
+        // Exits at once, with or without an error status.
+        assert!(startup_time(&sh("cat >/dev/null"), &limits, bound).is_some());
+        assert!(startup_time(&sh("cat >/dev/null; exit 3"), &limits, bound).is_some());
+        // Waits past the bound: not measurable.
+        assert_eq!(
+            startup_time(&sh("sleep 5"), &limits, Duration::from_millis(50)),
+            None
+        );
+        // Cannot be started.
+        let missing = Reducer::new(vec!["/nonexistent/reducer".into()]);
+        assert_eq!(startup_time(&missing, &limits, bound), None);
+    }
 
     #[test]
     fn status_text() {

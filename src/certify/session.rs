@@ -22,7 +22,8 @@
 //! below the settings; they are re-exported here.
 
 pub use super::exchange::{
-    signal_text, Bounds, Exchange, ProtocolFailure, Restarts, RunError, Session,
+    signal_text, Bounds, Exchange, ProtocolFailure, Restarts, RunError, Session, STARTUP_PROBES,
+    STARTUP_PROBE_EVERY,
 };
 use super::process::{self, Failure, Unrequested};
 #[cfg(feature = "process")]
@@ -315,6 +316,11 @@ pub struct PerCaseSession<'a> {
     limits: Limits,
     ids: Ids,
     bounds: Bounds,
+    /// The processes started so far and their time ([`Restarts::per_request`]).
+    started: Restarts,
+    /// Whether the reducer's start-up is still being probed
+    /// ([`Restarts::startup_probes`]): not after a probe that failed.
+    probing: bool,
 }
 
 #[cfg(feature = "process")]
@@ -339,6 +345,8 @@ impl<'a> PerCaseSession<'a> {
             limits,
             ids: Ids::for_protocol(protocol),
             bounds: Bounds::default(),
+            started: Restarts::default(),
+            probing: true,
         }
     }
 }
@@ -352,15 +360,43 @@ impl Session for PerCaseSession<'_> {
         input.push_str(&text);
         input.push('\n');
         let limits = self.bounds.apply(self.limits, input.len());
-        interpret(
-            self.format,
-            run_once(self.reducer, input.as_bytes(), &limits),
-            id,
-        )
+        let start = std::time::Instant::now();
+        let reply = run_once(self.reducer, input.as_bytes(), &limits);
+        self.started.per_request += 1;
+        self.started.per_request_time += start.elapsed();
+        let exchange = interpret(self.format, reply, id);
+        if self.probing
+            && self.started.startup_probes < STARTUP_PROBES
+            && self.started.per_request == STARTUP_PROBE_EVERY * (self.started.startup_probes + 1)
+            && exchange.is_ok()
+        {
+            // Under the run's own load, as the requests around it.
+            let mean = self.started.per_request_time
+                / u32::try_from(self.started.per_request).unwrap_or(u32::MAX);
+            if let Some(took) = process::startup_time(
+                self.reducer,
+                &self.limits,
+                mean * 2 + std::time::Duration::from_millis(100),
+            ) {
+                self.started.startup_probes += 1;
+                self.started.startup_time += took;
+            } else {
+                // Not measurable (it waits for a request, or cannot be
+                // started): no estimate from this session.
+                self.probing = false;
+                self.started.startup_probes = 0;
+                self.started.startup_time = std::time::Duration::ZERO;
+            }
+        }
+        exchange
     }
 
     fn bound(&mut self, bounds: Bounds) {
         self.bounds = bounds;
+    }
+
+    fn restarts(&self) -> Restarts {
+        self.started
     }
 }
 
@@ -530,6 +566,7 @@ impl Session for PersistentSession<'_> {
             .map_or_else(Restarts::default, |p| Restarts {
                 total: p.restarts(),
                 clean_exits: p.clean_exits(),
+                ..Restarts::default()
             })
     }
 }

@@ -14,6 +14,39 @@ impl Report<'_> {
         self.pinned_hints();
         self.count_pinned_hint();
         self.protocol_hint();
+        self.persistent_hint();
+    }
+
+    /// A hint when a per-case run (a process per request, spec §8.2)
+    /// spent most of its time starting the reducer: the mean request's
+    /// time ([`crate::certify::exchange::Restarts::per_request_time`]) and
+    /// the mean time the reducer took to start and exit on no request,
+    /// probed between requests under the run's load
+    /// ([`crate::certify::exchange::Restarts::startup_time`]), give how
+    /// much faster `--persistent` (spec §8.3) would run the cases
+    /// ([`persistent_speedup`]), said when at least 2 and at least 20
+    /// requests ran. A lower estimate: a process per request costs more
+    /// than its start-up (a reducer 30 ms to start measured about 7 times
+    /// on a loaded machine where `--persistent` ran 40 times faster).
+    fn persistent_hint(&mut self) {
+        let r = self.run.restarts;
+        if r.per_request < 20 || r.startup_probes == 0 {
+            return;
+        }
+        let startup = r.startup_time / u32::try_from(r.startup_probes).unwrap_or(u32::MAX);
+        let Some(speedup) = persistent_speedup(r.per_request, r.per_request_time, startup) else {
+            return;
+        };
+        let mean = r.per_request_time.as_secs_f64() * 1000.0 / r.per_request as f64;
+        let start = (startup.as_secs_f64() * 1000.0).min(mean);
+        let faster = match speedup {
+            Speedup::About(n) => format!("about {n} times faster or more"),
+            Speedup::MoreThan(n) => format!("more than {n} times faster"),
+        };
+        line!(
+            self,
+            "hint: every request started the reducer anew (per-case mode, spec section 8.2): a request took {mean:.0} ms on average, about {start:.0} ms of it starting the reducer (its time to start and exit on no request). If it can answer one request per line (spec section 8.3), --persistent would run the cases {faster}"
+        );
     }
 
     /// A hint when the answers show a message budget that counts the
@@ -197,5 +230,67 @@ impl Report<'_> {
                 "hint: under protocol 1 every line the reducer writes on stdout is read as an answer, so a debug print is taken for the next request's answer; write debug output to stderr, or certify with --protocol 2, whose request ids set such lines apart (spec section 13.7)"
             );
         }
+    }
+}
+
+/// How much faster `--persistent` would run a per-case run's cases
+/// ([`Report::persistent_hint`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Speedup {
+    /// About this many times (rounded down).
+    About(u32),
+    /// More than this many times: the start-up was nearly all of a
+    /// request's time.
+    MoreThan(u32),
+}
+
+/// The speed-up of `--persistent` for `requests` requests of a per-case
+/// run that took `total` together, with a reducer that starts and exits
+/// in `startup`: a request's mean time over that mean less the start-up,
+/// [`Speedup::MoreThan`] 20 when the rest is under a twentieth of the
+/// mean. `None` under 2 times, or with no request.
+pub(crate) fn persistent_speedup(
+    requests: usize,
+    total: std::time::Duration,
+    startup: std::time::Duration,
+) -> Option<Speedup> {
+    if requests == 0 {
+        return None;
+    }
+    let mean = total.as_secs_f64() / requests as f64;
+    let rest = mean - startup.as_secs_f64();
+    if rest * 20.0 <= mean {
+        return Some(Speedup::MoreThan(20));
+    }
+    let n = (mean / rest).floor();
+    (n >= 2.0).then_some(Speedup::About(n as u32))
+}
+
+#[cfg(test)]
+mod speedup_tests {
+    use super::{persistent_speedup, Speedup};
+    use std::time::Duration;
+
+    #[test]
+    fn the_speedup_is_the_mean_over_the_rest() {
+        let ms = Duration::from_millis;
+        // 100 requests of 50 ms, 45 of them start-up: 50 / 5.
+        assert_eq!(
+            persistent_speedup(100, ms(5000), ms(45)),
+            Some(Speedup::About(10))
+        );
+        // 30 of 50: 50 / 20 = 2.5.
+        assert_eq!(
+            persistent_speedup(100, ms(5000), ms(30)),
+            Some(Speedup::About(2))
+        );
+        // 20 of 50: 50 / 30 is under 2, no hint.
+        assert_eq!(persistent_speedup(100, ms(5000), ms(20)), None);
+        // Start-up measured longer than the mean: nearly all of it.
+        assert_eq!(
+            persistent_speedup(100, ms(5000), ms(60)),
+            Some(Speedup::MoreThan(20))
+        );
+        assert_eq!(persistent_speedup(0, ms(0), ms(60)), None);
     }
 }
