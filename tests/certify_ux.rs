@@ -888,3 +888,54 @@ fn hints_fit_the_answers() {
         Vec::<String>::new()
     );
 }
+
+/// A per-case run of a reducer that spends its time starting (0.3 s of
+/// `sleep` before the kit's own reference) is told how much faster
+/// `--persistent` would be: its start-up, probed between requests, is
+/// nearly all of a request's time. The speed-up itself depends on the
+/// machine; the line and its parts do not.
+#[test]
+fn a_per_case_run_says_what_persistent_saves() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let reducer = format!("sleep 0.3; exec {} serve --policy suffix", kit_path());
+    let out = certify(
+        &[
+            "--policy",
+            "suffix",
+            "--corpus",
+            dir.path().to_str().unwrap(),
+            "--cases",
+            "12",
+            "--jobs",
+            "1",
+            "--report-json",
+            json.to_str().unwrap(),
+        ],
+        &["sh", "-c", &reducer],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let hint = stdout
+        .lines()
+        .find(|l| l.starts_with("hint: every request started the reducer anew"))
+        .unwrap_or_else(|| panic!("no speed-up hint: {stdout}"));
+    assert!(
+        hint.contains("(per-case mode, spec section 8.2): a request took "),
+        "{hint}"
+    );
+    assert!(
+        hint.contains(" of it starting the reducer (its time to start and exit on no request). If it can answer one request per line (spec section 8.3), --persistent would run the cases "),
+        "{hint}"
+    );
+    assert!(
+        hint.ends_with(" times faster or more") || hint.ends_with("more than 20 times faster"),
+        "{hint}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        report["hints"],
+        serde_json::json!([hint.strip_prefix("hint: ").unwrap()])
+    );
+}
