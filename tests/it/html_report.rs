@@ -9,9 +9,7 @@
 //! or the program `REDUCER_KIT_CHROMIUM` names); where there is none the
 //! browser half of a test says so on a line of its own and is skipped.
 
-mod common;
-
-use common::{kit_path, root, text};
+use crate::common::{kit_path, root, text};
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{html, text::TextOptions};
 use reducer_kit::certify::session::{InProcessSession, RunError};

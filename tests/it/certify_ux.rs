@@ -5,8 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-use common::{certify, example, kit_path, on_kit_cases, python, root, text};
+use crate::common::{certify, example, kit_path, on_kit_cases, python, root, text};
 
 /// The reused-id reducer in persistent mode, each start logged to `log`.
 fn logged_id_filter(log: &Path) -> Vec<String> {

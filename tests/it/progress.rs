@@ -5,9 +5,7 @@
 //! is a pseudo-terminal made by util-linux's `script`; where there is
 //! none, that half says so on a line of its own and is skipped.
 
-mod common;
-
-use common::{kit_path, root, text};
+use crate::common::{kit_path, root, text};
 use std::process::{Command, Stdio};
 
 const RUN: &str =

@@ -7,8 +7,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
-use common::{certify, example, kit_path, python, root, text};
+use crate::common::{certify, example, kit_path, python, root, text};
 
 fn report(dir: &Path, args: &[&str], reducer: &[&str]) -> (Output, Value) {
     let path = dir.join("report.json");

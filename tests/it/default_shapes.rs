@@ -11,8 +11,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Output;
 
-mod common;
-use common::{certify, example, on_kit_cases, python, text};
+use crate::common::{certify, example, on_kit_cases, python, text};
 
 /// `certify ARGS --report-json F -- REDUCER`: the output and the report.
 fn report(dir: &Path, args: &[&str], reducer: &[&str]) -> (Output, Value) {
