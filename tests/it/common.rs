@@ -71,3 +71,20 @@ pub const KIT_CASES: [&str; 6] = [
 pub fn on_kit_cases<'a>(args: &[&'a str]) -> Vec<&'a str> {
     args.iter().copied().chain(KIT_CASES).collect()
 }
+
+/// A part of a test that cannot run here for want of `tool` (`chromium`,
+/// `script`): says so past the test harness's capture, on a line of its own
+/// (a write to the process's stderr, which `cargo test` always shows, where
+/// `println!` and `eprintln!` output is captured), and lets the test pass.
+/// When `REDUCER_KIT_REQUIRE_TOOLS` is `1` or a comma-separated list that
+/// names `tool`, the test fails instead: `.ci/run` sets it for the tools it
+/// has found or installed, so that a missing tool there is a failure, not a
+/// silent skip.
+pub fn skip_without(tool: &str, test: &str, why: &str) {
+    use std::io::Write;
+    let required = std::env::var("REDUCER_KIT_REQUIRE_TOOLS").unwrap_or_default();
+    if required == "1" || required.split(',').any(|t| t.trim() == tool) {
+        panic!("{test}: {tool} is required here (REDUCER_KIT_REQUIRE_TOOLS={required}) but {why}");
+    }
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
+}
