@@ -88,3 +88,89 @@ pub fn skip_without(tool: &str, test: &str, why: &str) {
     }
     let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
 }
+
+/// The named golden counts: `tests/data/counts.txt`, one `key value` line
+/// each, sorted by key.
+const COUNTS: &str = "tests/data/counts.txt";
+
+fn read_counts() -> std::collections::BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(root().join(COUNTS)).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (k, v) = l
+                .rsplit_once(' ')
+                .unwrap_or_else(|| panic!("{COUNTS}: not `key value`: {l:?}"));
+            let v = v
+                .parse()
+                .unwrap_or_else(|_| panic!("{COUNTS}: not a count: {l:?}"));
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+/// A count that a run over the kit's corpora and generated cases gives (how
+/// many cases ran, were skipped, failed a clause, showed a shape), checked
+/// against its value named `key` in `tests/data/counts.txt`: these move
+/// whenever a corpus case or the generator does, so they are kept as a
+/// golden file, and `GOLDEN_WRITE=1 cargo test --test it` (with a filter
+/// such as `default_shapes:: certify_ux::`) writes the value given instead
+/// of checking it, and the diff shows which counts moved. Returns `got`.
+pub fn golden_count(key: &str, got: u64) -> u64 {
+    static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    if std::env::var_os("GOLDEN_WRITE").is_some() {
+        // The tests of this binary share the file: one writer at a time.
+        let _lock = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counts = read_counts();
+        counts.insert(key.to_string(), got);
+        let mut text = String::from(
+            "# Counts over the kit's corpora and generated cases that tests of tests/it/\n\
+             # read by name (common::golden_count); GOLDEN_WRITE=1 rewrites them.\n",
+        );
+        for (k, v) in counts {
+            text.push_str(&format!("{k} {v}\n"));
+        }
+        std::fs::write(root().join(COUNTS), text).unwrap();
+        return got;
+    }
+    let want = read_counts().get(key).copied();
+    assert_eq!(
+        want,
+        Some(got),
+        "golden count {key} in {COUNTS} (GOLDEN_WRITE=1 rewrites it)"
+    );
+    got
+}
+
+/// The numbers in the first place of `hay` that reads as `template` with
+/// each `{}` a run of digits, each checked with [`golden_count`] under the
+/// key of its place in `keys`; fails when no place of `hay` reads so.
+/// Returns `template` with those numbers in place.
+pub fn golden_numbers(hay: &str, template: &str, keys: &[&str]) -> String {
+    let parts: Vec<&str> = template.split("{}").collect();
+    assert_eq!(
+        parts.len(),
+        keys.len() + 1,
+        "a key for each {{}} of {template:?}"
+    );
+    let read = |at: usize| -> Option<Vec<u64>> {
+        let mut rest = &hay[at + parts[0].len()..];
+        let mut numbers = Vec::new();
+        for part in &parts[1..] {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            numbers.push(rest[..digits].parse().ok()?);
+            rest = rest[digits..].strip_prefix(part)?;
+        }
+        Some(numbers)
+    };
+    let numbers = hay
+        .match_indices(parts[0])
+        .find_map(|(at, _)| read(at))
+        .unwrap_or_else(|| panic!("no place reads as {template:?} in:\n{hay}"));
+    let mut filled = parts[0].to_string();
+    for ((key, n), part) in keys.iter().zip(numbers).zip(&parts[1..]) {
+        filled.push_str(&golden_count(key, n).to_string());
+        filled.push_str(part);
+    }
+    filled
+}
