@@ -2,7 +2,7 @@
 //! for chat-history reducers. See `spec/` for the contract.
 //!
 //! One room per concept (CONTRIBUTING.md's "Layout" table says what each may
-//! import; `tests/layout.rs` holds it):
+//! import; `tests/it/layout.rs` holds it):
 //!
 //! - [`terms`]: the contract's vocabulary: clauses, policies, the budget,
 //!   the message view, turns and pairing.

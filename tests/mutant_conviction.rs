@@ -780,7 +780,7 @@ fn api_mutant_is_convicted() {
         let (requests, _) = generated(dir.path(), &file, &args);
         if !judged.is_empty() {
             // The generator seldom writes two stored items of one output
-            // after its reasoning item: the case of tests/providers.rs
+            // after its reasoning item: the case of tests/checker/providers.rs
             // (openai_responses_keeps_a_stored_item_with_its_reasoning).
             let mut text = std::fs::read_to_string(&requests).unwrap();
             text.push_str(STORED_ITEMS);

@@ -4,7 +4,7 @@
 # line) into a virtual environment kept between runs, then certifies the
 # reducer in persistent mode, with a JUnit report, a JSON report and the
 # minimal counterexamples saved as case files. The composite action
-# (action.yml) runs it; so does tests/recipe.rs, in a folder that holds only
+# (action.yml) runs it; so does tests/it/recipe.rs, in a folder that holds only
 # a reducer, so what is tested is what a workflow runs.
 #
 # Its inputs are environment variables (the action's inputs, upper-cased):

@@ -22,7 +22,7 @@
 //! | [`draw`] | a counterexample or a case drawn as a conversation (HTML and terminal text), the compatibility matrix as a page |
 //!
 //! No file of `certify/` names another that names it back, directly or
-//! round about (`tests/layout.rs` holds it). The runner's files stand in
+//! round about (`tests/it/layout.rs` holds it). The runner's files stand in
 //! this order, each naming only files before it: [`process`], [`exchange`],
 //! the plain data [`result`] and [`records`], [`settings`], [`session`],
 //! [`run`], [`collect`].

@@ -437,7 +437,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     // With summaries allowed, an altered message may be a fine summary (an
     // answer of one summary and nothing of M, say): a changed text, or a
     // message whose call was taken out while its text stays (no input
-    // message, so the summary, spec §12.2; tests/tokens.rs
+    // message, so the summary, spec §12.2; tests/checker/tokens.rs
     // `a_message_less_its_pending_call_reads_as_a_summary`). Every other
     // mutation is wrong whatever the summaries.
     let maybe_right = s.summary.is_some()

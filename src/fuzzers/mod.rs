@@ -1,5 +1,5 @@
 //! Fuzz targets, one module each, shared by `cargo fuzz` (the thin targets
-//! in `fuzz/fuzz_targets/`) and plain `cargo test` (`tests/fuzzers.rs`
+//! in `fuzz/fuzz_targets/`) and plain `cargo test` (`tests/it/fuzzers.rs`
 //! replays the seed corpus in `corpus/fuzz/<target>/` and seeded random
 //! bytes), as in wasm-tools.
 //!
@@ -20,7 +20,7 @@
 //! | [`repair_invariants`] | on broken histories (the generator's breaks in every format, or random damage), the reference repair (policy `repair`, spec §17) is valid, its own repair, keeps all content, equals a naive restatement of §17.2, and passes every clause |
 //!
 //! [`TABLE`] is the one list of targets; `fuzz/Cargo.toml` and
-//! `fuzz/fuzz_targets/` must name exactly these (`tests/fuzzers.rs`
+//! `fuzz/fuzz_targets/` must name exactly these (`tests/it/fuzzers.rs`
 //! checks), and `.ci/fuzz` runs what `cargo fuzz list` finds there.
 
 use crate::generate::{history_read, Config, GeneratedCase};

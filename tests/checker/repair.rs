@@ -14,8 +14,7 @@ use reducer_kit::validate::{validate_history, Options};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-mod common;
-use common::{certify, example, kit_path, on_kit_cases, python, text};
+use crate::common::{certify, example, kit_path, on_kit_cases, python, text};
 
 fn strictly_valid(format: Format, messages: &[Value]) -> bool {
     let h = read_history(format, messages).expect("readable");

@@ -7,16 +7,17 @@
 //! section that defines it ([`SECTIONS`], checked against the text of that
 //! section), the fuzz targets that judge it (from [`FUZZ_CHECKER`] and
 //! [`reducer_kit::fuzzers::TABLE`], checked against each target's source)
-//! and the test files that name it (found in `tests/*.rs`). When the block
+//! and the test files that name it (the modules of `tests/it/` and
+//! `tests/checker/`). When the block
 //! differs from what the code gives, the test fails;
-//! `REDUCER_KIT_BLESS=1 cargo test --test spec_index` rewrites it.
+//! `REDUCER_KIT_BLESS=1 cargo test --test it spec_index::` rewrites it.
 
 use reducer_kit::fuzzers::TABLE;
 use reducer_kit::terms::{Clause, Declared, Policy};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const BEGIN: &str = "<!-- BEGIN clause index (generated: cargo test --test spec_index) -->";
+const BEGIN: &str = "<!-- BEGIN clause index (generated: cargo test --test it spec_index::) -->";
 const END: &str = "<!-- END clause index -->";
 
 /// The section of `spec/spec.md` that defines each clause. A clause added
@@ -170,7 +171,7 @@ fn section_of(clause: Clause) -> &'static str {
         .map(|(_, s)| *s)
         .unwrap_or_else(|| {
             panic!(
-                "clause `{}` has no section in tests/spec_index.rs SECTIONS: define it in \
+                "clause `{}` has no section in tests/it/spec_index.rs SECTIONS: define it in \
                  spec/spec.md and add the section there",
                 clause.id()
             )
@@ -245,7 +246,7 @@ fn fuzz_targets() -> Vec<Vec<(&'static str, bool)>> {
     let listed: Vec<&str> = FUZZ_CHECKER.iter().map(|(n, _)| *n).collect();
     assert_eq!(
         listed, names,
-        "tests/spec_index.rs FUZZ_CHECKER must list every fuzz target of fuzzers::TABLE, in order"
+        "tests/it/spec_index.rs FUZZ_CHECKER must list every fuzz target of fuzzers::TABLE, in order"
     );
     let mut out = vec![Vec::new(); Clause::ALL.len()];
     for &(name, run) in FUZZ_CHECKER {
@@ -289,22 +290,25 @@ fn fuzz_targets() -> Vec<Vec<(&'static str, bool)>> {
     out
 }
 
-/// The test files (`tests/*.rs`, stems, sorted) that name each clause,
-/// but for this file and the mutants' harness and summary.
+/// The test files (the modules of `tests/it/` and `tests/checker/`, stems,
+/// sorted) that name each clause, but for this file, the binaries' roots and
+/// shared helpers, and the mutants' harness and summary.
 fn test_files() -> Vec<Vec<String>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests"))
-        .unwrap()
+    let mut files: Vec<PathBuf> = ["tests/it", "tests/checker"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root().join(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        // The mutants' harness and its summary name clauses as data (a
-        // verdict's clauses), not as what they test.
+        // The mutants' harness (`tests/mutant_conviction.rs`, not read) and
+        // its summary name clauses as data (a verdict's clauses), not as
+        // what they test.
         .filter(|p| {
             p.file_stem().is_some_and(|s| {
-                s != "spec_index" && s != "mutant_conviction" && s != "mutants_summary"
+                s != "main" && s != "common" && s != "spec_index" && s != "mutants_summary"
             })
         })
         .collect();
-    files.sort();
+    files.sort_by(|a, b| a.file_stem().cmp(&b.file_stem()));
     let texts: Vec<(String, String)> = files
         .iter()
         .map(|p| {
@@ -411,7 +415,7 @@ fn the_clause_index_is_generated_from_the_code() {
         .unwrap_or_else(|| have.lines().count().min(want.lines().count()));
     panic!(
         "the clause index of spec/spec.md is not what the code gives (terms::Clause, \
-         fuzzers::TABLE, tests/*.rs); run `REDUCER_KIT_BLESS=1 cargo test --test spec_index` \
+         fuzzers::TABLE, tests/it/, tests/checker/); run `REDUCER_KIT_BLESS=1 cargo test --test it spec_index::` \
          to rewrite it.\nfirst difference, row {}:\n  spec: {}\n  code: {}",
         first,
         have.lines().nth(first).unwrap_or("(nothing)"),

@@ -5,8 +5,7 @@
 
 use serde_json::Value;
 
-mod common;
-use common::{certify, example, kit_path, on_kit_cases, python, text};
+use crate::common::{certify, example, kit_path, on_kit_cases, python, text};
 
 fn report(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -7,11 +7,11 @@
 //!
 //! Chromium is Debian's `chromium` (or `chromium-browser`, `google-chrome`,
 //! or the program `REDUCER_KIT_CHROMIUM` names); where there is none the
-//! browser half of a test says so on a line of its own and is skipped.
+//! browser half of a test says so on a line of its own, past the capture,
+//! and is skipped (`common::skip_without`: a failure where
+//! `REDUCER_KIT_REQUIRE_TOOLS` names `chromium`).
 
-mod common;
-
-use common::{kit_path, root, text};
+use crate::common::{kit_path, root, skip_without, text};
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{html, text::TextOptions};
 use reducer_kit::certify::session::{InProcessSession, RunError};
@@ -115,9 +115,11 @@ fn the_report_of_naive_last_n_reads_back_from_chromium() {
     assert!(!written.contains("<script"), "the page has no script");
     assert!(!written.contains("src=\"http"), "the page fetches nothing");
     let Some(chrome) = chromium() else {
-        println!(
-            "skipped: no Chromium here (apt-get install chromium, or set REDUCER_KIT_CHROMIUM); \
-             the report was written and checked as text only"
+        skip_without(
+            "chromium",
+            "html_report",
+            "no Chromium here (apt-get install chromium, or set REDUCER_KIT_CHROMIUM); \
+             the report was written and checked as text only",
         );
         return;
     };
@@ -300,7 +302,11 @@ fn a_run_of_2000_cases_and_20_counterexamples_is_under_a_megabyte_and_escaped() 
     assert!(page.contains(shown), "the reducer's text is drawn, escaped");
     assert!(page.contains("\\x07\\x1b[31m\\u{202e}txt.exe"));
     let Some(chrome) = chromium() else {
-        println!("skipped: no Chromium here: the page was checked as text only");
+        skip_without(
+            "chromium",
+            "html_report",
+            "no Chromium here: the page was checked as text only",
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();

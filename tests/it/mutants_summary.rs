@@ -4,8 +4,7 @@
 
 use std::process::Command;
 
-mod common;
-use common::{root, text};
+use crate::common::{root, text};
 
 fn summarize(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new("python3")

@@ -7,7 +7,7 @@
 //! The run needs the wheel: `bash python/ci.sh` builds it into
 //! `target/python-ci/wheels/` (`REDUCER_KIT_WHEELS` names another folder).
 //! Without it the test prints why it is skipped on stderr and passes;
-//! `.ci/run` builds the wheel, then runs `cargo test --test recipe`.
+//! `.ci/run` builds the wheel, then runs `cargo test --test it recipe::`.
 
 use std::collections::BTreeSet;
 use std::io::Write;

@@ -5,7 +5,7 @@
 //! 60 s that load cannot reach (never a tighter one), and
 //! checks that no process of the run is left alive, by the
 //! `REDUCER_KIT_RUN` marker the kit passes to every reducer (spec §8.6),
-//! not by name. The scripts beside this file say what each reducer does.
+//! not by name. The scripts in `tests/hostile/` say what each reducer does.
 
 mod ids;
 

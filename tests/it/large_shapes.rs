@@ -14,7 +14,7 @@ use reducer_kit::reduce::{Input, Reference};
 use reducer_kit::terms::{Budget, BudgetFields, Policy};
 use serde_json::{json, Value};
 
-#[path = "../benches/shapes/mod.rs"]
+#[path = "../../benches/shapes/mod.rs"]
 mod shapes;
 
 /// Every verdict as (clause id, outcome kind, text).

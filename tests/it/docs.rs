@@ -381,7 +381,7 @@ fn normalize(p: &Path) -> PathBuf {
 fn readme_sample() -> (Vec<String>, Vec<Vec<String>>) {
     let readme = read(Path::new("README.md"));
     let after = readme
-        .split("<!-- tests/docs.rs runs the next command")
+        .split("<!-- tests/it/docs.rs runs the next command")
         .nth(1)
         .expect("the README's sample marker");
     let mut blocks = after.split("```").skip(1).step_by(2);

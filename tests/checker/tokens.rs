@@ -13,8 +13,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-mod common;
-use common::on_kit_cases;
+use crate::common::on_kit_cases;
 
 fn text(role: &str, t: &str) -> Value {
     json!({"role": role, "contents": [{"$type": "text", "text": t}]})

@@ -5,8 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-use common::{certify, example, kit_path, on_kit_cases, python, root, text};
+use crate::common::{
+    certify, example, golden_count, golden_numbers, kit_path, on_kit_cases, python, root, text,
+};
 
 /// The reused-id reducer in persistent mode, each start logged to `log`.
 fn logged_id_filter(log: &Path) -> Vec<String> {
@@ -129,14 +130,34 @@ fn counterexamples_show_one_example_per_kind_of_failure() {
         .nth(1)
         .unwrap();
     let lines: Vec<&str> = first.lines().skip(1).take(10).collect();
+    // How many cases fail each clause so: golden counts.
+    let like = |i: usize, clause: &str, template: &str| {
+        let key = format!("certify_ux.naive_last_n.suffix-400.{clause}.cases-like-this");
+        golden_numbers(lines[i], template, &[&key])
+    };
+    let orphan = like(
+        0,
+        "no-orphan-result",
+        "  clause:   no-orphan-result: every result in the output has its call in an earlier output message ({} cases like this)",
+    );
+    let valid = like(
+        2,
+        "valid-output",
+        "  clause:   valid-output: the output of a valid input is valid (validator rules) ({} cases like this)",
+    );
+    let reference = like(
+        4,
+        "matches-reference",
+        "  clause:   matches-reference: the output equals the reference reducer's output for the same policy ({} cases like this)",
+    );
     assert_eq!(
         lines,
         vec![
-            "  clause:   no-orphan-result: every result in the output has its call in an earlier output message (20 cases like this)",
+            orphan.as_str(),
             "  failure:  output message 0: result \"c1\" has no call earlier in the output",
-            "  clause:   valid-output: the output of a valid input is valid (validator rules) (17 cases like this)",
+            valid.as_str(),
             "  failure:  the output breaks result-follows-call: message 0, id \"c1\"",
-            "  clause:   matches-reference: the output equals the reference reducer's output for the same policy (26 cases like this)",
+            reference.as_str(),
             "  failure:  differs from the reference: expected 0, got 1 messages, first difference at $[0]",
             r#"  input:    {"messages":[{"role":"assistant","contents":[{"$type":"functionCall","callId":"c1","name":"f"}]},{"role":"tool","contents":[{"$type":"functionResult","callId":"c1","result":""}]}]}"#,
             "  sizes:    reference: 0 messages, reducer: 1 message",
@@ -175,26 +196,55 @@ fn without_skips_the_shapes_turned_off() {
         r["without"],
         serde_json::json!(["approvals", "legacy-approvals", "pending"])
     );
+    // How many cases each source gave: golden counts; the 300 generated
+    // cases asked for are those kept and the duplicates dropped.
+    let planned = r["casesPlanned"].as_object().unwrap();
+    let mut keys: Vec<&str> = planned.keys().map(String::as_str).collect();
+    keys.sort_unstable();
     assert_eq!(
-        r["casesPlanned"],
-        serde_json::json!({"corpus": 100, "generated": 274, "corpusDuplicates": 12, "generatedDuplicates": 26, "without": 32})
+        keys,
+        [
+            "corpus",
+            "corpusDuplicates",
+            "generated",
+            "generatedDuplicates",
+            "without"
+        ]
     );
-    // 28 corpus cases need protocol 2 (a token budget), 5 are broken
-    // histories of policy repair (spec §17.6) that --without left in, and
-    // spec/exact-numbers has numbers no double holds and 6 cases budgets
-    // written other than as an integer, outside every default run (spec
-    // §9.5): skipped by the protocol, the policy and the run's shapes, not
-    // by --without.
-    assert_eq!(
-        (r["casesRun"].as_u64(), r["casesSkipped"].as_u64()),
-        (Some(334), Some(40))
+    let n = |k: &str| {
+        golden_count(
+            &format!("certify_ux.without.casesPlanned.{k}"),
+            planned[k].as_u64().unwrap(),
+        )
+    };
+    let (corpus, generated) = (n("corpus"), n("generated"));
+    let (corpus_dups, generated_dups, without) = (
+        n("corpusDuplicates"),
+        n("generatedDuplicates"),
+        n("without"),
     );
+    assert_eq!(generated + generated_dups, 300);
+    // Corpus cases that need protocol 2 (a token budget), broken histories
+    // of policy repair (spec §17.6) that --without left in, and
+    // spec/exact-numbers's numbers no double holds and budgets written
+    // other than as an integer, outside every default run (spec §9.5), are
+    // skipped by the protocol, the policy and the run's shapes, not by
+    // --without: every planned case either ran or was skipped.
+    let run = golden_count(
+        "certify_ux.without.casesRun",
+        r["casesRun"].as_u64().unwrap(),
+    );
+    let skipped = golden_count(
+        "certify_ux.without.casesSkipped",
+        r["casesSkipped"].as_u64().unwrap(),
+    );
+    assert_eq!(run + skipped, corpus + generated);
     assert_eq!(
         r["outside"],
         serde_json::json!(["non-double-numbers", "budget-spellings"])
     );
     assert!(stdout.contains(
-        "374 cases: 100 corpus + 274 generated, 12 corpus duplicates dropped, 26 generated duplicates dropped\nskipped: 32 cases with shapes turned off by --without\n"
+        &format!("{} cases: {corpus} corpus + {generated} generated, {corpus_dups} corpus duplicates dropped, {generated_dups} generated duplicates dropped\nskipped: {without} cases with shapes turned off by --without\n", corpus + generated)
     ), "{stdout}");
     // Nothing with an approval ran: the approval clause was never failed.
     assert_eq!(r["clauses"]["no-orphan-approval"]["failed"], 0);
@@ -825,12 +875,28 @@ fn hints_fit_the_answers() {
             .collect()
     };
     let py = python();
-    let developer = "hint: system-pinned failed in 12 of the 17 cases whose first message is a `developer` message, and in none of the 95 whose first message is a `system` one: in OpenAI a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is";
-    let first_only = "hint: system-pinned failed in 13 of the 39 cases whose system message comes after message 0, and in none of the 95 where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)";
-    assert_eq!(
-        hints("openai", "", &[py, "-S", script]),
-        [developer, first_only]
+    let shown = hints("openai", "", &[py, "-S", script]);
+    assert_eq!(shown.len(), 2, "{shown:#?}");
+    // How many cases of each kind: golden counts.
+    let developer = golden_numbers(
+        &shown[0],
+        "hint: system-pinned failed in {} of the {} cases whose first message is a `developer` message, and in none of the {} whose first message is a `system` one: in OpenAI a `developer` message is the system prompt (OpenAI's newer name for `system`, spec section 1.2), pinned as a `system` message is",
+        &[
+            "certify_ux.first_only.openai-300.developer-first.failed",
+            "certify_ux.first_only.openai-300.developer-first.cases",
+            "certify_ux.first_only.openai-300.system-first.cases",
+        ],
     );
+    let first_only = golden_numbers(
+        &shown[1],
+        "hint: system-pinned failed in {} of the {} cases whose system message comes after message 0, and in none of the {} where it is message 0: the reducer keeps a system message only at the start. The pinned message is the earliest system message wherever it stands (spec section 2); if keeping only a first one is the reducer's documented contract, declare it: --declare system-first-only (spec section 16.6)",
+        &[
+            "certify_ux.first_only.openai-300.system-later.failed",
+            "certify_ux.first_only.openai-300.system-later.cases",
+            "certify_ux.first_only.openai-300.system-at-0.cases",
+        ],
+    );
+    assert_eq!(shown, [developer.as_str(), first_only.as_str()]);
     // The same hints in the JSON report, the HTML page and the JUnit
     // report.
     let (json, html, junit) = (
@@ -861,14 +927,16 @@ fn hints_fit_the_answers() {
     let bare = |h: &str| h.strip_prefix("hint: ").unwrap().to_string();
     assert_eq!(
         report["hints"],
-        serde_json::json!([bare(developer), bare(first_only)])
+        serde_json::json!([bare(&developer), bare(&first_only)])
     );
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains(
-        "<b>hint:</b> system-pinned failed in 13 of the 39 cases whose system message comes after message 0,"
-    ));
+    let upto = |h: &str, end: &str| h[..h.find(end).unwrap() + end.len()].to_string();
+    assert!(page.contains(&format!(
+        "<b>hint:</b> {}",
+        upto(&bare(&first_only), "after message 0,")
+    )));
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("<system-out>hint: system-pinned failed in 12 of the 17 cases"));
+    assert!(xml.contains(&format!("<system-out>{}", upto(&developer, " cases"))));
     // Declared, the contract is the reducer's: no hint to declare it.
     let declared = hints("openai", "system-first-only", &[py, "-S", script]);
     assert!(
@@ -877,10 +945,17 @@ fn hints_fit_the_answers() {
     );
     // Without its --format: the canonical messages it gets hold results
     // it never sees.
-    assert_eq!(
-        hints("canonical", "", &[py, "-S", script]),
-        ["hint: 16 of the 133 answers to inputs holding a tool result kept one: the reducer recognises no result in the canonical messages it gets (--format canonical). If it was written for another format, certify it with that one: --format openai|anthropic|responses|gemini|bedrock"]
+    let canonical = hints("canonical", "", &[py, "-S", script]);
+    assert_eq!(canonical.len(), 1, "{canonical:#?}");
+    let kept = golden_numbers(
+        &canonical[0],
+        "hint: {} of the {} answers to inputs holding a tool result kept one: the reducer recognises no result in the canonical messages it gets (--format canonical). If it was written for another format, certify it with that one: --format openai|anthropic|responses|gemini|bedrock",
+        &[
+            "certify_ux.first_only.canonical-300.kept-a-result",
+            "certify_ux.first_only.canonical-300.holding-a-result",
+        ],
     );
+    assert_eq!(canonical, [kept]);
     // A trimmer right about all three: no hint.
     let trimmer = example("openai_trimmer.py");
     assert_eq!(

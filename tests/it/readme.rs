@@ -13,7 +13,7 @@
 //! all first, then runs this test. A block that is the command of a stage
 //! of `.ci/run` itself (`cargo test`, `bash python/ci.sh`, `bash
 //! js/ci.sh`) is checked to be there, word for word, and not run twice.
-//! The README's failing sample run is `tests/docs.rs`'s.
+//! The README's failing sample run is `tests/it/docs.rs`'s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ enum Need {
     CargoFuzz,
     /// A stage of `.ci/run` runs this very command.
     CiStage,
-    /// `tests/docs.rs` runs it and checks its output.
+    /// `tests/it/docs.rs` runs it and checks its output.
     DocsTest,
 }
 

@@ -3,11 +3,11 @@
 //! lines (`--progress-interval`, every 30 s by default), counted here with
 //! an interval of 0 (a line per finished case), never timed. The terminal
 //! is a pseudo-terminal made by util-linux's `script`; where there is
-//! none, that half says so on a line of its own and is skipped.
+//! none, that half says so on a line of its own, past the capture, and is
+//! skipped (`common::skip_without`: a failure where
+//! `REDUCER_KIT_REQUIRE_TOOLS` names `script`).
 
-mod common;
-
-use common::{kit_path, root, text};
+use crate::common::{kit_path, root, skip_without, text};
 use std::process::{Command, Stdio};
 
 const RUN: &str =
@@ -95,7 +95,11 @@ fn a_terminal_gets_a_progress_line_and_a_pipe_none() {
         .into_iter()
         .find(|p| std::path::Path::new(p).is_file());
     let Some(script) = script else {
-        println!("skipped: no `script` (util-linux) to make a terminal; the pipe half ran");
+        skip_without(
+            "script",
+            "progress",
+            "no `script` (util-linux) to make a terminal; the pipe half ran",
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();

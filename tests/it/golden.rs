@@ -34,7 +34,7 @@
 //!   wrong ones.
 //!
 //! A deliberate change of behaviour (a new spec version) rewrites the file:
-//! `GOLDEN_WRITE=1 cargo test --test golden`, and the diff shows which cases
+//! `GOLDEN_WRITE=1 cargo test --test it golden::`, and the diff shows which cases
 //! moved.
 
 use reducer_kit::case::{load_dir, Case};
@@ -407,7 +407,7 @@ fn record() -> Vec<String> {
         }
     });
     let mut out = vec![
-        "# golden record of reducer-kit outputs; see tests/golden.rs".to_string(),
+        "# golden record of reducer-kit outputs; see tests/it/golden.rs".to_string(),
         format!("# gen/{SEED}/<n>: certify-canonical certify-openai certify-anthropic generate-canonical generate-openai generate-anthropic"),
         "# corpus cases and tau-bench/<line>: canonical openai anthropic".to_string(),
         "# fuzz/<target>: seeds and describe".to_string(),

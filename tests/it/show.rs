@@ -3,9 +3,7 @@
 //! command line; a JSON report's counterexamples; the compatibility
 //! matrix's page, which `compat/run` writes as `docs/compat/index.html`.
 
-mod common;
-
-use common::{kit_path, root, text};
+use crate::common::{kit_path, root, text};
 use reducer_kit::certify::draw::show::{entries_html, entries_text, read_document, Document};
 use reducer_kit::certify::draw::State;
 use reducer_kit::Format;
