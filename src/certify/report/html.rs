@@ -306,7 +306,7 @@ fn failing_cases(run: &Run, out: &mut String) {
     let failing: Vec<_> = run
         .results
         .iter()
-        .filter(|r| r.failed() && r.skipped.is_none() && r.valid_input)
+        .filter(|r| r.failed() && r.skipped().is_none() && r.valid_input())
         .collect();
     if failing.is_empty() {
         return;

@@ -194,7 +194,7 @@ fn result_json(r: &CaseRecord) -> Value {
         .iter()
         .map(|(c, d)| json!({"clause": c.id(), "detail": d}))
         .collect();
-    let status = if r.skipped.is_some() {
+    let status = if r.skipped().is_some() {
         "skip"
     } else if failures.is_empty() {
         "pass"
@@ -210,13 +210,13 @@ fn result_json(r: &CaseRecord) -> Value {
     budget_members(&mut o, &budget, false);
     o["messages"] = json!(r.messages);
     o["status"] = json!(status);
-    o["validInput"] = json!(r.valid_input);
+    o["validInput"] = json!(r.valid_input());
     if !failures.is_empty() {
         o["failures"] = Value::Array(failures);
         o["stderrTail"] = Value::String(r.stderr_tail.clone());
     }
-    if let Some(s) = &r.skipped {
-        o["skipped"] = Value::String(s.clone());
+    if let Some(s) = r.skipped() {
+        o["skipped"] = Value::String(s.to_string());
     }
     o
 }
@@ -432,9 +432,7 @@ mod tests {
                 outcome,
             }],
             stderr_tail: "line\n".into(),
-            skipped: None,
-            unsupported: false,
-            valid_input: true,
+            outcome: crate::certify::result::CaseOutcome::Judged { valid_input: true },
             last_request: None,
         })
     }

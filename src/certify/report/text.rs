@@ -149,11 +149,11 @@ impl Report<'_> {
         let mut shown: Vec<CaseRecord> = Vec::new();
         let mut shown_invalid: Vec<CaseRecord> = Vec::new();
         for r in run.results.iter() {
-            if !r.failed() || r.skipped.is_some() {
+            if !r.failed() || r.skipped().is_some() {
                 continue;
             }
             failing += 1;
-            if !r.valid_input {
+            if !r.valid_input() {
                 failing_invalid += 1;
                 if shown_invalid.len() < SHOWN_INVALID {
                     shown_invalid.push(r);
@@ -165,8 +165,8 @@ impl Report<'_> {
         // Skipped cases, one line per reason (read alike once ids and
         // numbers are blanked), with the first case and how many.
         let mut skips: Vec<(String, String, String, usize)> = Vec::new();
-        for r in run.results.iter().filter(|r| r.skipped.is_some()) {
-            let why = r.skipped.clone().unwrap_or_default();
+        for r in run.results.iter().filter(|r| r.skipped().is_some()) {
+            let why = r.skipped().unwrap_or_default().to_string();
             let kind = crate::certify::collect::failure_signature(&why);
             match skips.iter_mut().find(|s| s.0 == kind) {
                 Some(s) => s.3 += 1,
@@ -495,7 +495,7 @@ impl Report<'_> {
             let tail = last.join("\n      ");
             line!(self, "  reducer stderr (tail):\n      {tail}");
         }
-        if r.skipped.is_none() {
+        if r.skipped().is_none() {
             let again = self.reproduce(&r.id);
             line!(self, "  reproduce: {again}");
         }

@@ -50,10 +50,10 @@ fn the_reference_session_passes_every_clause() {
                     "{format} {policy} {}: {failed:?}",
                     case.id
                 );
-                assert!(r.skipped.is_none() || format != Format::Canonical);
+                assert!(r.skipped().is_none() || format != Format::Canonical);
                 let record = CaseRecord::of(&r);
                 assert!(!record.failed());
-                if r.skipped.is_none() {
+                if r.skipped().is_none() {
                     assert_eq!(record.outcome(Clause::Budget), Judged::Pass);
                 }
             }
@@ -204,9 +204,7 @@ fn a_late_failure_is_labelled_with_the_request_it_followed() {
             outcome: Outcome::Pass,
         }],
         stderr_tail: String::new(),
-        skipped: None,
-        unsupported: false,
-        valid_input: true,
+        outcome: crate::certify::result::CaseOutcome::Judged { valid_input: true },
         last_request: Some(ExtraKind::Smaller),
     };
     let late = ProtocolFailure {
