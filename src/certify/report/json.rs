@@ -2,7 +2,7 @@
 //! counterexamples and the grade, as one JSON document (`spec/spec.md` §9.1
 //! describes it too). See [`to_json`] for its shape.
 
-use super::{certificate, Run};
+use super::{certificate, FirstFailure, Run};
 use crate::certify::known_failures::KnownFailure;
 use crate::certify::run::CaseRecord;
 use crate::protocol::Response;
@@ -224,11 +224,11 @@ fn result_json(r: &CaseRecord) -> Value {
 /// Every member of the report but the two as long as the run,
 /// `unexpectedFailures` and `results` (`null`), in order.
 fn head(run: &Run) -> Value {
-    let levels: serde_json::Map<String, Value> = run
-        .grade
+    let verdict = run.verdict();
+    let levels: serde_json::Map<String, Value> = verdict
         .levels
         .iter()
-        .map(|(l, ok)| (l.name().to_string(), Value::Bool(*ok)))
+        .map(|l| (l.level.name().to_string(), Value::Bool(l.passed)))
         .collect();
     let clauses: serde_json::Map<String, Value> = run
         .grade
@@ -344,25 +344,25 @@ fn head(run: &Run) -> Value {
     // Levels no case judged a clause of (they pass only vacuously).
     put(
         "levelsNotJudged",
-        json!(run
-            .grade
-            .unjudged_levels()
+        json!(verdict
+            .levels
             .iter()
-            .map(|l| l.name())
+            .filter(|l| !l.judged)
+            .map(|l| l.level.name())
             .collect::<Vec<_>>()),
     );
     put("clauses", Value::Object(clauses));
-    put("passed", json!(run.passed()));
-    if let Some((case, t)) = run.first_defect {
-        put(
-            "firstDefect",
-            json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
-        );
-    } else if let Some((case, t)) = run.first_difference {
-        put(
+    put("passed", json!(verdict.passed));
+    let seconds = |t: &std::time::Duration| (t.as_secs_f64() * 1000.0).round() / 1000.0;
+    match &verdict.first {
+        FirstFailure::Defect(case, t) => {
+            put("firstDefect", json!({"case": case, "seconds": seconds(t)}))
+        }
+        FirstFailure::Difference(case, t) => put(
             "firstDifferenceFromPolicy",
-            json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
-        );
+            json!({"case": case, "seconds": seconds(t)}),
+        ),
+        FirstFailure::None => {}
     }
     if let Some(g) = run.gave_up {
         // spec §8.5: the run stopped feeding a reducer that answered nothing.
@@ -379,7 +379,7 @@ fn head(run: &Run) -> Value {
         );
     }
     put("certificate", json!(certificate(run)));
-    put("hints", json!(super::text::hints(run)));
+    put("hints", json!(verdict.hints));
     put("counterexamples", Value::Array(cxs));
     put("expectedFailures", pairs(&run.known_failures.expected));
     put("unexpectedFailures", Value::Null);
@@ -487,6 +487,7 @@ mod tests {
                 groups_at_cut: Default::default(),
                 first_defect: None,
                 first_difference: None,
+                verdict: Default::default(),
             };
             let mut out = Vec::new();
             write_pretty(&run, &mut out).unwrap();

@@ -19,7 +19,7 @@ pub fn to_junit(run: &Run) -> String {
         "reducer-kit certify ({} policy, {} format)",
         run.settings.policy, run.settings.format
     ));
-    let hints = super::text::hints(run);
+    let hints = &run.verdict().hints;
     for level in [Level::Protocol, Level::Safety, Level::Policy, Level::Exact] {
         let mut suite = TestSuite::new(level.name());
         if level == Level::Protocol && !hints.is_empty() {

@@ -8,7 +8,7 @@
 //! file names, JSON) is printed through [`crate::terminal`]'s escapes, and
 //! every printed command through its shell quoting (spec §8.9).
 
-use super::{certificate, plan_line, thousands, Run};
+use super::{certificate, plan_line, thousands, FirstFailure, Run};
 use crate::certify::counterexample::Counterexample;
 use crate::certify::exchange::signal_text;
 use crate::certify::known_failures::KnownFailureCheck;
@@ -145,23 +145,9 @@ impl Report<'_> {
         // Failing cases that ran: those with a valid input (defects, what
         // decides the levels) are shown first; those on invalid input
         // (robustness) after them, fewer.
-        let (mut failing, mut failing_invalid) = (0, 0);
-        let mut shown: Vec<CaseRecord> = Vec::new();
-        let mut shown_invalid: Vec<CaseRecord> = Vec::new();
-        for r in run.results.iter() {
-            if !r.failed() || r.skipped().is_some() {
-                continue;
-            }
-            failing += 1;
-            if !r.valid_input() {
-                failing_invalid += 1;
-                if shown_invalid.len() < SHOWN_INVALID {
-                    shown_invalid.push(r);
-                }
-            } else if shown.len() < SHOWN {
-                shown.push(r);
-            }
-        }
+        let verdict = run.verdict();
+        let (failing, failing_invalid) = (verdict.failing, verdict.failing_invalid);
+        let (shown, shown_invalid) = (&verdict.shown, &verdict.shown_invalid);
         // Skipped cases, one line per reason (read alike once ids and
         // numbers are blanked), with the first case and how many.
         let mut skips: Vec<(String, String, String, usize)> = Vec::new();
@@ -185,7 +171,7 @@ impl Report<'_> {
                 ),
             }
         }
-        for r in &shown {
+        for r in shown {
             self.case_failure(r, run.known_failures);
         }
         let more = failing - failing_invalid - shown.len();
@@ -195,7 +181,7 @@ impl Report<'_> {
                 self,
                 "on invalid input (robustness: the input breaks a validator rule; reported apart, decides no level):"
             );
-            for r in &shown_invalid {
+            for r in shown_invalid {
                 self.case_failure(r, run.known_failures);
             }
             self.more_cases(failing_invalid - shown_invalid.len(), " on invalid input");
@@ -274,16 +260,12 @@ impl Report<'_> {
             );
         }
         line!(self);
-        for (level, ok) in &g.levels {
-            let verdict = if !g.judged(*level) && *ok {
+        for level in &verdict.levels {
+            let said = if level.not_judged() {
                 "not judged (no clause of it applies to this run)".to_string()
-            } else if *ok {
+            } else if level.passed {
                 self.green("pass")
-            } else if g
-                .clauses
-                .iter()
-                .any(|(c, t)| c.level() == *level && t.defects > 0)
-            {
+            } else if level.own_defect {
                 self.red("FAIL")
             } else {
                 // A level passes only when every level below it passes
@@ -293,7 +275,7 @@ impl Report<'_> {
                     self.red("FAIL")
                 )
             };
-            line!(self, "level {:<9} {verdict}", level.name());
+            line!(self, "level {:<9} {said}", level.level.name());
         }
         let e = run.known_failures;
         if !e.expected.is_empty() || !e.now_passing.is_empty() {
@@ -320,7 +302,9 @@ impl Report<'_> {
                 run.restarts.clean_exits
             );
         }
-        self.hints();
+        for h in &verdict.hints {
+            line!(self, "hint: {h}");
+        }
         let declared = &run.settings.declared;
         if !declared.is_empty() {
             line!(
@@ -382,14 +366,14 @@ impl Report<'_> {
                 thousands(failing)
             );
         }
-        if let Some((case, t)) = run.first_defect {
+        if let FirstFailure::Defect(case, t) = &verdict.first {
             line!(
                 self,
                 "first defect: case {}, judged {:.2} s into the run",
                 show(case),
                 t.as_secs_f64()
             );
-        } else if let Some((case, t)) = run.first_difference {
+        } else if let FirstFailure::Difference(case, t) = &verdict.first {
             // Policy and exact failures alone: the reducer does not
             // implement the claimed policy, no defect (spec §9.3).
             line!(
