@@ -410,7 +410,7 @@ mod tests {
     use super::*;
     use crate::certify::grade::grade;
     use crate::certify::known_failures::compare_known_failures;
-    use crate::certify::process::{Limits, Reducer};
+    use crate::certify::process::Reducer;
     use crate::certify::records::Records;
     use crate::certify::run::{CaseResult, RunCase, Settings};
     use crate::check::{Outcome, Verdict};
@@ -441,20 +441,12 @@ mod tests {
     #[test]
     fn written_one_result_at_a_time_is_the_pretty_document() {
         let settings = Settings {
-            reducer: Reducer::new(vec!["r".into()]),
-            format: Format::Canonical,
-            policy: Policy::Turns,
-            limits: Limits::default(),
             persistent: true,
-            jobs: 1,
-            extra_requests: true,
-            provider: None,
-            protocol: crate::protocol::Protocol::V1,
-            summaries: false,
-            declared: Default::default(),
-            without: Vec::new(),
-            outside: Vec::new(),
-            sessions: None,
+            ..Settings::new(
+                Reducer::new(vec!["r".into()]),
+                Format::Canonical,
+                Policy::Turns,
+            )
         };
         for results in [
             Vec::new(),

@@ -70,13 +70,10 @@ pub fn reproduce(run: &Run, options: &TextOptions, case_id: &str) -> String {
 /// against the reducer of `run`, as the text report's `replay:` lines
 /// print it.
 pub fn replay(run: &Run, options: &TextOptions, file: &std::path::Path) -> String {
-    let r = report(run, options);
-    format!(
-        "reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
-        r.run_flags(),
-        shell_quote(&file.to_string_lossy()),
-        r.command_line
-    )
+    report(run, options).certify_command(&format!(
+        " --shrink-tries 0 --replay {}",
+        shell_quote(&file.to_string_lossy())
+    ))
 }
 
 /// The hints of the text report, without their `hint: `: what the
@@ -418,23 +415,29 @@ impl Report<'_> {
         out
     }
 
+    /// The one `reducer-kit certify` command line of the report's
+    /// `reproduce:` and `replay:` lines: the run's flags ([`Self::run_flags`]),
+    /// then `rest` (options that pick the cases, each after a space), then
+    /// `--` and the reducer's command.
+    fn certify_command(&self, rest: &str) -> String {
+        format!(
+            "reducer-kit certify {}{rest} -- {}",
+            self.run_flags(),
+            self.command_line
+        )
+    }
+
     /// The command that reruns `case_id` (or the replayed files).
     fn reproduce(&self, case_id: &str) -> String {
         if let Some(template) = &self.options.rerun {
             let id = serde_json::Value::String(case_id.to_string()).to_string();
             return template.replace("{case}", &id);
         }
-        let flags = self.run_flags();
-        let command_line = &self.command_line;
         if !self.options.replay.is_empty() {
-            let files = flags_of("--replay", &self.options.replay);
-            return format!("reducer-kit certify {flags}{files} -- {command_line}");
+            return self.certify_command(&flags_of("--replay", &self.options.replay));
         }
         let corpus = flags_of("--corpus", &self.options.corpus);
-        format!(
-            "reducer-kit certify {flags}{corpus} --case {} -- {command_line}",
-            shell_quote(case_id)
-        )
+        self.certify_command(&format!("{corpus} --case {}", shell_quote(case_id)))
     }
 
     fn case_failure(&mut self, r: &CaseRecord, known: &KnownFailureCheck) {

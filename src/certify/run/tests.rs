@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::certify::generated_case;
-use crate::certify::process::{Limits, Reducer};
+use crate::certify::process::Reducer;
 use crate::certify::session::{Exchange, ReferenceSession};
 use crate::protocol::Protocol;
 use crate::terms::Policy;
@@ -10,22 +10,7 @@ use crate::terms::Policy;
 /// One worker's protocol 1 settings with the extra requests, for an
 /// in-process session (no reducer command).
 fn settings(format: Format, policy: Policy) -> Settings {
-    Settings {
-        reducer: Reducer::new(Vec::new()),
-        format,
-        policy,
-        limits: Limits::default(),
-        persistent: false,
-        jobs: 1,
-        extra_requests: true,
-        provider: None,
-        protocol: Protocol::V1,
-        summaries: false,
-        declared: Default::default(),
-        without: Vec::new(),
-        outside: Vec::new(),
-        sessions: None,
-    }
+    Settings::new(Reducer::new(Vec::new()), format, policy)
 }
 
 /// The runner over the in-process reference session: every clause of
