@@ -301,7 +301,7 @@ impl Collector {
     /// Tallies what the hints read of case `r` ([`GroupsAtCut::pinned`],
     /// [`GroupsAtCut::results`]).
     fn patterns(&mut self, r: &Pending<'_>) {
-        if !r.valid_input || r.skipped.is_some() {
+        if !r.outcome.valid_input() || r.outcome.skipped().is_some() {
             return;
         }
         let messages = &r.case.messages;
@@ -539,7 +539,7 @@ pub fn run_cases_with(
                 None => carried = carried.or(late),
             }
             match run_case_pending(session.as_mut(), settings, case) {
-                Ok(r) if r.skipped.is_some() => submit(i, r),
+                Ok(r) if r.outcome.skipped().is_some() => submit(i, r),
                 Ok(mut r) => {
                     if let Some(late) = carried.take() {
                         add_protocol_failure(&mut r.verdicts, &mut r.stderr_tail, None, late);
@@ -663,9 +663,7 @@ mod grouping_tests {
                 outcome: Outcome::Fail(detail.into()),
             }],
             stderr_tail: String::new(),
-            skipped: None,
-            unsupported: false,
-            valid_input: true,
+            outcome: crate::certify::result::CaseOutcome::Judged { valid_input: true },
             last_request: None,
         }
     }

@@ -564,7 +564,7 @@ fn counterexample_of(
         (a, Some(b)) if a.same_as(b) => None,
         _ => Some("$".into()),
     };
-    let valid_input = best.valid_input;
+    let valid_input = best.valid_input();
     let (mut case, actual) = match best {
         Cow::Owned(r) => (r.case, r.response),
         Cow::Borrowed(r) => (r.case.clone(), r.response.clone()),

@@ -82,9 +82,9 @@ pub fn grade_clauses(judged: Vec<Clause>, results: &Records) -> Grade {
         .collect();
     let (mut cases_run, mut cases_skipped, mut cases_unsupported) = (0, 0, 0);
     for r in results.iter() {
-        if r.skipped.is_some() {
+        if r.skipped().is_some() {
             cases_skipped += 1;
-            cases_unsupported += usize::from(r.unsupported);
+            cases_unsupported += usize::from(r.outcome.unsupported());
             continue;
         }
         cases_run += 1;
@@ -93,7 +93,7 @@ pub fn grade_clauses(judged: Vec<Clause>, results: &Records) -> Grade {
                 Judged::Pass => t.passed += 1,
                 Judged::Fail(_) => {
                     t.failed += 1;
-                    if r.valid_input {
+                    if r.valid_input() {
                         t.defects += 1;
                     } else {
                         t.invalid_input += 1;

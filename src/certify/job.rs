@@ -363,6 +363,7 @@ impl Certified {
                 .as_ref()
                 .map(|(id, t)| (id.as_str(), *t)),
             stopped_at_first_defect: self.collected.stopped_at_first_defect,
+            verdict: Default::default(),
         }
     }
 }

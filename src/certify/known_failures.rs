@@ -185,16 +185,19 @@ impl KnownFailureCheck {
         &'a self,
         results: &'a Records,
     ) -> impl Iterator<Item = KnownFailure> + 'a {
-        results.iter().filter(|r| r.valid_input).flat_map(move |r| {
-            r.failures
-                .iter()
-                .map(|(clause, _)| KnownFailure {
-                    case: r.id.clone(),
-                    clause: clause.id().to_string(),
-                })
-                .filter(|e| !self.listed.contains(e))
-                .collect::<Vec<_>>()
-        })
+        results
+            .iter()
+            .filter(|r| r.valid_input())
+            .flat_map(move |r| {
+                r.failures
+                    .iter()
+                    .map(|(clause, _)| KnownFailure {
+                        case: r.id.clone(),
+                        clause: clause.id().to_string(),
+                    })
+                    .filter(|e| !self.listed.contains(e))
+                    .collect::<Vec<_>>()
+            })
     }
 }
 
@@ -210,7 +213,7 @@ pub fn compare_known_failures(results: &Records, known: &[KnownFailure]) -> Know
     // of another shard, or filtered out, says nothing.
     let mut ran: BTreeSet<String> = BTreeSet::new();
     for r in results.iter() {
-        if r.skipped.is_none() && known_cases.contains(r.id.as_str()) {
+        if r.skipped().is_none() && known_cases.contains(r.id.as_str()) {
             ran.insert(r.id.clone());
         }
         for (clause, _) in &r.failures {
@@ -221,7 +224,7 @@ pub fn compare_known_failures(results: &Records, known: &[KnownFailure]) -> Know
             if check.listed.contains(&e) {
                 seen.insert(e.clone());
                 check.expected.push(e);
-            } else if r.valid_input {
+            } else if r.valid_input() {
                 check.unexpected += 1;
             }
         }

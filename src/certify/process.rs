@@ -126,14 +126,25 @@ pub struct Limits {
     pub stderr_tail: usize,
 }
 
+impl Limits {
+    /// The default of [`Limits::timeout`] (`--timeout`), in milliseconds.
+    pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+    /// The default of [`Limits::startup_timeout`] (`--startup-timeout`),
+    /// in milliseconds.
+    pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 60_000;
+    /// The default of [`Limits::max_output`] (`--max-output`), in bytes.
+    pub const DEFAULT_MAX_OUTPUT: usize = 16 * 1024 * 1024;
+}
+
 impl Default for Limits {
     /// 10 s per request, 60 s more for a persistent reducer's start-up,
-    /// 16 MiB of stdout, 4 KiB of stderr tail.
+    /// 16 MiB of stdout ([`Limits::DEFAULT_TIMEOUT_MS`] and the others:
+    /// the command line's defaults), 4 KiB of stderr tail.
     fn default() -> Self {
         Limits {
-            timeout: Duration::from_secs(10),
-            startup_timeout: Duration::from_secs(60),
-            max_output: 16 * 1024 * 1024,
+            timeout: Duration::from_millis(Limits::DEFAULT_TIMEOUT_MS),
+            startup_timeout: Duration::from_millis(Limits::DEFAULT_STARTUP_TIMEOUT_MS),
+            max_output: Limits::DEFAULT_MAX_OUTPUT,
             stderr_tail: 4 * 1024,
         }
     }

@@ -5,7 +5,7 @@
 //! grow with the number of cases. The reports read the records back one at
 //! a time.
 
-use super::result::{CaseResult, RunCase};
+use super::result::{CaseOutcome, CaseResult, RunCase};
 use crate::check::{Outcome, Verdict};
 use crate::terms::{BudgetFields, Clause};
 use serde_json::{json, Value};
@@ -55,14 +55,9 @@ pub struct CaseRecord {
     /// The reducer's stderr tail from the failing request (empty for a
     /// case that passed).
     pub stderr_tail: String,
-    /// Why the case was not run.
-    pub skipped: Option<String>,
-    /// Skipped because the reducer answered `unsupported` (spec §13.7).
-    pub unsupported: bool,
-    /// Whether the input history passes the validator, pending calls
-    /// allowed: failures on an input that does not are robustness, not
-    /// defects (spec §9.2).
-    pub valid_input: bool,
+    /// What happened to the case: skipped (and why), unsupported by the
+    /// reducer, or judged on a valid or an invalid input (spec §9.2).
+    pub outcome: CaseOutcome,
 }
 
 /// How one clause came out for one case.
@@ -99,26 +94,17 @@ fn cut(text: &str) -> String {
 impl CaseRecord {
     /// The compact record of `r`.
     pub fn of(r: &CaseResult) -> CaseRecord {
-        CaseRecord::from_parts(&r.case, &r.verdicts, &r.stderr_tail, r.skipped.as_deref())
-            .with_input(r.valid_input, r.unsupported)
-    }
-
-    /// The record with its input's validity and whether the reducer
-    /// answered `unsupported`.
-    pub(crate) fn with_input(mut self, valid_input: bool, unsupported: bool) -> CaseRecord {
-        self.valid_input = valid_input;
-        self.unsupported = unsupported;
-        self
+        CaseRecord::from_parts(&r.case, &r.verdicts, &r.stderr_tail, &r.outcome)
     }
 
     /// The compact record of a case's result given in parts: the case, its
-    /// verdicts, the stderr tail (kept only when a clause failed) and why
-    /// it was skipped.
+    /// verdicts, the stderr tail (kept only when a clause failed) and its
+    /// outcome.
     pub(crate) fn from_parts(
         case: &RunCase,
         verdicts: &[Verdict],
         stderr_tail: &str,
-        skipped: Option<&str>,
+        outcome: &CaseOutcome,
     ) -> CaseRecord {
         let mut passed = 0;
         let mut failures = Vec::new();
@@ -142,9 +128,7 @@ impl CaseRecord {
             passed,
             failures,
             stderr_tail,
-            skipped: skipped.map(str::to_string),
-            unsupported: false,
-            valid_input: true,
+            outcome: outcome.clone(),
         }
     }
 
@@ -170,6 +154,18 @@ impl CaseRecord {
         }
     }
 
+    /// Why the case was not judged ([`CaseOutcome::skipped`]).
+    pub fn skipped(&self) -> Option<&str> {
+        self.outcome.skipped()
+    }
+
+    /// Whether the case's input passes the validator
+    /// ([`CaseOutcome::valid_input`]): failures on an input that does not
+    /// are robustness, not defects (spec §9.2).
+    pub fn valid_input(&self) -> bool {
+        self.outcome.valid_input()
+    }
+
     /// Whether some clause failed.
     pub fn failed(&self) -> bool {
         !self.failures.is_empty()
@@ -178,7 +174,7 @@ impl CaseRecord {
     /// Whether a protocol or safety clause failed on a valid input: a
     /// defect (spec §9.2, §9.3).
     pub fn has_defect(&self) -> bool {
-        self.valid_input
+        self.valid_input()
             && self.failures.iter().any(|(c, _)| {
                 matches!(
                     c.level(),
@@ -191,13 +187,14 @@ impl CaseRecord {
     /// valid input: the reducer does not implement the claimed policy, a
     /// difference from the policy and no defect (spec §9.3).
     pub fn differs_from_policy(&self) -> bool {
-        self.valid_input && self.failed() && !self.has_defect()
+        self.valid_input() && self.failed() && !self.has_defect()
     }
 
     /// The record as compact JSON: `[id, {maxMessages | maxTokens},
     /// messages, passed, [[clause, detail], ...], stderrTail, skipped,
-    /// flags]` (the budget object holds the members the case sent; flags:
-    /// bit 0 an invalid input, bit 1 unsupported).
+    /// flags]` (the budget object holds the members the case sent;
+    /// skipped: [`CaseOutcome::skipped`]; flags: bit 0 an invalid input,
+    /// bit 1 unsupported, bit 2 unreadable).
     fn encode(&self) -> Vec<u8> {
         let failures: Vec<Value> = self
             .failures
@@ -218,8 +215,10 @@ impl CaseRecord {
             self.passed,
             failures,
             self.stderr_tail,
-            self.skipped,
-            u8::from(!self.valid_input) | (u8::from(self.unsupported) << 1)
+            self.outcome.skipped(),
+            u8::from(!self.outcome.valid_input())
+                | (u8::from(self.outcome.unsupported()) << 1)
+                | (u8::from(matches!(self.outcome, CaseOutcome::Unreadable { .. })) << 2)
         ]);
         serde_json::to_vec(&v).expect("a JSON value always serializes")
     }
@@ -228,6 +227,20 @@ impl CaseRecord {
     fn decode(bytes: &[u8]) -> CaseRecord {
         let v: Value = serde_json::from_slice(bytes).expect("records read back as written");
         let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+        let flags = v[7].as_u64().unwrap_or(0);
+        let valid_input = flags & 1 == 0;
+        let outcome = match v[6].as_str().map(str::to_string) {
+            None => CaseOutcome::Judged { valid_input },
+            Some(reason) if flags & 2 != 0 => CaseOutcome::Unsupported {
+                reason,
+                valid_input,
+            },
+            Some(reason) if flags & 4 != 0 => CaseOutcome::Unreadable {
+                reason,
+                valid_input,
+            },
+            Some(reason) => CaseOutcome::NotSent(reason),
+        };
         CaseRecord {
             id: text(&v[0]),
             max_messages: v[1].get("maxMessages").cloned(),
@@ -243,9 +256,7 @@ impl CaseRecord {
                 })
                 .unwrap_or_default(),
             stderr_tail: text(&v[5]),
-            skipped: v[6].as_str().map(str::to_string),
-            valid_input: v[7].as_u64().unwrap_or(0) & 1 == 0,
-            unsupported: v[7].as_u64().unwrap_or(0) & 2 != 0,
+            outcome,
         }
     }
 }
@@ -398,9 +409,7 @@ mod tests {
             response: None,
             verdicts,
             stderr_tail: "tail\n".into(),
-            skipped: None,
-            unsupported: false,
-            valid_input: true,
+            outcome: CaseOutcome::Judged { valid_input: true },
             last_request: None,
         }
     }
@@ -449,7 +458,7 @@ mod tests {
             ))
         };
         let mut skipped = pass("s/3");
-        skipped.skipped = Some("no OpenAI form: message 0: \u{1b}".into());
+        skipped.outcome = CaseOutcome::NotSent("no OpenAI form: message 0: \u{1b}".into());
         let mut records = Records::with_slots(5);
         records.put(3, &skipped);
         records.put(0, &pass("p/0"));

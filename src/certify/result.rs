@@ -114,6 +114,74 @@ impl RunCase {
     }
 }
 
+/// What happened to one case of a run, the one fact every record and
+/// report of the case reads ([`CaseResult::outcome`],
+/// [`super::records::CaseRecord::outcome`]). A new way for a case to end
+/// is a new variant here, and the renderers' matches list what it touches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaseOutcome {
+    /// Not sent: the case needs what the run does not have (protocol 2,
+    /// summaries, policy `repair`), shows a shape outside the run (spec
+    /// §9.5), or has no form in the run's wire format. The reason, as the
+    /// reports print it.
+    NotSent(String),
+    /// Sent and answered, but its input cannot be read as a history in the
+    /// run's format, so nothing is judged: the reason (`the case's input
+    /// cannot be read: ...`), and whether the input passes the validator
+    /// as [`CaseOutcome::Judged`] says it.
+    Unreadable {
+        /// Why, as the reports print it.
+        reason: String,
+        /// As [`CaseOutcome::Judged::valid_input`].
+        valid_input: bool,
+    },
+    /// The reducer answered the case's request `unsupported` (protocol 2,
+    /// spec §13.7): skipped, and counted apart.
+    Unsupported {
+        /// `unsupported by the reducer: WHY`, as the reports print it.
+        reason: String,
+        /// As [`CaseOutcome::Judged::valid_input`].
+        valid_input: bool,
+    },
+    /// Judged clause by clause (its verdicts are the case's).
+    Judged {
+        /// Whether the case's input history passes the validator (pending
+        /// calls allowed, spec §5; under policy `repair` whether it reads
+        /// at all, §17.1): a failure on an input that does not is
+        /// robustness, reported apart, and decides no level (spec §9.2).
+        valid_input: bool,
+    },
+}
+
+impl CaseOutcome {
+    /// Why the case was not judged, when it was not (every variant but
+    /// [`CaseOutcome::Judged`]).
+    pub fn skipped(&self) -> Option<&str> {
+        match self {
+            CaseOutcome::NotSent(reason)
+            | CaseOutcome::Unreadable { reason, .. }
+            | CaseOutcome::Unsupported { reason, .. } => Some(reason),
+            CaseOutcome::Judged { .. } => None,
+        }
+    }
+
+    /// Whether the reducer answered the case `unsupported`.
+    pub fn unsupported(&self) -> bool {
+        matches!(self, CaseOutcome::Unsupported { .. })
+    }
+
+    /// Whether the case's input passes the validator (spec §5, §9.2); a
+    /// case not sent counts as valid.
+    pub fn valid_input(&self) -> bool {
+        match self {
+            CaseOutcome::NotSent(_) => true,
+            CaseOutcome::Unreadable { valid_input, .. }
+            | CaseOutcome::Unsupported { valid_input, .. }
+            | CaseOutcome::Judged { valid_input } => *valid_input,
+        }
+    }
+}
+
 /// The full record of one case. Two results are equal when they say the
 /// same of the case: how long it took ([`CaseResult::took`]) is not
 /// compared.
@@ -132,17 +200,9 @@ pub struct CaseResult {
     pub verdicts: Vec<Verdict>,
     /// The reducer's stderr tail from the failing request, if any failed.
     pub stderr_tail: String,
-    /// Why the case was not run (it has no form in the wire format, needs
-    /// what the run does not have, or the reducer answered that it is
-    /// unsupported).
-    pub skipped: Option<String>,
-    /// The reducer answered the case's request `unsupported` (protocol 2,
-    /// spec §13.7): skipped, and counted apart.
-    pub unsupported: bool,
-    /// Whether the case's input history passes the validator (pending
-    /// calls allowed, spec §5): a failure on an input that does not is
-    /// robustness, reported apart, and decides no level (spec §9.2).
-    pub valid_input: bool,
+    /// What happened to the case: skipped (and why), unsupported by the
+    /// reducer, or judged on a valid or an invalid input.
+    pub outcome: CaseOutcome,
     /// The last request the case sent: `None` for the first, else the
     /// extra request. Unrequested output found after the case ended
     /// followed its answer ([`CaseResult::add_protocol_failure`]).
@@ -177,9 +237,7 @@ impl PartialEq for CaseResult {
             response,
             verdicts,
             stderr_tail,
-            skipped,
-            unsupported,
-            valid_input,
+            outcome,
             last_request,
             took: _,
         } = self;
@@ -188,9 +246,7 @@ impl PartialEq for CaseResult {
             && *response == other.response
             && *verdicts == other.verdicts
             && *stderr_tail == other.stderr_tail
-            && *skipped == other.skipped
-            && *unsupported == other.unsupported
-            && *valid_input == other.valid_input
+            && *outcome == other.outcome
             && *last_request == other.last_request
     }
 }
@@ -200,6 +256,17 @@ impl CaseResult {
     /// [`CaseResult::wire_messages`], or the case's messages.
     pub fn wire(&self) -> &[Value] {
         self.wire_messages.as_deref().unwrap_or(&self.case.messages)
+    }
+
+    /// Why the case was not judged ([`CaseOutcome::skipped`]).
+    pub fn skipped(&self) -> Option<&str> {
+        self.outcome.skipped()
+    }
+
+    /// Whether the case's input passes the validator
+    /// ([`CaseOutcome::valid_input`]).
+    pub fn valid_input(&self) -> bool {
+        self.outcome.valid_input()
     }
 
     /// The failed verdicts.

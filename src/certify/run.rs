@@ -28,23 +28,23 @@ use std::time::Instant;
 use web_time::Instant;
 
 use super::result::{add_protocol_failure, labelled};
-pub use super::result::{CaseResult, RunCase};
+pub use super::result::{CaseOutcome, CaseResult, RunCase};
 pub use super::settings::{SessionFactory, Sessions, Settings};
 
 /// A case's result as the runner holds it until the case is recorded: the
 /// case as the list gave it (borrowed or made), and its wire messages only
 /// when they are not its messages as they are (every format but the
 /// canonical one). A case that passes is recorded without copying either;
-/// only a failing one becomes a [`CaseResult`].
+/// only a failing one becomes a [`CaseResult`]. Made by [`Pending::new`]
+/// only.
 pub(super) struct Pending<'a> {
     pub(super) case: Cow<'a, RunCase>,
     wire: Wire,
     pub(super) response: Option<Response>,
     pub(super) verdicts: Vec<Verdict>,
     pub(super) stderr_tail: String,
-    pub(super) skipped: Option<String>,
-    pub(super) unsupported: bool,
-    pub(super) valid_input: bool,
+    /// What happened to the case ([`CaseResult::outcome`]).
+    pub(super) outcome: CaseOutcome,
     pub(super) last_request: Option<ExtraKind>,
     /// The input is valid, the reducer answered it with messages, and the
     /// newest messages of M that fit the budget split a call group: a
@@ -58,22 +58,16 @@ pub(super) struct Pending<'a> {
 #[cfg(test)]
 impl From<CaseResult> for Pending<'static> {
     fn from(r: CaseResult) -> Pending<'static> {
-        Pending {
-            case: Cow::Owned(r.case),
-            wire: match r.wire_messages {
-                Some(w) => Wire::Converted(w),
-                None => Wire::Same,
-            },
-            response: r.response,
-            verdicts: r.verdicts,
-            stderr_tail: r.stderr_tail,
-            skipped: r.skipped,
-            unsupported: r.unsupported,
-            valid_input: r.valid_input,
-            last_request: r.last_request,
-            group_at_cut: false,
-            took: r.took,
-        }
+        let wire = match r.wire_messages {
+            Some(w) => Wire::Converted(w),
+            None => Wire::Same,
+        };
+        let mut p = Pending::new(Cow::Owned(r.case), wire, r.response, r.outcome);
+        p.verdicts = r.verdicts;
+        p.stderr_tail = r.stderr_tail;
+        p.last_request = r.last_request;
+        p.took = r.took;
+        p
     }
 }
 
@@ -133,7 +127,33 @@ fn answer_to<'r>(
     None
 }
 
-impl Pending<'_> {
+impl<'a> Pending<'a> {
+    /// A case's result with `outcome`: no verdicts, no stderr tail, the
+    /// first request the last one, no time taken yet.
+    fn new(
+        case: Cow<'a, RunCase>,
+        wire: Wire,
+        response: Option<Response>,
+        outcome: CaseOutcome,
+    ) -> Pending<'a> {
+        Pending {
+            case,
+            wire,
+            response,
+            verdicts: Vec::new(),
+            stderr_tail: String::new(),
+            outcome,
+            last_request: None,
+            group_at_cut: false,
+            took: Duration::ZERO,
+        }
+    }
+
+    /// A case not sent ([`CaseOutcome::NotSent`]).
+    fn not_sent(case: Cow<'a, RunCase>, why: String) -> Pending<'a> {
+        Pending::new(case, Wire::NotSent, None, CaseOutcome::NotSent(why))
+    }
+
     pub(super) fn into_result(self) -> CaseResult {
         self.into_result_with(false)
     }
@@ -152,9 +172,7 @@ impl Pending<'_> {
             response,
             verdicts,
             stderr_tail,
-            skipped,
-            unsupported,
-            valid_input,
+            outcome,
             last_request,
             took,
             group_at_cut: _,
@@ -183,9 +201,7 @@ impl Pending<'_> {
             response,
             verdicts,
             stderr_tail,
-            skipped,
-            unsupported,
-            valid_input,
+            outcome,
             last_request,
             took,
         }
@@ -201,13 +217,7 @@ impl Pending<'_> {
     }
 
     pub(super) fn record(&self) -> CaseRecord {
-        CaseRecord::from_parts(
-            &self.case,
-            &self.verdicts,
-            &self.stderr_tail,
-            self.skipped.as_deref(),
-        )
-        .with_input(self.valid_input, self.unsupported)
+        CaseRecord::from_parts(&self.case, &self.verdicts, &self.stderr_tail, &self.outcome)
     }
 }
 
@@ -228,22 +238,6 @@ fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Cow<'_, [Valu
         ));
     }
     Ok(Cow::Owned(w))
-}
-
-fn skipped(case: Cow<'_, RunCase>, why: String) -> Pending<'_> {
-    Pending {
-        case,
-        wire: Wire::NotSent,
-        response: None,
-        verdicts: Vec::new(),
-        stderr_tail: String::new(),
-        skipped: Some(why),
-        unsupported: false,
-        valid_input: true,
-        last_request: None,
-        group_at_cut: false,
-        took: Duration::ZERO,
-    }
 }
 
 /// Whether the newest messages of M that fit `budget` (with the pinned
@@ -344,239 +338,316 @@ pub(super) fn run_case_pending<'a>(
     Ok(p)
 }
 
-fn run_case_timed<'a>(
-    session: &mut dyn Session,
-    settings: &Settings,
-    case: Cow<'a, RunCase>,
-) -> Result<Pending<'a>, RunError> {
+/// What a case's exchanges leave besides the answers: the protocol
+/// failures (clause and detail, each labelled by the request it happened
+/// on), the stderr tail of the first failing request, and which request
+/// was sent last (`None`: the first).
+#[derive(Default)]
+struct Trail {
+    protocol: Vec<(Clause, String)>,
+    stderr_tail: String,
+    last_request: Option<ExtraKind>,
+}
+
+impl Trail {
+    /// Records a protocol failure of the last request sent.
+    fn failed(&mut self, failure: ProtocolFailure) {
+        self.protocol
+            .push((failure.clause, labelled(self.last_request, &failure.detail)));
+        if self.stderr_tail.is_empty() {
+            self.stderr_tail = failure.stderr_tail;
+        }
+    }
+}
+
+/// The case's messages as sent in this run, or why it is not sent: it
+/// needs protocol 2, summaries or policy `repair` the run does not have
+/// ([`RunCase::needs`]), shows a shape outside the run
+/// ([`Settings::outside_shown`], spec §9.5), or has no form in the run's
+/// wire format ([`wire`]).
+fn sendable<'c>(settings: &Settings, case: &'c RunCase) -> Result<Cow<'c, [Value]>, String> {
     if let Some(why) = case.needs(settings.policy, settings.protocol, settings.summaries) {
-        return Ok(skipped(case, why));
+        return Err(why);
     }
-    if let Some(why) = settings.outside_shown(&case) {
-        return Ok(skipped(case, why));
+    if let Some(why) = settings.outside_shown(case) {
+        return Err(why);
     }
-    let wire_messages = match wire(
+    wire(
         settings.format,
         &case.messages,
         case.budget.tokens.is_some(),
-    ) {
-        Ok(m) => m,
-        Err(why) => return Ok(skipped(case, why)),
-    };
-    let summary = case.summary_member(settings.summaries);
-    let first_request =
-        OutgoingRequest::new(settings.format, &case.budget, summary, &wire_messages);
-    let mut protocol: Vec<(Clause, String)> = Vec::new();
-    let mut stderr_tail = String::new();
-    let mut last_request = None;
-    let json_numbers = settings.declared.json_numbers;
-    let first = match session.exchange(&first_request)? {
-        // An answer in another wire format is not judged clause by clause
-        // (spec §9.2): it says which format it looks like.
+    )
+}
+
+/// The answer to the case's first request as it is judged (under
+/// `json-numbers` its numbers read as doubles, spec §16.7), or `None`
+/// when there is none to judge: the request failed, or the answer's
+/// messages are not in the run's wire format, which is not judged clause
+/// by clause (spec §9.2); either is recorded in `trail`.
+///
+/// # Errors
+///
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
+fn first_answer(
+    session: &mut dyn Session,
+    settings: &Settings,
+    request: &OutgoingRequest,
+    trail: &mut Trail,
+) -> Result<Option<Response>, RunError> {
+    Ok(match session.exchange(request)? {
         Ok(Response::Messages(m)) if format_mismatch(settings.format, &m).is_err() => {
             let e = format_mismatch(settings.format, &m).unwrap_err();
-            protocol.push((
+            trail.protocol.push((
                 Clause::ProtocolJson,
                 format!("the answer's messages are not in the run's wire format: {e}"),
             ));
             None
         }
-        Ok(r) => Some(nearest_doubles_if(json_numbers, r)),
+        Ok(r) => Some(nearest_doubles_if(settings.declared.json_numbers, r)),
         Err(failure) => {
-            protocol.push((failure.clause, failure.detail));
-            stderr_tail = failure.stderr_tail;
+            trail.failed(failure);
             None
         }
-    };
-    // A stop asked for while the reducer answered ends the case before
-    // the kit's own work on the answer (spec §8.7).
-    if let Some(s) = super::interrupt::requested() {
-        return Err(RunError::Interrupted(s));
+    })
+}
+
+/// What is judged of the messages sent (`wire`): the messages as sent,
+/// or under `json-numbers` (`on`) as a reader of doubles has them (spec
+/// §16.7), copied only when that changes them.
+fn judged_messages(on: bool, wire: &[Value]) -> Cow<'_, [Value]> {
+    if !on {
+        return Cow::Borrowed(wire);
     }
-    // What is judged: the messages as sent, or under json-numbers as a
-    // reader of doubles has them (spec §16.7).
-    let judged: Cow<'_, [Value]> = if json_numbers {
-        let mut m = wire_messages.to_vec();
-        let changed = m.iter_mut().fold(false, |c, v| to_nearest_doubles(v) | c);
-        if changed {
-            Cow::Owned(m)
-        } else {
-            Cow::Borrowed(&wire_messages[..])
-        }
+    let mut m = wire.to_vec();
+    let changed = m.iter_mut().fold(false, |c, v| to_nearest_doubles(v) | c);
+    if changed {
+        Cow::Owned(m)
     } else {
-        Cow::Borrowed(&wire_messages[..])
-    };
-    // The input, classified once for its validity, the reference answer
-    // and the checker (unreadable: each reports it as it does on its own).
-    let in_h = read_history(settings.format, &judged);
-    // Under `repair` broken inputs are the point (spec §17.1): every
-    // readable input is judged as a valid one is.
-    let valid = if settings.policy == Policy::Repair {
-        in_h.is_ok()
-    } else {
-        valid_input(&in_h)
-    };
-    if let Some(Response::Unsupported(why)) = &first {
-        // A request the reducer cannot express (spec §13.7): skipped and
-        // counted, unless its budget is no budget (rejects-bad-budget).
-        if Budget::read(&case.budget, wire_messages.len()).is_ok() {
-            let mut p = skipped(case, format!("unsupported by the reducer: {why}"));
-            p.unsupported = true;
-            p.valid_input = valid;
-            return Ok(p);
-        }
+        Cow::Borrowed(wire)
     }
-    let req = Request {
-        format: settings.format,
-        policy: settings.policy,
-        budget: &case.budget,
-        messages: &judged,
-        summary,
-        declared: settings.declared,
+}
+
+/// Whether the input `history` counts as valid under `policy`: it passes
+/// the validator ([`valid_input`], spec §9.2), or under `repair`, where
+/// broken inputs are the point (spec §17.1), it reads at all.
+fn input_valid(
+    policy: Policy,
+    history: &Result<crate::terms::History, crate::terms::ShapeError>,
+) -> bool {
+    if policy == Policy::Repair {
+        history.is_ok()
+    } else {
+        valid_input(history)
+    }
+}
+
+/// The reference reducer's answer to `req` (honouring the run's provider
+/// profile, and under `budget-unit=items`, `=batched-results` or
+/// `count-pinned` keeping what fits in the declared unit, spec §16.3,
+/// §16.9), and with a summary allowed its answer under the budget less
+/// the summary's cost, which honours no provider profile (spec §12).
+fn reference_answers(
+    settings: &Settings,
+    req: &Request,
+    history: &Result<crate::terms::History, crate::terms::ShapeError>,
+) -> (Option<Response>, Option<Response>) {
+    let judged = req.messages;
+    let items_budget = match history {
+        Ok(h) if settings.declared.costs_per_message() => Budget::read(req.budget, judged.len())
+            .ok()
+            .filter(|b| !b.is_tokens())
+            .map(|b| crate::check::in_declared_unit(b, &settings.declared, h).to_fields()),
+        _ => None,
     };
-    let verdicts;
-    let mut group_at_cut = false;
-    if let Some(first) = &first {
-        // Under budget-unit=items or =batched-results the reference keeps
-        // what fits in that unit (spec §16.3), and under count-pinned what
-        // fits beside the pinned message (§16.9).
-        let items_budget = match &in_h {
-            Ok(h) if settings.declared.costs_per_message() => {
-                Budget::read(&case.budget, judged.len())
-                    .ok()
-                    .filter(|b| !b.is_tokens())
-                    .map(|b| crate::check::in_declared_unit(b, &settings.declared, h).to_fields())
-            }
-            _ => None,
-        };
-        // The summary's reference honours no provider profile.
-        let plain = Reference::new(settings.policy, settings.format);
-        let input = match &in_h {
-            Ok(h) => Input::classified(&judged, h)
-                .budget_fields(items_budget.as_ref().unwrap_or(&case.budget)),
-            Err(_) => Input::new(&judged).budget_fields(&case.budget),
-        };
-        let reference = Some(Response::from(
-            plain.with_provider(settings.provider).reduce(input),
-        ));
-        let reference_less_summary = summary.and_then(|s| {
-            let b = Budget::read(&case.budget, judged.len()).ok()?;
-            Some(Response::from(
-                plain.reduce(Input::new(&judged).budget(&b.less(s))),
-            ))
-        });
-        let mut answers: Answers = Vec::new();
-        let extra = if settings.extra_requests {
-            extra_requests(&req, first)
+    let plain = Reference::new(settings.policy, settings.format);
+    let input = match history {
+        Ok(h) => {
+            Input::classified(judged, h).budget_fields(items_budget.as_ref().unwrap_or(req.budget))
+        }
+        Err(_) => Input::new(judged).budget_fields(req.budget),
+    };
+    let reference = Some(Response::from(
+        plain.with_provider(settings.provider).reduce(input),
+    ));
+    let reference_less_summary = req.summary.and_then(|s| {
+        let b = Budget::read(req.budget, judged.len()).ok()?;
+        Some(Response::from(
+            plain.reduce(Input::new(judged).budget(&b.less(s))),
+        ))
+    });
+    (reference, reference_less_summary)
+}
+
+/// Sends the extra requests the answer `first` to `req` calls for
+/// ([`extra_requests`]: repeat, output again, smaller budget), each
+/// preceded by [`Session::settle`] (unrequested output after the previous
+/// answer fails `protocol-json`), and gives their answers, each read
+/// under `json-numbers` (`json_numbers`) as `first` was. An answer the
+/// same byte for byte as the one before is not read again; an extra
+/// request answered `unsupported` leaves its clause not judged (but a
+/// repeated request so answered is not the same answer); a failed one is
+/// recorded in `trail`.
+///
+/// # Errors
+///
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
+fn send_extras(
+    session: &mut dyn Session,
+    json_numbers: bool,
+    req: &Request,
+    first_request: &OutgoingRequest,
+    first: &Response,
+    trail: &mut Trail,
+) -> Result<Answers, RunError> {
+    let mut answers: Answers = Vec::new();
+    // Which request's response was the last answer: `Some(None)` the
+    // first's.
+    let mut answered: Option<Option<ExtraKind>> = Some(None);
+    for extra in extra_requests(req, first) {
+        if let Some(late) = session.settle() {
+            trail
+                .protocol
+                .push((late.clause, labelled(trail.last_request, &late.detail)));
+        }
+        // The repeated request is the first one, already written.
+        let built;
+        let r = if extra.kind == ExtraKind::Repeat {
+            first_request
         } else {
-            Vec::new()
-        };
-        // Which request's response was the last answer: `Some(None)` the
-        // first's.
-        let mut answered: Option<Option<ExtraKind>> = Some(None);
-        for extra in extra {
-            if let Some(late) = session.settle() {
-                protocol.push((late.clause, labelled(last_request, &late.detail)));
-            }
-            // The repeated request is the first one, already written.
-            let built;
-            let r = if extra.kind == ExtraKind::Repeat {
-                &first_request
+            // The smaller budget's request has the first one's messages:
+            // its text is the first one's, budget apart.
+            let same_messages = std::ptr::eq(&*extra.messages, req.messages);
+            built = if same_messages {
+                first_request.with_budget(&extra.budget)
             } else {
-                // The smaller budget's request has the first one's
-                // messages: its text is the first one's, budget apart.
-                let same_messages = std::ptr::eq(&*extra.messages, &*judged);
-                built = if same_messages {
-                    first_request.with_budget(&extra.budget)
-                } else {
-                    OutgoingRequest::new(settings.format, &extra.budget, summary, &extra.messages)
-                };
-                &built
+                OutgoingRequest::new(req.format, &extra.budget, req.summary, &extra.messages)
             };
-            // The answer before, when it was a response: an answer the
-            // same byte for byte is that response again, not read again.
-            let answer = match answered {
-                Some(before) => match session.exchange_unless_same(r)? {
-                    Some(answer) => answer.map(Answer::Read),
-                    None => Ok(Answer::Same(before)),
-                },
-                None => session.exchange(r)?.map(Answer::Read),
-            };
-            last_request = Some(extra.kind);
-            answered = answer.is_ok().then_some(last_request);
-            let answer = answer.map(|a| match a {
-                Answer::Read(r) => Answer::Read(nearest_doubles_if(json_numbers, r)),
-                same => same,
-            });
-            match answer {
-                // An extra request the reducer cannot express leaves its
-                // clause not judged; a repeated request answered so is
-                // not the same answer (`deterministic`).
-                Ok(Answer::Read(Response::Unsupported(_))) if extra.kind != ExtraKind::Repeat => {}
-                Ok(a) => answers.push((extra.kind, extra.limit(), a)),
-                Err(failure) => {
-                    protocol.push((failure.clause, labelled(last_request, &failure.detail)));
-                    if stderr_tail.is_empty() {
-                        stderr_tail = failure.stderr_tail;
-                    }
-                }
-            }
-        }
-        let of = |kind| answer_to(first, &answers, Some(kind));
-        let extras = ExtrasRef {
-            repeat: of(ExtraKind::Repeat),
-            again: of(ExtraKind::Again),
-            smaller: answers
-                .iter()
-                .find(|(kind, _, _)| *kind == ExtraKind::Smaller)
-                .and_then(|(_, limit, _)| Some((*limit, of(ExtraKind::Smaller)?))),
-            reference: reference.as_ref(),
-            reference_less_summary: reference_less_summary.as_ref(),
+            &built
         };
-        group_at_cut = valid
-            && matches!(first, Response::Messages(_))
-            && in_h.as_ref().is_ok_and(|h| {
-                Budget::read(&case.budget, judged.len())
-                    .is_ok_and(|b| newest_fit_splits_a_call(h, &b))
-            });
-        // An unreadable input is `check_with_borrowed`'s error, read once.
-        match in_h.and_then(|h| check_classified(&req, h, first, extras, settings.provider)) {
-            Ok(v) => verdicts = v,
-            Err(e) => {
-                let skipped = Some(format!("the case's input cannot be read: {e}"));
-                let response = Some(first.clone());
-                return Ok(Pending {
-                    wire: Wire::of(wire_messages),
-                    case,
-                    response,
-                    verdicts: Vec::new(),
-                    stderr_tail,
-                    skipped,
-                    unsupported: false,
-                    valid_input: valid,
-                    last_request,
-                    group_at_cut: false,
-                    took: Duration::ZERO,
-                });
-            }
+        // The answer before, when it was a response: an answer the same
+        // byte for byte is that response again, not read again.
+        let answer = match answered {
+            Some(before) => match session.exchange_unless_same(r)? {
+                Some(answer) => answer.map(Answer::Read),
+                None => Ok(Answer::Same(before)),
+            },
+            None => session.exchange(r)?.map(Answer::Read),
+        };
+        trail.last_request = Some(extra.kind);
+        answered = answer.is_ok().then_some(trail.last_request);
+        let answer = answer.map(|a| match a {
+            Answer::Read(r) => Answer::Read(nearest_doubles_if(json_numbers, r)),
+            same => same,
+        });
+        match answer {
+            Ok(Answer::Read(Response::Unsupported(_))) if extra.kind != ExtraKind::Repeat => {}
+            Ok(a) => answers.push((extra.kind, extra.limit(), a)),
+            Err(failure) => trail.failed(failure),
         }
+    }
+    Ok(answers)
+}
+
+/// What the checker compares `first` with: the extra requests' answers
+/// (`answers`, each that is the same as another one read as that one) and
+/// the reference's answers.
+fn extras_ref<'r>(
+    first: &'r Response,
+    answers: &'r Answers,
+    reference: Option<&'r Response>,
+    reference_less_summary: Option<&'r Response>,
+) -> ExtrasRef<'r> {
+    let of = |kind| answer_to(first, answers, Some(kind));
+    ExtrasRef {
+        repeat: of(ExtraKind::Repeat),
+        again: of(ExtraKind::Again),
+        smaller: answers
+            .iter()
+            .find(|(kind, _, _)| *kind == ExtraKind::Smaller)
+            .and_then(|(_, limit, _)| Some((*limit, of(ExtraKind::Smaller)?))),
+        reference,
+        reference_less_summary,
+    }
+}
+
+/// Whether the case shows a call group split at the cut
+/// ([`Pending::group_at_cut`]): its input is valid, the answer `first` is
+/// messages, and the newest messages that fit `req`'s budget split a
+/// call group ([`newest_fit_splits_a_call`]).
+fn group_at_cut(
+    valid: bool,
+    req: &Request,
+    first: &Response,
+    history: &Result<crate::terms::History, crate::terms::ShapeError>,
+) -> bool {
+    valid
+        && matches!(first, Response::Messages(_))
+        && history.as_ref().is_ok_and(|h| {
+            Budget::read(req.budget, req.messages.len())
+                .is_ok_and(|b| newest_fit_splits_a_call(h, &b))
+        })
+}
+
+/// The checker's verdicts on the answer `first` to `req`, after the extra
+/// requests ([`send_extras`], with [`Settings::extra_requests`]) and with
+/// the reference's answers ([`reference_answers`]); `Ok(Err(why))` when
+/// the input `history` cannot be read (the checker's error, read once).
+///
+/// # Errors
+///
+/// [`RunError`] when the reducer cannot be started or the kit is stopped.
+fn judge_answer(
+    session: &mut dyn Session,
+    settings: &Settings,
+    req: &Request,
+    first_request: &OutgoingRequest,
+    first: &Response,
+    history: Result<crate::terms::History, crate::terms::ShapeError>,
+    trail: &mut Trail,
+) -> Result<Result<Vec<Verdict>, String>, RunError> {
+    let (reference, reference_less_summary) = reference_answers(settings, req, &history);
+    let answers = if settings.extra_requests {
+        send_extras(
+            session,
+            settings.declared.json_numbers,
+            req,
+            first_request,
+            first,
+            trail,
+        )?
     } else {
-        verdicts = Clause::judged_in(
-            settings.policy,
-            summary.is_some(),
-            settings.format.has_reasoning(),
-            settings.provider.is_some(),
-            &settings.declared,
-        )
+        Vec::new()
+    };
+    let extras = extras_ref(
+        first,
+        &answers,
+        reference.as_ref(),
+        reference_less_summary.as_ref(),
+    );
+    Ok(history
+        .and_then(|h| check_classified(req, h, first, extras, settings.provider))
+        .map_err(|e| format!("the case's input cannot be read: {e}")))
+}
+
+/// The verdicts of a case no answer of which can be judged: every clause
+/// of the run ([`Settings::clauses`]) the checker judges, not judged.
+fn no_response(settings: &Settings) -> Vec<Verdict> {
+    settings
+        .clauses()
         .into_iter()
         .filter(|c| !c.judged_by_runner())
         .map(|clause| Verdict {
             clause,
             outcome: Outcome::NotJudged("no response".into()),
         })
-        .collect();
-    }
-    let mut all: Vec<Verdict> = [
+        .collect()
+}
+
+/// The four protocol clauses' verdicts from the failures of a case's
+/// exchanges (`protocol`): each fails with its details joined by `; `,
+/// or passes.
+fn protocol_verdicts(protocol: &[(Clause, String)]) -> Vec<Verdict> {
+    [
         Clause::ProtocolJson,
         Clause::ProtocolTimeout,
         Clause::ProtocolCrash,
@@ -598,21 +669,97 @@ fn run_case_timed<'a>(
             },
         }
     })
-    .collect();
-    all.extend(verdicts);
-    Ok(Pending {
-        wire: Wire::of(wire_messages),
-        case,
-        response: first,
-        verdicts: all,
-        stderr_tail,
-        skipped: None,
-        unsupported: false,
-        valid_input: valid,
-        last_request,
-        group_at_cut,
-        took: Duration::ZERO,
-    })
+    .collect()
+}
+
+/// [`run_case`]'s steps: whether the case is sent ([`sendable`]), the
+/// first answer ([`first_answer`]), what is judged and whether it is
+/// valid ([`judged_messages`], [`input_valid`]), an `unsupported` answer
+/// (spec §13.7), then the judgement ([`judge_answer`]) and the protocol
+/// verdicts ([`protocol_verdicts`]).
+fn run_case_timed<'a>(
+    session: &mut dyn Session,
+    settings: &Settings,
+    case: Cow<'a, RunCase>,
+) -> Result<Pending<'a>, RunError> {
+    let wire_messages = match sendable(settings, &case) {
+        Ok(m) => m,
+        Err(why) => return Ok(Pending::not_sent(case, why)),
+    };
+    let summary = case.summary_member(settings.summaries);
+    let first_request =
+        OutgoingRequest::new(settings.format, &case.budget, summary, &wire_messages);
+    let mut trail = Trail::default();
+    let first = first_answer(session, settings, &first_request, &mut trail)?;
+    // A stop asked for while the reducer answered ends the case before
+    // the kit's own work on the answer (spec §8.7).
+    if let Some(s) = super::interrupt::requested() {
+        return Err(RunError::Interrupted(s));
+    }
+    let judged = judged_messages(settings.declared.json_numbers, &wire_messages);
+    // The input, classified once for its validity, the reference answer
+    // and the checker (unreadable: each reports it as it does on its own).
+    let history = read_history(settings.format, &judged);
+    let valid = input_valid(settings.policy, &history);
+    if let Some(Response::Unsupported(why)) = &first {
+        // A request the reducer cannot express (spec §13.7): skipped and
+        // counted, unless its budget is no budget (rejects-bad-budget).
+        if Budget::read(&case.budget, wire_messages.len()).is_ok() {
+            let outcome = CaseOutcome::Unsupported {
+                reason: format!("unsupported by the reducer: {why}"),
+                valid_input: valid,
+            };
+            return Ok(Pending::new(case, Wire::NotSent, None, outcome));
+        }
+    }
+    let req = Request {
+        format: settings.format,
+        policy: settings.policy,
+        budget: &case.budget,
+        messages: &judged,
+        summary,
+        declared: settings.declared,
+    };
+    let (judgement, at_cut) = match &first {
+        Some(first) => {
+            let at_cut = group_at_cut(valid, &req, first, &history);
+            let judgement = judge_answer(
+                session,
+                settings,
+                &req,
+                &first_request,
+                first,
+                history,
+                &mut trail,
+            )?;
+            (Some(judgement), at_cut)
+        }
+        None => (None, false),
+    };
+    let (outcome, verdicts) = match judgement {
+        Some(Err(reason)) => {
+            let outcome = CaseOutcome::Unreadable {
+                reason,
+                valid_input: valid,
+            };
+            (outcome, None)
+        }
+        Some(Ok(v)) => (CaseOutcome::Judged { valid_input: valid }, Some(v)),
+        None => (
+            CaseOutcome::Judged { valid_input: valid },
+            Some(no_response(settings)),
+        ),
+    };
+    let wire = Wire::of(wire_messages);
+    let mut p = Pending::new(case, wire, first, outcome);
+    if let Some(v) = verdicts {
+        p.verdicts = protocol_verdicts(&trail.protocol);
+        p.verdicts.extend(v);
+        p.group_at_cut = at_cut;
+    }
+    p.stderr_tail = trail.stderr_tail;
+    p.last_request = trail.last_request;
+    Ok(p)
 }
 
 /// Runs one case through a session of its own, closed at the end (what

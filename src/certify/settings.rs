@@ -79,6 +79,32 @@ impl std::fmt::Debug for Sessions {
 }
 
 impl Settings {
+    /// The settings of a run of `reducer` in `format` under `policy` with
+    /// every other setting at its default, the one place they are written:
+    /// no provider profile, the default [`Limits`], one process per
+    /// request, one worker, the extra requests sent, protocol 1, no
+    /// summaries, no declaration, no knob turned off or outside the run,
+    /// the reducer run as a process. A run made in code sets what it needs
+    /// on this (`Settings { persistent: true, ..Settings::new(..) }`).
+    pub fn new(reducer: Reducer, format: Format, policy: Policy) -> Settings {
+        Settings {
+            reducer,
+            format,
+            policy,
+            provider: None,
+            limits: Limits::default(),
+            persistent: false,
+            jobs: 1,
+            extra_requests: true,
+            protocol: Protocol::V1,
+            summaries: false,
+            declared: Declared::default(),
+            without: Vec::new(),
+            outside: Vec::new(),
+            sessions: None,
+        }
+    }
+
     /// The definition of `clause` as this run's spec version reads it
     /// (spec v2's under protocol 2).
     pub fn definition(&self, clause: Clause) -> &'static str {

@@ -15,7 +15,7 @@ use reducer_kit::certify::counterexample::{
 use reducer_kit::certify::interrupt;
 use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
-use reducer_kit::certify::process::RUN_ENV;
+use reducer_kit::certify::process::{Limits, RUN_ENV};
 use reducer_kit::certify::report::text::{self, TextOptions};
 use reducer_kit::certify::report::{html, json, junit};
 use reducer_kit::certify::run::CaseList;
@@ -241,12 +241,13 @@ impl ShrinkBars {
 
 /// `--progress-interval`'s default when stderr is not a terminal.
 const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(30);
-/// `--timeout`'s default, in milliseconds.
-const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-/// `--startup-timeout`'s default, in milliseconds.
-const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 60_000;
-/// `--max-output`'s default, in bytes.
-const DEFAULT_MAX_OUTPUT: usize = 16 * 1024 * 1024;
+/// `--timeout`'s default, in milliseconds: the limits' default, which the
+/// reproduce lines leave out ([`Settings::flags`](reducer_kit::certify::settings::Settings::flags)).
+const DEFAULT_TIMEOUT_MS: u64 = Limits::DEFAULT_TIMEOUT_MS;
+/// `--startup-timeout`'s default, in milliseconds (the limits' default).
+const DEFAULT_STARTUP_TIMEOUT_MS: u64 = Limits::DEFAULT_STARTUP_TIMEOUT_MS;
+/// `--max-output`'s default, in bytes (the limits' default).
+const DEFAULT_MAX_OUTPUT: usize = Limits::DEFAULT_MAX_OUTPUT;
 
 /// The one line that sums up the shrinking of a run.
 fn shrink_summary(cxs: &[Counterexample], took: Duration) -> String {

@@ -13,7 +13,7 @@
 //! [`crate::certify::draw::gist::MAX_TEXT`] characters.
 
 use super::text::{replay, reproduce, TextOptions, SHOWN};
-use super::{certificate, plan_line, thousands, Run};
+use super::{certificate, plan_line, thousands, FirstFailure, Run};
 use crate::certify::counterexample::Counterexample;
 use crate::certify::draw::html::{conversation, esc, page, LEGEND};
 use crate::certify::draw::{spec, Answer, Conversation, Exhibit, Failure};
@@ -68,8 +68,8 @@ pub fn render(run: &Run, options: &TextOptions) -> String {
 /// The hints the answers call for ([`super::text::hints`]), one
 /// paragraph each, before the clause table; nothing without one.
 fn hints(run: &Run, out: &mut String) {
-    for h in super::text::hints(run) {
-        let _ = writeln!(out, "<p class=\"facts hint\"><b>hint:</b> {}</p>", esc(&h));
+    for h in &run.verdict().hints {
+        let _ = writeln!(out, "<p class=\"facts hint\"><b>hint:</b> {}</p>", esc(h));
     }
 }
 
@@ -91,18 +91,19 @@ fn banner(run: &Run, out: &mut String) {
         esc(&crate::terminal::command_line(&s.reducer.argv))
     );
     out.push_str("<div class=\"levels\">");
-    for (level, ok) in &run.grade.levels {
-        let (class, verdict) = if !run.grade.judged(*level) && *ok {
+    let verdict = run.verdict();
+    for level in &verdict.levels {
+        let (class, said) = if level.not_judged() {
             ("nj", "not judged")
-        } else if *ok {
+        } else if level.passed {
             ("pass", "pass")
         } else {
             ("fail", "FAIL")
         };
         let _ = write!(
             out,
-            "<span class=\"lv {class}\">{} {verdict}</span>",
-            level.name()
+            "<span class=\"lv {class}\">{} {said}</span>",
+            level.level.name()
         );
     }
     out.push_str("</div>");
@@ -115,7 +116,6 @@ fn banner(run: &Run, out: &mut String) {
         (None, None) => certificate(run),
     };
     let _ = write!(out, "<p class=\"cert mono\">{}</p>", esc(&cert));
-    let failing = run.results.iter().filter(|r| r.failed()).count();
     let _ = writeln!(
         out,
         "<p class=\"facts\">policy <b>{}</b> · format <b>{}</b> · {} mode · {} · {} failed{}</p></header>",
@@ -129,20 +129,20 @@ fn banner(run: &Run, out: &mut String) {
             "per-case"
         },
         esc(&plan_line(&run.plan)),
-        thousands(failing),
-        match (run.first_defect, run.first_difference) {
-            (Some((case, t)), _) => format!(
+        thousands(verdict.failing),
+        match &verdict.first {
+            FirstFailure::Defect(case, t) => format!(
                 " · first defect: case {} after {:.2} s",
                 esc(case),
                 t.as_secs_f64()
             ),
             // Policy and exact failures alone: no defect (spec §9.3).
-            (None, Some((case, t))) => format!(
+            FirstFailure::Difference(case, t) => format!(
                 " · no defect; first difference from the policy: case {} after {:.2} s",
                 esc(case),
                 t.as_secs_f64()
             ),
-            (None, None) => String::new(),
+            FirstFailure::None => String::new(),
         }
     );
 }
@@ -303,26 +303,23 @@ fn esc_lines(text: &str) -> String {
 /// The first [`SHOWN`] failing cases on a valid input, with their
 /// failures.
 fn failing_cases(run: &Run, out: &mut String) {
-    let failing: Vec<_> = run
-        .results
-        .iter()
-        .filter(|r| r.failed() && r.skipped.is_none() && r.valid_input)
-        .collect();
-    if failing.is_empty() {
+    let verdict = run.verdict();
+    let failing = verdict.failing - verdict.failing_invalid;
+    if failing == 0 {
         return;
     }
     let _ = writeln!(
         out,
         "<h2>Failing cases</h2><p class=\"facts\">{} on a valid input{}.</p>\
          <table><tr><th>case</th><th>budget</th><th class=\"num\">messages</th><th>failures</th></tr>",
-        thousands(failing.len()),
-        if failing.len() > SHOWN {
+        thousands(failing),
+        if failing > SHOWN {
             format!("; the first {SHOWN} (the JSON report has them all)")
         } else {
             String::new()
         }
     );
-    for r in failing.iter().take(SHOWN) {
+    for r in &verdict.shown {
         let failures: Vec<String> = r
             .failures
             .iter()

@@ -2,7 +2,7 @@
 //! counterexamples and the grade, as one JSON document (`spec/spec.md` §9.1
 //! describes it too). See [`to_json`] for its shape.
 
-use super::{certificate, Run};
+use super::{certificate, FirstFailure, Run};
 use crate::certify::known_failures::KnownFailure;
 use crate::certify::run::CaseRecord;
 use crate::protocol::Response;
@@ -194,7 +194,7 @@ fn result_json(r: &CaseRecord) -> Value {
         .iter()
         .map(|(c, d)| json!({"clause": c.id(), "detail": d}))
         .collect();
-    let status = if r.skipped.is_some() {
+    let status = if r.skipped().is_some() {
         "skip"
     } else if failures.is_empty() {
         "pass"
@@ -210,13 +210,13 @@ fn result_json(r: &CaseRecord) -> Value {
     budget_members(&mut o, &budget, false);
     o["messages"] = json!(r.messages);
     o["status"] = json!(status);
-    o["validInput"] = json!(r.valid_input);
+    o["validInput"] = json!(r.valid_input());
     if !failures.is_empty() {
         o["failures"] = Value::Array(failures);
         o["stderrTail"] = Value::String(r.stderr_tail.clone());
     }
-    if let Some(s) = &r.skipped {
-        o["skipped"] = Value::String(s.clone());
+    if let Some(s) = r.skipped() {
+        o["skipped"] = Value::String(s.to_string());
     }
     o
 }
@@ -224,11 +224,11 @@ fn result_json(r: &CaseRecord) -> Value {
 /// Every member of the report but the two as long as the run,
 /// `unexpectedFailures` and `results` (`null`), in order.
 fn head(run: &Run) -> Value {
-    let levels: serde_json::Map<String, Value> = run
-        .grade
+    let verdict = run.verdict();
+    let levels: serde_json::Map<String, Value> = verdict
         .levels
         .iter()
-        .map(|(l, ok)| (l.name().to_string(), Value::Bool(*ok)))
+        .map(|l| (l.level.name().to_string(), Value::Bool(l.passed)))
         .collect();
     let clauses: serde_json::Map<String, Value> = run
         .grade
@@ -344,25 +344,25 @@ fn head(run: &Run) -> Value {
     // Levels no case judged a clause of (they pass only vacuously).
     put(
         "levelsNotJudged",
-        json!(run
-            .grade
-            .unjudged_levels()
+        json!(verdict
+            .levels
             .iter()
-            .map(|l| l.name())
+            .filter(|l| !l.judged)
+            .map(|l| l.level.name())
             .collect::<Vec<_>>()),
     );
     put("clauses", Value::Object(clauses));
-    put("passed", json!(run.passed()));
-    if let Some((case, t)) = run.first_defect {
-        put(
-            "firstDefect",
-            json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
-        );
-    } else if let Some((case, t)) = run.first_difference {
-        put(
+    put("passed", json!(verdict.passed));
+    let seconds = |t: &std::time::Duration| (t.as_secs_f64() * 1000.0).round() / 1000.0;
+    match &verdict.first {
+        FirstFailure::Defect(case, t) => {
+            put("firstDefect", json!({"case": case, "seconds": seconds(t)}))
+        }
+        FirstFailure::Difference(case, t) => put(
             "firstDifferenceFromPolicy",
-            json!({"case": case, "seconds": (t.as_secs_f64() * 1000.0).round() / 1000.0}),
-        );
+            json!({"case": case, "seconds": seconds(t)}),
+        ),
+        FirstFailure::None => {}
     }
     if let Some(g) = run.gave_up {
         // spec §8.5: the run stopped feeding a reducer that answered nothing.
@@ -379,7 +379,7 @@ fn head(run: &Run) -> Value {
         );
     }
     put("certificate", json!(certificate(run)));
-    put("hints", json!(super::text::hints(run)));
+    put("hints", json!(verdict.hints));
     put("counterexamples", Value::Array(cxs));
     put("expectedFailures", pairs(&run.known_failures.expected));
     put("unexpectedFailures", Value::Null);
@@ -410,7 +410,7 @@ mod tests {
     use super::*;
     use crate::certify::grade::grade;
     use crate::certify::known_failures::compare_known_failures;
-    use crate::certify::process::{Limits, Reducer};
+    use crate::certify::process::Reducer;
     use crate::certify::records::Records;
     use crate::certify::run::{CaseResult, RunCase, Settings};
     use crate::check::{Outcome, Verdict};
@@ -432,9 +432,7 @@ mod tests {
                 outcome,
             }],
             stderr_tail: "line\n".into(),
-            skipped: None,
-            unsupported: false,
-            valid_input: true,
+            outcome: crate::certify::result::CaseOutcome::Judged { valid_input: true },
             last_request: None,
         })
     }
@@ -443,20 +441,12 @@ mod tests {
     #[test]
     fn written_one_result_at_a_time_is_the_pretty_document() {
         let settings = Settings {
-            reducer: Reducer::new(vec!["r".into()]),
-            format: Format::Canonical,
-            policy: Policy::Turns,
-            limits: Limits::default(),
             persistent: true,
-            jobs: 1,
-            extra_requests: true,
-            provider: None,
-            protocol: crate::protocol::Protocol::V1,
-            summaries: false,
-            declared: Default::default(),
-            without: Vec::new(),
-            outside: Vec::new(),
-            sessions: None,
+            ..Settings::new(
+                Reducer::new(vec!["r".into()]),
+                Format::Canonical,
+                Policy::Turns,
+            )
         };
         for results in [
             Vec::new(),
@@ -489,6 +479,7 @@ mod tests {
                 groups_at_cut: Default::default(),
                 first_defect: None,
                 first_difference: None,
+                verdict: Default::default(),
             };
             let mut out = Vec::new();
             write_pretty(&run, &mut out).unwrap();

@@ -19,7 +19,7 @@ pub fn to_junit(run: &Run) -> String {
         "reducer-kit certify ({} policy, {} format)",
         run.settings.policy, run.settings.format
     ));
-    let hints = super::text::hints(run);
+    let hints = &run.verdict().hints;
     for level in [Level::Protocol, Level::Safety, Level::Policy, Level::Exact] {
         let mut suite = TestSuite::new(level.name());
         if level == Level::Protocol && !hints.is_empty() {
@@ -29,9 +29,9 @@ pub fn to_junit(run: &Run) -> String {
             suite.set_system_out(lines.join("\n"));
         }
         for r in run.results.iter() {
-            let status = if let Some(why) = &r.skipped {
+            let status = if let Some(why) = r.skipped() {
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(why.clone());
+                s.set_message(why);
                 s
             } else {
                 let failed: Vec<String> = r
@@ -42,7 +42,7 @@ pub fn to_junit(run: &Run) -> String {
                     .collect();
                 if failed.is_empty() {
                     TestCaseStatus::success()
-                } else if !r.valid_input {
+                } else if !r.valid_input() {
                     let mut s = TestCaseStatus::skipped();
                     s.set_message(format!(
                         "invalid input (decides no level, spec §9.2): {}",

@@ -13,10 +13,12 @@ use super::counterexample::Counterexample;
 use super::exchange::Restarts;
 use super::grade::Grade;
 use super::known_failures::KnownFailureCheck;
-use super::records::Records;
+use super::records::{CaseRecord, Records};
 use super::settings::Settings;
 use super::PlanCounts;
 use crate::generate::knob::Knob;
+use crate::terms::Level;
+use std::time::Duration;
 
 /// Everything a report renders.
 #[derive(Debug)]
@@ -64,12 +66,146 @@ pub struct Run<'a> {
     /// Set when the run stopped at its first defect (`--stop-after-first`)
     /// before every case ran: how many cases were not run.
     pub stopped_at_first_defect: Option<usize>,
+    /// The run's verdict, derived from the fields above once, when a
+    /// report first asks for it ([`Run::verdict`]); a new run has
+    /// `VerdictCell::default()`.
+    pub verdict: VerdictCell,
 }
 
 impl Run<'_> {
-    /// Whether the run passed: every level, and it was not stopped.
+    /// Whether the run passed: every level, and it was not stopped
+    /// ([`RunVerdict::passed`]).
     pub fn passed(&self) -> bool {
-        self.grade.passed() && self.gave_up.is_none()
+        self.verdict().passed
+    }
+
+    /// The run's verdict, which every report renders: derived on the
+    /// first call ([`RunVerdict::of`]) and kept.
+    pub fn verdict(&self) -> &RunVerdict {
+        self.verdict.0.get_or_init(|| RunVerdict::of(self))
+    }
+}
+
+/// Where a [`Run`] keeps its [`RunVerdict`] once derived ([`Run::verdict`]).
+#[derive(Debug, Default)]
+pub struct VerdictCell(std::sync::OnceLock<RunVerdict>);
+
+/// The verdict of a run, derived once from its records, grade and
+/// collection ([`RunVerdict::of`]) and rendered alike by the text, JSON,
+/// JUnit and HTML reports: whether it passed, each level, the failing
+/// cases, the first defect (or difference from the policy) and the hints.
+/// A new fact of the verdict is a field here, and each report renders it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunVerdict {
+    /// Whether the run passed: every level, and the run did not stop
+    /// feeding an unanswering reducer (spec §8.5).
+    pub passed: bool,
+    /// Each level, in report order (protocol, safety, policy, exact).
+    pub levels: Vec<LevelVerdict>,
+    /// Cases judged that failed some clause, on any input.
+    pub failing: usize,
+    /// Of [`RunVerdict::failing`], those on an input that breaks a
+    /// validator rule (robustness, spec §9.2).
+    pub failing_invalid: usize,
+    /// The first [`text::SHOWN`] failing cases on a valid input, in case
+    /// order.
+    pub shown: Vec<CaseRecord>,
+    /// The first [`text::SHOWN_INVALID`] failing cases on an invalid
+    /// input, in case order.
+    pub shown_invalid: Vec<CaseRecord>,
+    /// The first defect, or with none the first difference from the
+    /// policy (spec §9.3), in the order the cases finished.
+    pub first: FirstFailure,
+    /// What the answers suggest to change or declare, each without the
+    /// text report's `hint: ` ([`text::hints`]).
+    pub hints: Vec<String>,
+}
+
+/// The first case that failed, as the reports name it: its id and the
+/// time from the run's start until it was judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FirstFailure {
+    /// The first defect: a protocol or safety clause failed on a valid
+    /// input (spec §9.2, §9.3).
+    Defect(String, Duration),
+    /// No defect; the first case whose policy or exact clauses failed on a
+    /// valid input: a difference from the policy (spec §9.3).
+    Difference(String, Duration),
+    /// No case failed on a valid input.
+    None,
+}
+
+/// How one level came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelVerdict {
+    /// The level.
+    pub level: Level,
+    /// It and every level below it passed ([`Grade::levels`]).
+    pub passed: bool,
+    /// Some case judged a clause of it ([`Grade::judged`]).
+    pub judged: bool,
+    /// A clause of its own failed on a valid input (else a failed level
+    /// failed because a level below it did, spec §9).
+    pub own_defect: bool,
+}
+
+impl LevelVerdict {
+    /// Whether it passed only vacuously: no case judged a clause of it.
+    pub fn not_judged(&self) -> bool {
+        self.passed && !self.judged
+    }
+}
+
+impl RunVerdict {
+    /// Derives the verdict of `run` (see [`RunVerdict`]); [`Run::verdict`]
+    /// keeps it.
+    pub fn of(run: &Run) -> RunVerdict {
+        let g = run.grade;
+        let levels = g
+            .levels
+            .iter()
+            .map(|&(level, passed)| LevelVerdict {
+                level,
+                passed,
+                judged: g.judged(level),
+                own_defect: g
+                    .clauses
+                    .iter()
+                    .any(|(c, t)| c.level() == level && t.defects > 0),
+            })
+            .collect();
+        let (mut failing, mut failing_invalid) = (0, 0);
+        let mut shown: Vec<CaseRecord> = Vec::new();
+        let mut shown_invalid: Vec<CaseRecord> = Vec::new();
+        for r in run.results.iter() {
+            if !r.failed() || r.skipped().is_some() {
+                continue;
+            }
+            failing += 1;
+            if !r.valid_input() {
+                failing_invalid += 1;
+                if shown_invalid.len() < text::SHOWN_INVALID {
+                    shown_invalid.push(r);
+                }
+            } else if shown.len() < text::SHOWN {
+                shown.push(r);
+            }
+        }
+        let first = match (run.first_defect, run.first_difference) {
+            (Some((case, t)), _) => FirstFailure::Defect(case.to_string(), t),
+            (None, Some((case, t))) => FirstFailure::Difference(case.to_string(), t),
+            (None, None) => FirstFailure::None,
+        };
+        RunVerdict {
+            passed: g.passed() && run.gave_up.is_none(),
+            levels,
+            failing,
+            failing_invalid,
+            shown,
+            shown_invalid,
+            first,
+            hints: text::hints(run),
+        }
     }
 }
 
@@ -111,18 +247,16 @@ pub fn spec_version(settings: &Settings) -> u32 {
 /// run, skipped (of them unsupported by the reducer, spec §13.7) and
 /// seed, and the knobs of `--with` and `--without` when any.
 pub fn certificate(run: &Run) -> String {
-    let passed: Vec<&str> = run
-        .grade
-        .levels
+    let levels = &run.verdict().levels;
+    let passed: Vec<&str> = levels
         .iter()
-        .filter(|(l, ok)| *ok && run.grade.judged(*l))
-        .map(|(l, _)| l.name())
+        .filter(|l| l.passed && l.judged)
+        .map(|l| l.level.name())
         .collect();
-    let unjudged: Vec<&str> = run
-        .grade
-        .unjudged_levels()
-        .into_iter()
-        .map(|l| l.name())
+    let unjudged: Vec<&str> = levels
+        .iter()
+        .filter(|l| !l.judged)
+        .map(|l| l.level.name())
         .collect();
     let unjudged = if unjudged.is_empty() {
         String::new()

@@ -8,7 +8,7 @@
 //! file names, JSON) is printed through [`crate::terminal`]'s escapes, and
 //! every printed command through its shell quoting (spec §8.9).
 
-use super::{certificate, plan_line, thousands, Run};
+use super::{certificate, plan_line, thousands, FirstFailure, Run};
 use crate::certify::counterexample::Counterexample;
 use crate::certify::exchange::signal_text;
 use crate::certify::known_failures::KnownFailureCheck;
@@ -70,13 +70,10 @@ pub fn reproduce(run: &Run, options: &TextOptions, case_id: &str) -> String {
 /// against the reducer of `run`, as the text report's `replay:` lines
 /// print it.
 pub fn replay(run: &Run, options: &TextOptions, file: &std::path::Path) -> String {
-    let r = report(run, options);
-    format!(
-        "reducer-kit certify {} --shrink-tries 0 --replay {} -- {}",
-        r.run_flags(),
-        shell_quote(&file.to_string_lossy()),
-        r.command_line
-    )
+    report(run, options).certify_command(&format!(
+        " --shrink-tries 0 --replay {}",
+        shell_quote(&file.to_string_lossy())
+    ))
 }
 
 /// The hints of the text report, without their `hint: `: what the
@@ -145,28 +142,14 @@ impl Report<'_> {
         // Failing cases that ran: those with a valid input (defects, what
         // decides the levels) are shown first; those on invalid input
         // (robustness) after them, fewer.
-        let (mut failing, mut failing_invalid) = (0, 0);
-        let mut shown: Vec<CaseRecord> = Vec::new();
-        let mut shown_invalid: Vec<CaseRecord> = Vec::new();
-        for r in run.results.iter() {
-            if !r.failed() || r.skipped.is_some() {
-                continue;
-            }
-            failing += 1;
-            if !r.valid_input {
-                failing_invalid += 1;
-                if shown_invalid.len() < SHOWN_INVALID {
-                    shown_invalid.push(r);
-                }
-            } else if shown.len() < SHOWN {
-                shown.push(r);
-            }
-        }
+        let verdict = run.verdict();
+        let (failing, failing_invalid) = (verdict.failing, verdict.failing_invalid);
+        let (shown, shown_invalid) = (&verdict.shown, &verdict.shown_invalid);
         // Skipped cases, one line per reason (read alike once ids and
         // numbers are blanked), with the first case and how many.
         let mut skips: Vec<(String, String, String, usize)> = Vec::new();
-        for r in run.results.iter().filter(|r| r.skipped.is_some()) {
-            let why = r.skipped.clone().unwrap_or_default();
+        for r in run.results.iter().filter(|r| r.skipped().is_some()) {
+            let why = r.skipped().unwrap_or_default().to_string();
             let kind = crate::certify::collect::failure_signature(&why);
             match skips.iter_mut().find(|s| s.0 == kind) {
                 Some(s) => s.3 += 1,
@@ -185,7 +168,7 @@ impl Report<'_> {
                 ),
             }
         }
-        for r in &shown {
+        for r in shown {
             self.case_failure(r, run.known_failures);
         }
         let more = failing - failing_invalid - shown.len();
@@ -195,7 +178,7 @@ impl Report<'_> {
                 self,
                 "on invalid input (robustness: the input breaks a validator rule; reported apart, decides no level):"
             );
-            for r in &shown_invalid {
+            for r in shown_invalid {
                 self.case_failure(r, run.known_failures);
             }
             self.more_cases(failing_invalid - shown_invalid.len(), " on invalid input");
@@ -274,16 +257,12 @@ impl Report<'_> {
             );
         }
         line!(self);
-        for (level, ok) in &g.levels {
-            let verdict = if !g.judged(*level) && *ok {
+        for level in &verdict.levels {
+            let said = if level.not_judged() {
                 "not judged (no clause of it applies to this run)".to_string()
-            } else if *ok {
+            } else if level.passed {
                 self.green("pass")
-            } else if g
-                .clauses
-                .iter()
-                .any(|(c, t)| c.level() == *level && t.defects > 0)
-            {
+            } else if level.own_defect {
                 self.red("FAIL")
             } else {
                 // A level passes only when every level below it passes
@@ -293,7 +272,7 @@ impl Report<'_> {
                     self.red("FAIL")
                 )
             };
-            line!(self, "level {:<9} {verdict}", level.name());
+            line!(self, "level {:<9} {said}", level.level.name());
         }
         let e = run.known_failures;
         if !e.expected.is_empty() || !e.now_passing.is_empty() {
@@ -320,7 +299,9 @@ impl Report<'_> {
                 run.restarts.clean_exits
             );
         }
-        self.hints();
+        for h in &verdict.hints {
+            line!(self, "hint: {h}");
+        }
         let declared = &run.settings.declared;
         if !declared.is_empty() {
             line!(
@@ -382,14 +363,14 @@ impl Report<'_> {
                 thousands(failing)
             );
         }
-        if let Some((case, t)) = run.first_defect {
+        if let FirstFailure::Defect(case, t) = &verdict.first {
             line!(
                 self,
                 "first defect: case {}, judged {:.2} s into the run",
                 show(case),
                 t.as_secs_f64()
             );
-        } else if let Some((case, t)) = run.first_difference {
+        } else if let FirstFailure::Difference(case, t) = &verdict.first {
             // Policy and exact failures alone: the reducer does not
             // implement the claimed policy, no defect (spec §9.3).
             line!(
@@ -434,23 +415,29 @@ impl Report<'_> {
         out
     }
 
+    /// The one `reducer-kit certify` command line of the report's
+    /// `reproduce:` and `replay:` lines: the run's flags ([`Self::run_flags`]),
+    /// then `rest` (options that pick the cases, each after a space), then
+    /// `--` and the reducer's command.
+    fn certify_command(&self, rest: &str) -> String {
+        format!(
+            "reducer-kit certify {}{rest} -- {}",
+            self.run_flags(),
+            self.command_line
+        )
+    }
+
     /// The command that reruns `case_id` (or the replayed files).
     fn reproduce(&self, case_id: &str) -> String {
         if let Some(template) = &self.options.rerun {
             let id = serde_json::Value::String(case_id.to_string()).to_string();
             return template.replace("{case}", &id);
         }
-        let flags = self.run_flags();
-        let command_line = &self.command_line;
         if !self.options.replay.is_empty() {
-            let files = flags_of("--replay", &self.options.replay);
-            return format!("reducer-kit certify {flags}{files} -- {command_line}");
+            return self.certify_command(&flags_of("--replay", &self.options.replay));
         }
         let corpus = flags_of("--corpus", &self.options.corpus);
-        format!(
-            "reducer-kit certify {flags}{corpus} --case {} -- {command_line}",
-            shell_quote(case_id)
-        )
+        self.certify_command(&format!("{corpus} --case {}", shell_quote(case_id)))
     }
 
     fn case_failure(&mut self, r: &CaseRecord, known: &KnownFailureCheck) {
@@ -495,7 +482,7 @@ impl Report<'_> {
             let tail = last.join("\n      ");
             line!(self, "  reducer stderr (tail):\n      {tail}");
         }
-        if r.skipped.is_none() {
+        if r.skipped().is_none() {
             let again = self.reproduce(&r.id);
             line!(self, "  reproduce: {again}");
         }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::certify::generated_case;
-use crate::certify::process::{Limits, Reducer};
+use crate::certify::process::Reducer;
 use crate::certify::session::{Exchange, ReferenceSession};
 use crate::protocol::Protocol;
 use crate::terms::Policy;
@@ -10,22 +10,7 @@ use crate::terms::Policy;
 /// One worker's protocol 1 settings with the extra requests, for an
 /// in-process session (no reducer command).
 fn settings(format: Format, policy: Policy) -> Settings {
-    Settings {
-        reducer: Reducer::new(Vec::new()),
-        format,
-        policy,
-        limits: Limits::default(),
-        persistent: false,
-        jobs: 1,
-        extra_requests: true,
-        provider: None,
-        protocol: Protocol::V1,
-        summaries: false,
-        declared: Default::default(),
-        without: Vec::new(),
-        outside: Vec::new(),
-        sessions: None,
-    }
+    Settings::new(Reducer::new(Vec::new()), format, policy)
 }
 
 /// The runner over the in-process reference session: every clause of
@@ -50,10 +35,10 @@ fn the_reference_session_passes_every_clause() {
                     "{format} {policy} {}: {failed:?}",
                     case.id
                 );
-                assert!(r.skipped.is_none() || format != Format::Canonical);
+                assert!(r.skipped().is_none() || format != Format::Canonical);
                 let record = CaseRecord::of(&r);
                 assert!(!record.failed());
-                if r.skipped.is_none() {
+                if r.skipped().is_none() {
                     assert_eq!(record.outcome(Clause::Budget), Judged::Pass);
                 }
             }
@@ -204,9 +189,7 @@ fn a_late_failure_is_labelled_with_the_request_it_followed() {
             outcome: Outcome::Pass,
         }],
         stderr_tail: String::new(),
-        skipped: None,
-        unsupported: false,
-        valid_input: true,
+        outcome: crate::certify::result::CaseOutcome::Judged { valid_input: true },
         last_request: Some(ExtraKind::Smaller),
     };
     let late = ProtocolFailure {
