@@ -6,7 +6,7 @@
 use super::{FormatArg, PolicyArg};
 use anyhow::Context;
 use reducer_kit::formats::Format;
-use reducer_kit::generate::{seeded_case, Config, Shape};
+use reducer_kit::generate::{seeded_case, seeded_case_without_shapes, Config, Shape};
 use reducer_kit::terms::Policy;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -84,7 +84,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for n in 0..args.count {
-        let generated = seeded_case(args.seed, n, &cfg);
+        // Shapes are detected for --stats alone (a quarter of a draw).
+        let generated = if args.stats {
+            seeded_case(args.seed, n, &cfg)
+        } else {
+            seeded_case_without_shapes(args.seed, n, &cfg)
+        };
         for s in &generated.shapes {
             *counts.entry(*s).or_default() += 1;
         }

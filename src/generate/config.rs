@@ -1,6 +1,17 @@
 //! The generator's [`Config`]: one knob per shape, documented defaults, and
 //! swarm drawing ([`Config::arbitrary_within`]).
+//!
+//! Every field is named once, in [`define_config!`]'s list at the foot of
+//! this file: its type and default, its documented maximum, what it needs
+//! of other fields, which wire formats carry it, how swarm testing draws
+//! it, and, for an on/off switch of a shape, its [`Knob`]: the name
+//! `certify --without` takes, the [`Shape`]s that show it, what a report
+//! calls it. The struct, its `Default`, [`Config::sanitize`], the format
+//! restrictions of [`Config::sanitize_for`], the swarm draw and the
+//! [`Knob`] table are all made from that list.
 
+use super::breakage::Break;
+use super::Shape;
 use crate::formats::Format;
 use arbitrary::{Arbitrary, Unstructured};
 
@@ -21,64 +32,328 @@ pub const MAX_STEPS: usize = 16;
 /// The largest large payload, in bytes (1 MiB).
 pub const MAX_LARGE_PAYLOAD_BYTES: usize = 1 << 20;
 
-/// What the generator may make. Every shape of a history sits behind a knob;
-/// a switched-off knob never appears in the output. The default (see each
-/// field) turns on every shape except pending tails, and `swarm`.
+/// The one field list of the generator's configuration, and everything
+/// made from it. An entry is
 ///
-/// Read from a JSON object by `reducer-kit generate --config FILE`: members
-/// are the field names below, absent members take their defaults, unknown
-/// members are an error.
-///
-/// # Examples
-///
+/// ```text
+/// fields {
+///     /// doc
+///     field: Type = default, at_most MAX?, needs |c| cond?,
+///         formats [Format, ...]?, cap [Format => n]?, swarm KIND
+///         (, knob { /// doc
+///                   Variant = "name", shapes [Shape, ...]?, breaks Break?, says "text"? })?;
+///     ...
+/// }
+/// extra_knobs { /// doc
+///               Variant = "name", says "text"?; ... }
 /// ```
-/// use reducer_kit::generate::Config;
-/// let cfg: Config = serde_json::from_str(r#"{"approvals": false, "max_turns": 2}"#).unwrap();
-/// assert!(!cfg.approvals && cfg.tool_calls && cfg.max_turns == 2);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
+///
+/// - `at_most`: [`Config::sanitize`] clamps the field to it.
+/// - `needs`: [`Config::sanitize`] turns the switch off when the
+///   condition on the config does not hold (read after the clamps, and
+///   after every earlier field's own `needs`: a condition names only
+///   fields before it, or maxima).
+/// - `formats`: the wire formats that carry the switch;
+///   [`Config::sanitize_for`] turns it off for every other. `cap`: the
+///   maximum a format carries.
+/// - `swarm`: how [`Config::arbitrary_within`] draws the field: `bit` (a
+///   drawn bit, in field order), `last` (a bit drawn after every `bit`: a
+///   switch added after the others, so that the earlier seeds keep their
+///   histories), `range` (a maximum drawn from 1, in field order, after the
+///   bits), `follows(field)` (on when that drawn switch is), `kept` (the
+///   ceiling's value).
+/// - `knob`: the switch's [`Knob`], its kebab-case name, the shapes whose
+///   presence shows it ([`super::knob::shown`]), its [`Break`] for a
+///   break knob, and what a report calls its shape
+///   ([`Knob::shape_text`]).
+///
+/// After the fields, `extra_knobs` are knobs of no generator shape.
+macro_rules! define_config {
+    (
+        fields {$(
+            $(#[$doc:meta])*
+            $field:ident : $ty:ty = $default:expr
+            $(, at_most $max:expr)?
+            $(, needs $needs:expr)?
+            $(, formats [$($fmt:ident),*])?
+            $(, cap [$($cfmt:ident => $cap:expr),*])?
+            , swarm $swarm:ident $(($follows:ident))?
+            $(, knob {
+                $(#[$kdoc:meta])*
+                $variant:ident = $name:literal
+                $(, shapes [$($shape:ident),*])?
+                $(, breaks $brk:ident)?
+                $(, says $says:literal)?
+            })?
+            ;
+        )*}
+        extra_knobs {
+            $(
+                $(#[$xdoc:meta])*
+                $xvariant:ident = $xname:literal $(, says $xsays:literal)?;
+            )*
+        }
+    ) => {
+        /// What the generator may make. Every shape of a history sits behind a knob;
+        /// a switched-off knob never appears in the output. The default (see each
+        /// field) turns on every shape except pending tails, and `swarm`.
+        ///
+        /// Read from a JSON object by `reducer-kit generate --config FILE`: members
+        /// are the field names below, absent members take their defaults, unknown
+        /// members are an error.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use reducer_kit::generate::Config;
+        /// let cfg: Config = serde_json::from_str(r#"{"approvals": false, "max_turns": 2}"#).unwrap();
+        /// assert!(!cfg.approvals && cfg.tool_calls && cfg.max_turns == 2);
+        /// ```
+        #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Config {
+            $( $(#[$doc])* pub $field: $ty, )*
+        }
+
+        impl Default for Config {
+            fn default() -> Self {
+                Config { $( $field: $default, )* }
+            }
+        }
+
+        impl Config {
+            /// Clamps every maximum into its documented range and turns off knobs
+            /// that cannot take effect (`pinned_not_first` without `pinned_system`,
+            /// call shapes without `tool_calls`, ...). Only ever restricts.
+            pub fn sanitize(mut self) -> Config {
+                $( $( self.$field = self.$field.min($max); )? )*
+                $( $(
+                    let needs: fn(&Config) -> bool = $needs;
+                    if !needs(&self) {
+                        self.$field = false;
+                    }
+                )? )*
+                self
+            }
+
+            /// Turns off what `format` does not carry (each field's
+            /// `formats` and `cap`); not sanitized.
+            fn restrict_to(mut self, format: Format) -> Config {
+                $( $(
+                    if !matches!(format, $(Format::$fmt)|*) {
+                        self.$field = false;
+                    }
+                )? )*
+                $( $( $(
+                    if format == Format::$cfmt {
+                        self.$field = self.$field.min($cap);
+                    }
+                )* )? )*
+                self
+            }
+
+            /// The swarm draws of [`Config::arbitrary_within`] into `c`,
+            /// within `ceiling` (sanitized).
+            fn draw_swarm(
+                c: &mut Config,
+                ceiling: &Config,
+                u: &mut Unstructured,
+            ) -> arbitrary::Result<()> {
+                $( swarm_step!(bit, $swarm $(($follows))?, c, ceiling, u, $field); )*
+                $( swarm_step!(last, $swarm $(($follows))?, c, ceiling, u, $field); )*
+                $( swarm_step!(follows, $swarm $(($follows))?, c, ceiling, u, $field); )*
+                $( swarm_step!(range, $swarm $(($follows))?, c, ceiling, u, $field); )*
+                Ok(())
+            }
+        }
+
+        /// An on/off switch of [`Config`], named as `certify --without`
+        /// takes it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Knob {
+            $( $( $(#[$kdoc])* $variant, )? )*
+            $( $(#[$xdoc])* $xvariant, )*
+        }
+
+        impl Knob {
+            /// Every knob, in [`Config`]'s field order, then the knobs of
+            /// no generator shape.
+            pub const ALL: &'static [Knob] = &[
+                $( $( Knob::$variant, )? )*
+                $( Knob::$xvariant, )*
+            ];
+
+            /// The knob's name: its [`Config`] field in kebab-case.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $( Knob::$variant => $name, )? )*
+                    $( Knob::$xvariant => $xname, )*
+                }
+            }
+
+            /// `config` with this knob off (and nothing else changed; call
+            /// [`Config::sanitize`] after). A knob of no generator shape
+            /// (`non-double-numbers`, `budget-spellings`) changes nothing.
+            pub fn turn_off(self, config: &mut Config) {
+                match self {
+                    $( $( Knob::$variant => config.$field = false, )? )*
+                    $( Knob::$xvariant => {} )*
+                }
+            }
+
+            /// The shapes whose presence shows the knob
+            /// ([`super::knob::shown`]); empty for a knob read otherwise
+            /// (off the items, the roles, the breaks or the numbers).
+            pub fn shapes(self) -> &'static [Shape] {
+                match self {
+                    $( $( Knob::$variant => &[ $( $( Shape::$shape, )* )? ], )? )*
+                    $( Knob::$xvariant => &[], )*
+                }
+            }
+
+            /// The break this knob turns on (spec §17.6), when it is a break
+            /// knob.
+            pub fn as_break(self) -> Option<Break> {
+                match self {
+                    $( $( Knob::$variant => or_none!($(Break::$brk)?), )? )*
+                    $( Knob::$xvariant => None, )*
+                }
+            }
+
+            /// What the knob's shape is, for a report that skips a case showing
+            /// it: `approval items`, `roles in other letter cases`.
+            pub fn shape_text(self) -> &'static str {
+                match self {
+                    $( $( Knob::$variant => or_a_shape!($($says)?), )? )*
+                    $( Knob::$xvariant => or_a_shape!($($xsays)?), )*
+                }
+            }
+        }
+    };
+}
+
+/// One swarm step of [`define_config!`]: the `phase` draw of a field of
+/// swarm kind `kind`, nothing in other phases.
+macro_rules! swarm_step {
+    (bit, bit, $c:ident, $ceiling:ident, $u:ident, $f:ident) => {
+        $c.$f = $ceiling.$f && bool::arbitrary($u)?;
+    };
+    (last, last, $c:ident, $ceiling:ident, $u:ident, $f:ident) => {
+        $c.$f = $ceiling.$f && bool::arbitrary($u)?;
+    };
+    (follows, follows($g:ident), $c:ident, $ceiling:ident, $u:ident, $f:ident) => {
+        $c.$f = $ceiling.$f && $c.$g;
+    };
+    // `int_in_range` gives the lower bound when bytes run out.
+    (range, range, $c:ident, $ceiling:ident, $u:ident, $f:ident) => {
+        $c.$f = $u.int_in_range(1.min($ceiling.$f)..=$ceiling.$f)?;
+    };
+    ($phase:ident, $kind:ident $(($g:ident))?, $c:ident, $ceiling:ident, $u:ident, $f:ident) => {};
+}
+
+/// `Some` of the break given, or `None`.
+macro_rules! or_none {
+    () => {
+        None
+    };
+    ($b:expr) => {
+        Some($b)
+    };
+}
+
+/// The text given, or `a shape`.
+macro_rules! or_a_shape {
+    () => {
+        "a shape"
+    };
+    ($s:literal) => {
+        $s
+    };
+}
+
+define_config! {
+    fields {
     /// Most turns (user questions) in a history; 0 gives histories with no
     /// turns. Default 6, at most [`MAX_TURNS`].
-    pub max_turns: usize,
+    max_turns: usize = 6, at_most MAX_TURNS, swarm range;
     /// Most steps in one turn or in the leading segment: an assistant reply,
     /// a tool step (calls and their results), an approval flow or a later
     /// system message. A final assistant answer may follow them. Default 4,
     /// at most [`MAX_STEPS`].
-    pub max_steps: usize,
+    max_steps: usize = 4, at_most MAX_STEPS, swarm range;
     /// Messages before the first user question (the leading segment).
     /// Default on.
-    pub leading_segment: bool,
+    leading_segment: bool = true, swarm bit, knob {
+        /// Messages before the first user question ([`Shape::LeadingSegment`]).
+        LeadingSegment = "leading-segment", shapes [LeadingSegment]
+    };
     /// A pinned system message. Default on. Off still allows a pinned one
     /// when `later_system` is on: the first later system message is then
     /// the pinned one.
-    pub pinned_system: bool,
+    pinned_system: bool = true, swarm bit, knob {
+        /// A pinned system message ([`Shape::PinnedFirst`], [`Shape::PinnedNotFirst`]).
+        PinnedSystem = "pinned-system", shapes [PinnedFirst, PinnedNotFirst]
+    };
     /// The pinned system message somewhere after the first message (never
-    /// inside a tool group). Default on.
-    pub pinned_not_first: bool,
-    /// System messages after the pinned one, as a step of a turn. Default on.
-    pub later_system: bool,
-    /// System messages with the role spelled `developer`. Default on.
-    pub developer_role: bool,
+    /// inside a tool group). Default on; off without `pinned_system`, and
+    /// for Anthropic, Gemini and Bedrock, whose system message comes first.
+    pinned_not_first: bool = true, needs |c| c.pinned_system,
+        formats [Canonical, OpenAi, Responses], swarm bit, knob {
+        /// The pinned system message after another message ([`Shape::PinnedNotFirst`]).
+        PinnedNotFirst = "pinned-not-first", shapes [PinnedNotFirst]
+    };
+    /// System messages after the pinned one, as a step of a turn. Default
+    /// on; off for Anthropic, Gemini and Bedrock.
+    later_system: bool = true, formats [Canonical, OpenAi, Responses], swarm bit, knob {
+        /// System messages after the pinned one ([`Shape::LaterSystem`]).
+        LaterSystem = "later-system", shapes [LaterSystem]
+    };
+    /// System messages with the role spelled `developer`. Default on; off
+    /// for Anthropic, Gemini and Bedrock.
+    developer_role: bool = true, formats [Canonical, OpenAi, Responses], swarm bit, knob {
+        /// The `developer` role ([`Shape::DeveloperRole`]).
+        DeveloperRole = "developer-role", shapes [DeveloperRole]
+    };
     /// Roles in other ASCII cases (`Assistant`, `USER`). Default on; off
-    /// for OpenAI, which only takes lowercase roles.
-    pub role_case: bool,
-    /// Tool calls and results. Default on.
-    pub tool_calls: bool,
+    /// for every format but canonical, which only take lowercase roles.
+    role_case: bool = true, formats [Canonical], swarm bit, knob {
+        /// Roles in other ASCII cases ([`Shape::RoleCase`]).
+        RoleCase = "role-case", shapes [RoleCase], says "roles in other letter cases"
+    };
+    /// Tool calls and results. Default on; off when `max_parallel_calls`
+    /// is 0.
+    tool_calls: bool = true, needs |c| c.max_parallel_calls > 0, swarm bit, knob {
+        /// Tool calls and results (any call or result item).
+        ToolCalls = "tool-calls"
+    };
     /// More than one tool step in one turn (a multi-step tool loop).
     /// Default on.
-    pub multi_step: bool,
+    multi_step: bool = true, needs |c| c.tool_calls, swarm bit, knob {
+        /// Several tool steps in one turn ([`Shape::MultiStepLoop`]).
+        MultiStep = "multi-step", shapes [MultiStepLoop]
+    };
     /// Most calls in one assistant message, 1 to [`MAX_PARALLEL_CALLS`];
     /// 0 means no calls. Default 8.
-    pub max_parallel_calls: usize,
-    /// Several results in one tool message. Default on; off for OpenAI.
-    pub batched_results: bool,
+    max_parallel_calls: usize = MAX_PARALLEL_CALLS, at_most MAX_PARALLEL_CALLS, swarm range;
+    /// Several results in one tool message. Default on; off for OpenAI
+    /// and Responses.
+    batched_results: bool = true, needs |c| c.tool_calls,
+        formats [Canonical, Anthropic, Gemini, Bedrock], swarm bit, knob {
+        /// Several results in one tool message ([`Shape::ResultsBatched`]).
+        BatchedResults = "batched-results", shapes [ResultsBatched]
+    };
     /// Results in another order than their calls. Default on.
-    pub shuffled_results: bool,
+    shuffled_results: bool = true, needs |c| c.tool_calls, swarm bit, knob {
+        /// Results in another order than their calls ([`Shape::ResultsReordered`]).
+        ShuffledResults = "shuffled-results", shapes [ResultsReordered]
+    };
     /// Text (and opaque items) beside the calls in an assistant message.
-    /// Default on.
-    pub text_beside_calls: bool,
+    /// Default on; off for Responses.
+    text_beside_calls: bool = true, needs |c| c.tool_calls,
+        formats [Canonical, OpenAi, Anthropic, Gemini, Bedrock], swarm bit, knob {
+        /// Text beside calls ([`Shape::TextBesideCalls`]).
+        TextBesideCalls = "text-beside-calls", shapes [TextBesideCalls]
+    };
     /// Sometimes, the user's text after the results in the last tool
     /// message of a tool step: how Anthropic, Bedrock and Gemini carry
     /// "here is the result, and my next question" in one user message
@@ -86,64 +361,123 @@ pub struct Config {
     /// [`Config::everything`]; [`Config::with_native_shapes`] turns it on
     /// for [`Format::Anthropic`], [`Format::Bedrock`] and
     /// [`Format::Gemini`], and [`Config::sanitize_for`] off for every other
-    /// format.
-    pub results_beside_text: bool,
+    /// format. Drawn by swarm testing after the other switches.
+    results_beside_text: bool = false, needs |c| c.tool_calls,
+        formats [Anthropic, Bedrock, Gemini], swarm last, knob {
+        /// The user's text beside results in one tool message
+        /// ([`Shape::ResultsBesideText`]; Anthropic, Bedrock and Gemini, spec §1.6).
+        ResultsBesideText = "results-beside-text", shapes [ResultsBesideText],
+            says "text beside results in one tool message"
+    };
     /// Approval flows: `toolApprovalRequest` in an assistant message, an
     /// approval-only user message answering it (approved or not), then
-    /// usually the approved calls. Default on.
-    pub approvals: bool,
+    /// usually the approved calls. Default on; off when
+    /// `max_approval_requests` is 0, and for Gemini and Bedrock.
+    approvals: bool = true, needs |c| c.max_approval_requests > 0,
+        formats [Canonical, OpenAi, Anthropic, Responses], swarm bit, knob {
+        /// Approval flows (any approval request or response item).
+        Approvals = "approvals", says "approval items"
+    };
     /// Most approval requests in one assistant message, 1 to
-    /// [`MAX_APPROVAL_REQUESTS`]. Default 3.
-    pub max_approval_requests: usize,
+    /// [`MAX_APPROVAL_REQUESTS`] (1 for Responses). Default 3.
+    max_approval_requests: usize = 3, at_most MAX_APPROVAL_REQUESTS,
+        cap [Responses => 1], swarm range;
     /// The older `functionApprovalRequest` / `functionApprovalResponse`
-    /// names (with `id`). Default on.
-    pub legacy_approvals: bool,
+    /// names (with `id`). Default on; off for Responses (and with
+    /// approvals).
+    legacy_approvals: bool = true, needs |c| c.approvals,
+        formats [Canonical, OpenAi, Anthropic], swarm bit, knob {
+        /// The older approval item names ([`Shape::LegacyApproval`]).
+        LegacyApprovals = "legacy-approvals", shapes [LegacyApproval],
+            says "approval items with the older names"
+    };
     /// Unanswered calls and approval requests at the end of the newest turn;
     /// the generated case then has `allow_pending`. Default off.
-    pub pending: bool,
+    pending: bool = false, swarm bit, knob {
+        /// Pending calls and requests ([`Shape::PendingCall`], [`Shape::PendingRequest`]).
+        Pending = "pending", shapes [PendingCall, PendingRequest]
+    };
     /// A call id used again after its result came, and an approval request
     /// id used again after its response came. Default on.
-    pub reuse_call_ids: bool,
+    reuse_call_ids: bool = true, needs |c| c.tool_calls || c.approvals, swarm bit, knob {
+        /// A call or approval request id used again ([`Shape::CallIdReused`],
+        /// [`Shape::RequestIdReused`]).
+        ReuseCallIds = "reuse-call-ids", shapes [CallIdReused, RequestIdReused]
+    };
     /// Ids of several spellings (spec §2 compares ids exactly): two ids
     /// that differ only in ASCII letter case (`call_1`, `Call_1`), one id
     /// a prefix of another (`call_1`, `call_1-3`), long ids that share
     /// their first 60 bytes, ids with non-ASCII characters (an accent
     /// composed and decomposed, CJK, emoji, a zero-width space); often
     /// beside each other in one message. Default on, in every format.
-    pub id_spellings: bool,
+    id_spellings: bool = true, needs |c| c.tool_calls || c.approvals, swarm bit, knob {
+        /// Ids of several spellings ([`Shape::IdCaseVariant`],
+        /// [`Shape::IdLong`], [`Shape::IdNonAscii`]; [`Shape::IdSharedPrefix`]
+        /// also comes with plain ids, `call_1` and `call_10`).
+        IdSpellings = "id-spellings", shapes [IdCaseVariant, IdLong, IdNonAscii]
+    };
     /// Content items the kit does not interpret (`dataContent`,
     /// `uriContent`, `textReasoning`, `usage`, `errorContent`, an unknown
     /// `$type`). Default on.
-    pub opaque_contents: bool,
+    opaque_contents: bool = true, swarm bit, knob {
+        /// Content the kit does not interpret ([`Shape::OpaqueContent`]).
+        OpaqueContents = "opaque-contents", shapes [OpaqueContent]
+    };
     /// Members the kit does not interpret on messages (`authorName`,
     /// `messageId`, `createdAt`, `additionalProperties`) and on text, call
     /// and opaque items (`additionalProperties`). Default on.
-    pub extra_fields: bool,
+    extra_fields: bool = true, swarm bit, knob {
+        /// Members the kit does not interpret ([`Shape::ExtraFields`]).
+        ExtraFields = "extra-fields", shapes [ExtraFields]
+    };
     /// Those members on system messages and their items as well. Default
-    /// on; off for Anthropic, whose top-level `system` has no place for
-    /// them. Not drawn by swarm testing (it follows `extra_fields`).
-    pub system_extra_fields: bool,
+    /// on; off for Anthropic, Gemini and Bedrock, whose system message has
+    /// no place for them. Not drawn by swarm testing (it follows
+    /// `extra_fields`).
+    system_extra_fields: bool = true, needs |c| c.extra_fields,
+        formats [Canonical, OpenAi, Responses], swarm follows(extra_fields), knob {
+        /// Such members on a system message or its items.
+        SystemExtraFields = "system-extra-fields"
+    };
     /// `additionalProperties` on result items as well. Default on; off for
-    /// OpenAI, whose tool messages have no place for it.
-    pub result_extra_fields: bool,
+    /// OpenAI and Responses, whose tool messages have no place for it.
+    result_extra_fields: bool = true, needs |c| c.extra_fields,
+        formats [Canonical, Anthropic, Gemini, Bedrock], swarm bit, knob {
+        /// `additionalProperties` on a result item.
+        ResultExtraFields = "result-extra-fields"
+    };
     /// Empty texts. Default on.
-    pub empty_text: bool,
+    empty_text: bool = true, swarm bit, knob {
+        /// Empty texts ([`Shape::EmptyText`]).
+        EmptyText = "empty-text", shapes [EmptyText]
+    };
     /// Non-ASCII text (accents, CJK, RTL, emoji, combining marks, NUL).
     /// Default on.
-    pub non_ascii_text: bool,
-    /// Rarely, a text or result of `large_payload_bytes`. Default on.
-    pub large_payloads: bool,
+    non_ascii_text: bool = true, swarm bit, knob {
+        /// Non-ASCII text ([`Shape::NonAsciiText`]).
+        NonAsciiText = "non-ascii-text", shapes [NonAsciiText]
+    };
+    /// Rarely, a text or result of `large_payload_bytes`. Default on; off
+    /// when `large_payload_bytes` is 0.
+    large_payloads: bool = true, needs |c| c.large_payload_bytes > 0, swarm bit, knob {
+        /// Large payloads ([`Shape::LargePayload`]).
+        LargePayloads = "large-payloads", shapes [LargePayload]
+    };
     /// Size of a large payload, in bytes. Default 100,000, at most
     /// [`MAX_LARGE_PAYLOAD_BYTES`]. Only payloads of 65,536 bytes or more
     /// count as [`Shape::LargePayload`](super::Shape::LargePayload).
-    pub large_payload_bytes: usize,
+    large_payload_bytes: usize = 100_000, at_most MAX_LARGE_PAYLOAD_BYTES, swarm kept;
     /// Results whose payload is not a string (objects, arrays, numbers,
-    /// `true`, `null`). Default on; off for OpenAI.
-    pub non_string_results: bool,
+    /// `true`, `null`). Default on; off for OpenAI and Responses.
+    non_string_results: bool = true, needs |c| c.tool_calls,
+        formats [Canonical, Anthropic, Gemini, Bedrock], swarm bit, knob {
+        /// Results that are not strings ([`Shape::NonStringResult`]).
+        NonStringResults = "non-string-results", shapes [NonStringResult]
+    };
     /// Swarm testing: each history first draws, from its own bytes, a
     /// restriction of this config (knobs off, lower maxima; see
     /// [`Config::arbitrary_within`]). Default on.
-    pub swarm: bool,
+    swarm: bool = true, swarm kept;
     /// Reasoning items (OpenAI Responses, spec §14.1): before some
     /// assistant messages (a reply, a message of calls, an approval
     /// request), an `assistant` message holding one `reasoning` item, which
@@ -151,107 +485,105 @@ pub struct Config {
     /// in [`Config::everything`]; [`Config::with_native_shapes`] turns it
     /// on for [`Format::Responses`], and [`Config::sanitize_for`] off for
     /// every other format.
-    pub reasoning_items: bool,
+    reasoning_items: bool = false, formats [Responses], swarm bit;
     /// Messages that mix kinds of tool traffic: text beside approval
     /// requests, calls beside requests, several requests or approval
     /// responses in one message, and extra members on messages with calls or
     /// approval items. Default on; off for [`Format::Responses`], where
     /// each call, output and approval is an item of its own. Not drawn by
     /// swarm testing.
-    pub mixed_tool_messages: bool,
+    mixed_tool_messages: bool = true, formats [Canonical, OpenAi, Anthropic, Gemini, Bedrock],
+        swarm kept;
     /// The wire format the histories are made for: budgets are drawn around
     /// its message counts (a Responses item per call). Default canonical;
     /// set by [`Config::sanitize_for`].
-    pub format: Format,
+    format: Format = Format::Canonical, swarm kept;
     /// Token budgets (protocol 2, spec §13.4): about half of the cases
     /// get per-message costs and a `maxTokens` ([`super::Costs`]), drawn
     /// after everything else so that the messages and the message budget
     /// do not change. Default off; on for `certify --protocol 2`. Not drawn
     /// by swarm testing.
-    pub costs: bool,
+    costs: bool = false, swarm kept;
     /// Broken histories (spec §17.6, [`super::breakage`]): the knobs
     /// below break a valid history the ways real histories break, and
     /// when any is on every history gets at least one break. Default off
     /// (every one); [`Config::for_repair`] turns on those the format
     /// carries. Not drawn by swarm testing. A run interrupted after its
     /// calls: their results missing, the conversation goes on.
-    pub interrupted_run: bool,
+    interrupted_run: bool = false, swarm kept, knob {
+        /// Break: a run interrupted after its calls (spec §17.6).
+        InterruptedRun = "interrupted-run", breaks InterruptedRun
+    };
     /// One of several parallel results lost.
-    pub lost_parallel_result: bool,
+    lost_parallel_result: bool = false, swarm kept, knob {
+        /// Break: one of several parallel results lost.
+        LostParallelResult = "lost-parallel-result", breaks LostParallelResult
+    };
     /// A result stored twice by a retry.
-    pub duplicated_result: bool,
+    duplicated_result: bool = false, swarm kept, knob {
+        /// Break: a result duplicated by a retry.
+        DuplicatedResult = "duplicated-result", breaks DuplicatedResult
+    };
     /// A result stored before its call.
-    pub result_before_call: bool,
+    result_before_call: bool = false, swarm kept, knob {
+        /// Break: a result stored before its call.
+        ResultBeforeCall = "result-before-call", breaks ResultBeforeCall
+    };
     /// A non-tool message between a call and its results.
-    pub interjected_message: bool,
+    interjected_message: bool = false, swarm kept, knob {
+        /// Break: a non-tool message between a call and its results.
+        InterjectedMessage = "interjected-message", breaks InterjectedMessage
+    };
     /// An approval request left unanswered, the conversation going on.
-    pub unanswered_approval: bool,
+    unanswered_approval: bool = false, needs |c| c.approvals, swarm kept, knob {
+        /// Break: an approval request left unanswered.
+        UnansweredApproval = "unanswered-approval", breaks UnansweredApproval
+    };
     /// An approval response without its request.
-    pub orphan_approval_response: bool,
+    orphan_approval_response: bool = false, needs |c| c.approvals, swarm kept, knob {
+        /// Break: an approval response without its request.
+        OrphanApprovalResponse = "orphan-approval-response", breaks OrphanApprovalResponse
+    };
     /// A reasoning item cut off from its call (Responses only).
-    pub reasoning_cut_off: bool,
+    reasoning_cut_off: bool = false, needs |c| c.reasoning_items, formats [Responses],
+        swarm kept, knob {
+        /// Break: a reasoning item cut off from its call (Responses).
+        ReasoningCutOff = "reasoning-cut-off", breaks ReasoningCutOff
+    };
     /// A tool message rewritten as a user message (canonical only: OpenAI
     /// and Responses have no user message holding a result, and in the
     /// other formats it is their tool message).
-    pub tool_as_user: bool,
+    tool_as_user: bool = false, formats [Canonical], swarm kept, knob {
+        /// Break: a tool message rewritten as a user message.
+        ToolAsUser = "tool-as-user", breaks ToolAsUser
+    };
     /// A reused call id whose first pair is broken.
-    pub reused_id_broken: bool,
+    reused_id_broken: bool = false, swarm kept, knob {
+        /// Break: a reused call id whose first pair is broken.
+        ReusedIdBroken = "reused-id-broken", breaks ReusedIdBroken
+    };
     /// A history cut by a history limit: the newest messages of a valid
     /// history, from inside a tool step, so that results at its head have
     /// lost their calls.
-    pub limit_cut: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            max_turns: 6,
-            max_steps: 4,
-            leading_segment: true,
-            pinned_system: true,
-            pinned_not_first: true,
-            later_system: true,
-            developer_role: true,
-            role_case: true,
-            tool_calls: true,
-            multi_step: true,
-            max_parallel_calls: MAX_PARALLEL_CALLS,
-            batched_results: true,
-            shuffled_results: true,
-            text_beside_calls: true,
-            results_beside_text: false,
-            approvals: true,
-            max_approval_requests: 3,
-            legacy_approvals: true,
-            pending: false,
-            reuse_call_ids: true,
-            id_spellings: true,
-            opaque_contents: true,
-            extra_fields: true,
-            system_extra_fields: true,
-            result_extra_fields: true,
-            empty_text: true,
-            non_ascii_text: true,
-            large_payloads: true,
-            large_payload_bytes: 100_000,
-            non_string_results: true,
-            swarm: true,
-            reasoning_items: false,
-            mixed_tool_messages: true,
-            format: Format::Canonical,
-            costs: false,
-            interrupted_run: false,
-            lost_parallel_result: false,
-            duplicated_result: false,
-            result_before_call: false,
-            interjected_message: false,
-            unanswered_approval: false,
-            orphan_approval_response: false,
-            reasoning_cut_off: false,
-            tool_as_user: false,
-            reused_id_broken: false,
-            limit_cut: false,
-        }
+    limit_cut: bool = false, swarm kept, knob {
+        /// Break: a history cut by a history limit, results at its head
+        /// without their calls.
+        LimitCut = "limit-cut", breaks LimitCut
+    };
+    }
+    extra_knobs {
+        /// Numbers that no double holds, but integers written in digits:
+        /// beyond the doubles' range (`1e400`), below it (`1e-400`), or with
+        /// more digits than a double keeps
+        /// (`0.1000000000000000055511151231257827`); a reader of doubles
+        /// writes them back as other numbers, or as `Infinity`, which is no
+        /// JSON. No generator shape: corpus and imported cases have them.
+        NonDoubleNumbers = "non-double-numbers", says "numbers no double holds (as 1e400)";
+        /// A budget written other than as a JSON integer: `3.0` and `1e1`
+        /// (budgets, spec §2), `2.5`, `"3"`, `true`, `null` (none). No
+        /// generator shape (generated budgets are integers): the corpus's
+        /// budget cases have it ([`super::knob::budget_spelled`]).
+        BudgetSpellings = "budget-spellings", says "a budget written other than as an integer";
     }
 }
 
@@ -325,54 +657,6 @@ impl Config {
         Config::default().sanitize_for(Format::OpenAi)
     }
 
-    /// Clamps every maximum into its documented range and turns off knobs
-    /// that cannot take effect (`pinned_not_first` without `pinned_system`,
-    /// call shapes without `tool_calls`, ...). Only ever restricts.
-    pub fn sanitize(mut self) -> Config {
-        self.max_turns = self.max_turns.min(MAX_TURNS);
-        self.max_steps = self.max_steps.min(MAX_STEPS);
-        self.max_parallel_calls = self.max_parallel_calls.min(MAX_PARALLEL_CALLS);
-        self.max_approval_requests = self.max_approval_requests.min(MAX_APPROVAL_REQUESTS);
-        self.large_payload_bytes = self.large_payload_bytes.min(MAX_LARGE_PAYLOAD_BYTES);
-        if self.max_parallel_calls == 0 {
-            self.tool_calls = false;
-        }
-        if self.max_approval_requests == 0 {
-            self.approvals = false;
-        }
-        if !self.tool_calls {
-            self.multi_step = false;
-            self.batched_results = false;
-            self.shuffled_results = false;
-            self.text_beside_calls = false;
-            self.results_beside_text = false;
-            self.non_string_results = false;
-        }
-        if !self.tool_calls && !self.approvals {
-            self.reuse_call_ids = false;
-            self.id_spellings = false;
-        }
-        if !self.approvals {
-            self.legacy_approvals = false;
-            self.unanswered_approval = false;
-            self.orphan_approval_response = false;
-        }
-        if !self.reasoning_items {
-            self.reasoning_cut_off = false;
-        }
-        if !self.pinned_system {
-            self.pinned_not_first = false;
-        }
-        if !self.extra_fields {
-            self.result_extra_fields = false;
-            self.system_extra_fields = false;
-        }
-        if self.large_payload_bytes == 0 {
-            self.large_payloads = false;
-        }
-        self
-    }
-
     /// [`Config::sanitize`], then turns off what the wire format cannot
     /// carry natively, so that every history converts to it and back
     /// unchanged:
@@ -406,53 +690,7 @@ impl Config {
     pub fn sanitize_for(self, format: Format) -> Config {
         let mut c = self.sanitize();
         c.format = format;
-        if format != Format::Responses {
-            c.reasoning_items = false;
-            c.reasoning_cut_off = false;
-        }
-        if format != Format::Canonical {
-            c.tool_as_user = false;
-        }
-        if !matches!(format, Format::Anthropic | Format::Bedrock | Format::Gemini) {
-            c.results_beside_text = false;
-        }
-        match format {
-            Format::Canonical => {}
-            Format::OpenAi => {
-                c.batched_results = false;
-                c.non_string_results = false;
-                c.result_extra_fields = false;
-                c.role_case = false;
-            }
-            Format::Anthropic => {
-                c.pinned_not_first = false;
-                c.later_system = false;
-                c.developer_role = false;
-                c.role_case = false;
-                c.system_extra_fields = false;
-            }
-            Format::Responses => {
-                c.role_case = false;
-                c.batched_results = false;
-                c.non_string_results = false;
-                c.result_extra_fields = false;
-                c.text_beside_calls = false;
-                c.legacy_approvals = false;
-                c.max_approval_requests = c.max_approval_requests.min(1);
-                c.mixed_tool_messages = false;
-                c = c.sanitize();
-            }
-            Format::Gemini | Format::Bedrock => {
-                c.pinned_not_first = false;
-                c.later_system = false;
-                c.developer_role = false;
-                c.role_case = false;
-                c.system_extra_fields = false;
-                c.approvals = false;
-                c = c.sanitize();
-            }
-        }
-        c
+        c.restrict_to(format).sanitize()
     }
 
     /// Swarm drawing: a config whose every switch is on only when it is on
@@ -467,44 +705,7 @@ impl Config {
     pub fn arbitrary_within(u: &mut Unstructured, ceiling: &Config) -> arbitrary::Result<Config> {
         let ceiling = ceiling.clone().sanitize();
         let mut c = ceiling.clone();
-        macro_rules! switches {
-            ($($f:ident),*) => { $( c.$f = ceiling.$f && bool::arbitrary(u)?; )* };
-        }
-        switches!(
-            leading_segment,
-            pinned_system,
-            pinned_not_first,
-            later_system,
-            developer_role,
-            role_case,
-            tool_calls,
-            multi_step,
-            batched_results,
-            shuffled_results,
-            text_beside_calls,
-            approvals,
-            legacy_approvals,
-            pending,
-            reuse_call_ids,
-            id_spellings,
-            opaque_contents,
-            extra_fields,
-            result_extra_fields,
-            empty_text,
-            non_ascii_text,
-            large_payloads,
-            non_string_results,
-            reasoning_items,
-            results_beside_text
-        );
-        c.system_extra_fields = ceiling.system_extra_fields && c.extra_fields;
-        // Maxima: `int_in_range` gives the lower bound when bytes run out.
-        c.max_turns = u.int_in_range(1.min(ceiling.max_turns)..=ceiling.max_turns)?;
-        c.max_steps = u.int_in_range(1.min(ceiling.max_steps)..=ceiling.max_steps)?;
-        c.max_parallel_calls =
-            u.int_in_range(1.min(ceiling.max_parallel_calls)..=ceiling.max_parallel_calls)?;
-        c.max_approval_requests =
-            u.int_in_range(1.min(ceiling.max_approval_requests)..=ceiling.max_approval_requests)?;
+        Config::draw_swarm(&mut c, &ceiling, u)?;
         c.swarm = false;
         Ok(c.sanitize())
     }

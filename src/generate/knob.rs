@@ -20,136 +20,7 @@ use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::fmt;
 
-macro_rules! knobs {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal $(, $field:ident)?; )*) => {
-        /// An on/off switch of [`Config`], named as `certify --without`
-        /// takes it.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Knob {
-            $( $(#[$doc])* $variant, )*
-        }
-
-        impl Knob {
-            /// Every knob, in [`Config`]'s field order.
-            pub const ALL: &'static [Knob] = &[ $( Knob::$variant, )* ];
-
-            /// The knob's name: its [`Config`] field in kebab-case.
-            pub fn name(self) -> &'static str {
-                match self { $( Knob::$variant => $name, )* }
-            }
-
-            /// `config` with this knob off (and nothing else changed; call
-            /// [`Config::sanitize`] after). A knob of no generator shape
-            /// (`non-double-numbers`, `budget-spellings`) changes nothing.
-            pub fn turn_off(self, config: &mut Config) {
-                match self { $( Knob::$variant => { $( config.$field = false; )? } )* }
-            }
-        }
-    };
-}
-
-knobs! {
-    /// Messages before the first user question ([`Shape::LeadingSegment`]).
-    LeadingSegment = "leading-segment", leading_segment;
-    /// A pinned system message ([`Shape::PinnedFirst`], [`Shape::PinnedNotFirst`]).
-    PinnedSystem = "pinned-system", pinned_system;
-    /// The pinned system message after another message ([`Shape::PinnedNotFirst`]).
-    PinnedNotFirst = "pinned-not-first", pinned_not_first;
-    /// System messages after the pinned one ([`Shape::LaterSystem`]).
-    LaterSystem = "later-system", later_system;
-    /// The `developer` role ([`Shape::DeveloperRole`]).
-    DeveloperRole = "developer-role", developer_role;
-    /// Roles in other ASCII cases ([`Shape::RoleCase`]).
-    RoleCase = "role-case", role_case;
-    /// Tool calls and results (any call or result item).
-    ToolCalls = "tool-calls", tool_calls;
-    /// Several tool steps in one turn ([`Shape::MultiStepLoop`]).
-    MultiStep = "multi-step", multi_step;
-    /// Several results in one tool message ([`Shape::ResultsBatched`]).
-    BatchedResults = "batched-results", batched_results;
-    /// Results in another order than their calls ([`Shape::ResultsReordered`]).
-    ShuffledResults = "shuffled-results", shuffled_results;
-    /// Text beside calls ([`Shape::TextBesideCalls`]).
-    TextBesideCalls = "text-beside-calls", text_beside_calls;
-    /// The user's text beside results in one tool message
-    /// ([`Shape::ResultsBesideText`]; Anthropic, Bedrock and Gemini, spec §1.6).
-    ResultsBesideText = "results-beside-text", results_beside_text;
-    /// Approval flows (any approval request or response item).
-    Approvals = "approvals", approvals;
-    /// The older approval item names ([`Shape::LegacyApproval`]).
-    LegacyApprovals = "legacy-approvals", legacy_approvals;
-    /// Pending calls and requests ([`Shape::PendingCall`], [`Shape::PendingRequest`]).
-    Pending = "pending", pending;
-    /// A call or approval request id used again ([`Shape::CallIdReused`],
-    /// [`Shape::RequestIdReused`]).
-    ReuseCallIds = "reuse-call-ids", reuse_call_ids;
-    /// Ids of several spellings ([`Shape::IdCaseVariant`],
-    /// [`Shape::IdLong`], [`Shape::IdNonAscii`]; [`Shape::IdSharedPrefix`]
-    /// also comes with plain ids, `call_1` and `call_10`).
-    IdSpellings = "id-spellings", id_spellings;
-    /// Content the kit does not interpret ([`Shape::OpaqueContent`]).
-    OpaqueContents = "opaque-contents", opaque_contents;
-    /// Members the kit does not interpret ([`Shape::ExtraFields`]).
-    ExtraFields = "extra-fields", extra_fields;
-    /// Such members on a system message or its items.
-    SystemExtraFields = "system-extra-fields", system_extra_fields;
-    /// `additionalProperties` on a result item.
-    ResultExtraFields = "result-extra-fields", result_extra_fields;
-    /// Empty texts ([`Shape::EmptyText`]).
-    EmptyText = "empty-text", empty_text;
-    /// Non-ASCII text ([`Shape::NonAsciiText`]).
-    NonAsciiText = "non-ascii-text", non_ascii_text;
-    /// Large payloads ([`Shape::LargePayload`]).
-    LargePayloads = "large-payloads", large_payloads;
-    /// Results that are not strings ([`Shape::NonStringResult`]).
-    NonStringResults = "non-string-results", non_string_results;
-    /// Break: a run interrupted after its calls (spec §17.6).
-    InterruptedRun = "interrupted-run", interrupted_run;
-    /// Break: one of several parallel results lost.
-    LostParallelResult = "lost-parallel-result", lost_parallel_result;
-    /// Break: a result duplicated by a retry.
-    DuplicatedResult = "duplicated-result", duplicated_result;
-    /// Break: a result stored before its call.
-    ResultBeforeCall = "result-before-call", result_before_call;
-    /// Break: a non-tool message between a call and its results.
-    InterjectedMessage = "interjected-message", interjected_message;
-    /// Break: an approval request left unanswered.
-    UnansweredApproval = "unanswered-approval", unanswered_approval;
-    /// Break: an approval response without its request.
-    OrphanApprovalResponse = "orphan-approval-response", orphan_approval_response;
-    /// Break: a reasoning item cut off from its call (Responses).
-    ReasoningCutOff = "reasoning-cut-off", reasoning_cut_off;
-    /// Break: a tool message rewritten as a user message.
-    ToolAsUser = "tool-as-user", tool_as_user;
-    /// Break: a reused call id whose first pair is broken.
-    ReusedIdBroken = "reused-id-broken", reused_id_broken;
-    /// Break: a history cut by a history limit, results at its head
-    /// without their calls.
-    LimitCut = "limit-cut", limit_cut;
-    /// Numbers that no double holds, but integers written in digits:
-    /// beyond the doubles' range (`1e400`), below it (`1e-400`), or with
-    /// more digits than a double keeps
-    /// (`0.1000000000000000055511151231257827`); a reader of doubles
-    /// writes them back as other numbers, or as `Infinity`, which is no
-    /// JSON. No generator shape: corpus and imported cases have them.
-    NonDoubleNumbers = "non-double-numbers";
-    /// A budget written other than as a JSON integer: `3.0` and `1e1`
-    /// (budgets, spec §2), `2.5`, `"3"`, `true`, `null` (none). No
-    /// generator shape (generated budgets are integers): the corpus's
-    /// budget cases have it ([`budget_spelled`]).
-    BudgetSpellings = "budget-spellings";
-}
-
-impl Knob {
-    /// The break this knob turns on (spec §17.6), when it is a break
-    /// knob.
-    pub fn as_break(self) -> Option<super::Break> {
-        super::Break::ALL
-            .iter()
-            .copied()
-            .find(|b| b.name() == self.name())
-    }
-}
+pub use super::config::Knob;
 
 impl fmt::Display for Knob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -273,22 +144,6 @@ pub fn outside(format: Format, provider: Option<Provider>) -> Vec<Knob> {
     out
 }
 
-impl Knob {
-    /// What the knob's shape is, for a report that skips a case showing
-    /// it: `approval items`, `roles in other letter cases`.
-    pub fn shape_text(self) -> &'static str {
-        match self {
-            Knob::RoleCase => "roles in other letter cases",
-            Knob::Approvals => "approval items",
-            Knob::LegacyApprovals => "approval items with the older names",
-            Knob::NonDoubleNumbers => "numbers no double holds (as 1e400)",
-            Knob::BudgetSpellings => "a budget written other than as an integer",
-            Knob::ResultsBesideText => "text beside results in one tool message",
-            _ => "a shape",
-        }
-    }
-}
-
 /// Whether a budget member's value is written other than as a JSON
 /// integer (`budget-spellings`): `3.0`, `1e1`, `2.5`, `"3"`, `true`,
 /// `null`; `3`, `-2` and `100000000000000000000000000000` are integers.
@@ -376,21 +231,11 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
     off.iter()
         .copied()
         .filter(|k| match k {
-            Knob::LeadingSegment => has(Shape::LeadingSegment),
-            Knob::PinnedSystem => has(Shape::PinnedFirst) || has(Shape::PinnedNotFirst),
-            Knob::PinnedNotFirst => has(Shape::PinnedNotFirst),
-            Knob::LaterSystem => has(Shape::LaterSystem),
-            Knob::DeveloperRole => has(Shape::DeveloperRole),
             // Shape::RoleCase, read off the views (no other shape needed).
             Knob::RoleCase => views
                 .iter()
                 .any(|v| v.role != Role::Other && v.role_text != v.role_text.to_ascii_lowercase()),
             Knob::ToolCalls => any_item(&[ItemKind::Call, ItemKind::Result]),
-            Knob::MultiStep => has(Shape::MultiStepLoop),
-            Knob::BatchedResults => has(Shape::ResultsBatched),
-            Knob::ShuffledResults => has(Shape::ResultsReordered),
-            Knob::TextBesideCalls => has(Shape::TextBesideCalls),
-            Knob::ResultsBesideText => has(Shape::ResultsBesideText),
             Knob::Approvals => any_item(&[ItemKind::ApprovalRequest, ItemKind::ApprovalResponse]),
             // Shape::LegacyApproval, read off the items (no other shape
             // needed).
@@ -400,13 +245,6 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
                     Some("functionApprovalRequest" | "functionApprovalResponse")
                 )
             }),
-            Knob::Pending => has(Shape::PendingCall) || has(Shape::PendingRequest),
-            Knob::ReuseCallIds => has(Shape::CallIdReused) || has(Shape::RequestIdReused),
-            Knob::IdSpellings => {
-                has(Shape::IdCaseVariant) || has(Shape::IdLong) || has(Shape::IdNonAscii)
-            }
-            Knob::OpaqueContents => has(Shape::OpaqueContent),
-            Knob::ExtraFields => has(Shape::ExtraFields),
             Knob::SystemExtraFields => views.iter().zip(messages).any(|(v, m)| {
                 v.role == Role::System
                     && (m
@@ -424,15 +262,14 @@ pub fn shown(messages: &[Value], budget: usize, off: &[Knob]) -> Vec<Knob> {
                 i.get("$type").and_then(Value::as_str) == Some("functionResult")
                     && i.get("additionalProperties").is_some()
             }),
-            Knob::EmptyText => has(Shape::EmptyText),
-            Knob::NonAsciiText => has(Shape::NonAsciiText),
-            Knob::LargePayloads => has(Shape::LargePayload),
-            Knob::NonStringResults => has(Shape::NonStringResult),
             Knob::NonDoubleNumbers => messages.iter().any(has_non_double_number),
             // A shape of the request, not of the history: see
             // `budget_spelled`.
             Knob::BudgetSpellings => false,
-            k => k.as_break().is_some_and(|b| broken.contains(&b)),
+            k => match k.as_break() {
+                Some(b) => broken.contains(&b),
+                None => k.shapes().iter().any(|&shape| has(shape)),
+            },
         })
         .collect()
 }

@@ -316,6 +316,20 @@ fn has_reasoning(messages: &[Value]) -> bool {
 /// gives the same case on every machine, whatever other cases were made
 /// before; the costs knob changes nothing but the costs.
 pub fn seeded_case(seed: u64, n: u64, cfg: &Config) -> GeneratedCase {
+    seeded(seed, n, cfg, true)
+}
+
+/// [`seeded_case`] without detecting the case's shapes (`shapes` is left
+/// empty): the same messages, budget and costs, for callers that never
+/// read the shapes (`certify`'s generated cases, [`crate::certify::generated_case_from`]):
+/// detection is about a quarter of a seeded case's CPU time
+/// (`benches/README.md`).
+pub fn seeded_case_without_shapes(seed: u64, n: u64, cfg: &Config) -> GeneratedCase {
+    seeded(seed, n, cfg, false)
+}
+
+/// [`seeded_case`], the shapes detected only when `detect_shapes`.
+fn seeded(seed: u64, n: u64, cfg: &Config, detect_shapes: bool) -> GeneratedCase {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(n);
     let len = 256usize << (rng.next_u32() % 6);
@@ -329,7 +343,7 @@ pub fn seeded_case(seed: u64, n: u64, cfg: &Config) -> GeneratedCase {
         &mut Unstructured::new(&buf),
         Some(&mut Unstructured::new(&cost_bytes)),
         cfg,
-        true,
+        detect_shapes,
     )
     .expect("the generator never fails")
     .0
@@ -395,6 +409,25 @@ mod tests {
             Value::Array(case.messages.clone())
         );
         true
+    }
+
+    #[test]
+    fn seeded_cases_without_shapes_are_the_same_cases() {
+        for cfg in [Config::everything(), Config::for_repair(Format::Canonical)] {
+            let cfg = Config { costs: true, ..cfg };
+            for n in 0..60 {
+                let with = seeded_case(5, n, &cfg);
+                let without = seeded_case_without_shapes(5, n, &cfg);
+                assert!(without.shapes.is_empty());
+                assert_eq!(
+                    GeneratedCase {
+                        shapes: BTreeSet::new(),
+                        ..with
+                    },
+                    without
+                );
+            }
+        }
     }
 
     #[test]

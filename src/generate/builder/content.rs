@@ -309,7 +309,9 @@ impl Builder<'_, '_, '_> {
             return Ok(String::new());
         }
         let n = 1 + self.upto(7)?;
-        let mut s = String::new();
+        // Room for n words of up to 11 bytes and their spaces: one
+        // allocation, not one per doubling.
+        let mut s = String::with_capacity(12 * n);
         for i in 0..n {
             if i > 0 {
                 s.push(' ');
