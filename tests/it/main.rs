@@ -2,16 +2,18 @@
 //! ripgrep keeps them): one link for all of them, where a binary per file
 //! linked the library and its dependencies some thirty times.
 //!
-//! Two other binaries stand apart, each for its cargo-mutants run:
-//! `tests/checker/` (the checker's tests, built and run for each mutant of
-//! `src/check/` with the library's unit tests: `benches/mutants/run
-//! checker`) and `tests/mutant_conviction.rs` (the harness that judges each
-//! mutant of the reference, its tests `#[ignore]`d: `benches/mutants/run`).
+//! Three other binaries stand apart: `tests/checker/` (the checker's
+//! tests, built and run for each mutant of `src/check/` with the library's
+//! unit tests: `benches/mutants/run checker`), `tests/mutant_conviction.rs`
+//! (the harness that judges each mutant of the reference, its tests
+//! `#[ignore]`d: `benches/mutants/run`) and `tests/shrink_interrupt.rs` (it
+//! asks for a stop, `certify::interrupt::request`, which is global to the
+//! process and would end every later reducer request of these tests).
 //! A module is run alone with a filter: `cargo test --test it golden::`.
 //!
 //! No test here sets an environment variable or the current directory of
-//! the process (the modules share it): a child command gets its own
-//! (`Command::env`, `Command::current_dir`).
+//! the process, or asks for a stop (the modules share the process): a child
+//! command gets its own (`Command::env`, `Command::current_dir`).
 
 mod anthropic;
 mod bounded;
@@ -41,7 +43,6 @@ mod readme;
 mod recipe;
 mod seed;
 mod show;
-mod shrink_interrupt;
 mod shrinking;
 mod spec_index;
 mod stop_after_first;

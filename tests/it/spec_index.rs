@@ -7,8 +7,8 @@
 //! section that defines it ([`SECTIONS`], checked against the text of that
 //! section), the fuzz targets that judge it (from [`FUZZ_CHECKER`] and
 //! [`reducer_kit::fuzzers::TABLE`], checked against each target's source)
-//! and the test files that name it (the modules of `tests/it/` and
-//! `tests/checker/`). When the block
+//! and the test files that name it (`tests/*.rs` and the modules of
+//! `tests/it/` and `tests/checker/`). When the block
 //! differs from what the code gives, the test fails;
 //! `REDUCER_KIT_BLESS=1 cargo test --test it spec_index::` rewrites it.
 
@@ -290,21 +290,28 @@ fn fuzz_targets() -> Vec<Vec<(&'static str, bool)>> {
     out
 }
 
-/// The test files (the modules of `tests/it/` and `tests/checker/`, stems,
-/// sorted) that name each clause, but for this file, the binaries' roots and
-/// shared helpers, and the mutants' harness and summary.
+/// The test files (`tests/*.rs` and the modules of `tests/it/` and
+/// `tests/checker/`, stems, sorted) that name each clause, but for this
+/// file, the binaries' roots and shared helpers, and the mutants' harness
+/// and summary.
 fn test_files() -> Vec<Vec<String>> {
-    let mut files: Vec<PathBuf> = ["tests/it", "tests/checker"]
+    let mut files: Vec<PathBuf> = ["tests", "tests/it", "tests/checker"]
         .iter()
         .flat_map(|dir| std::fs::read_dir(root().join(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        // The mutants' harness (`tests/mutant_conviction.rs`, not read) and
-        // its summary name clauses as data (a verdict's clauses), not as
-        // what they test.
+        // The mutants' harness and its summary name clauses as data (a
+        // verdict's clauses), not as what they test.
         .filter(|p| {
             p.file_stem().is_some_and(|s| {
-                s != "main" && s != "common" && s != "spec_index" && s != "mutants_summary"
+                ![
+                    "main",
+                    "common",
+                    "spec_index",
+                    "mutant_conviction",
+                    "mutants_summary",
+                ]
+                .contains(&s.to_str().unwrap_or(""))
             })
         })
         .collect();
@@ -415,7 +422,7 @@ fn the_clause_index_is_generated_from_the_code() {
         .unwrap_or_else(|| have.lines().count().min(want.lines().count()));
     panic!(
         "the clause index of spec/spec.md is not what the code gives (terms::Clause, \
-         fuzzers::TABLE, tests/it/, tests/checker/); run `REDUCER_KIT_BLESS=1 cargo test --test it spec_index::` \
+         fuzzers::TABLE, tests/*.rs, tests/it/, tests/checker/); run `REDUCER_KIT_BLESS=1 cargo test --test it spec_index::` \
          to rewrite it.\nfirst difference, row {}:\n  spec: {}\n  code: {}",
         first,
         have.lines().nth(first).unwrap_or("(nothing)"),
