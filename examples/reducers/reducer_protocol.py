@@ -337,8 +337,9 @@ class View:
                 text = isinstance(part.get("text"), str)
                 found = (TEXT if text else OPAQUE, None, i)
             self.items.append(found)
-        results = [kind == RESULT for kind, _, _ in self.items]
-        if self.role == "user" and any(results) and (fmt == "bedrock" or all(results)):
+        # A user message (content) holding results is the format's tool
+        # message, text beside the results included (spec 1.6, 14.2 rule 6).
+        if self.role == "user" and any(kind == RESULT for kind, _, _ in self.items):
             self.role = "tool"
 
     def approval_only(self):
