@@ -226,11 +226,11 @@ pub fn check_roundtrip(format: Format, case: &GeneratedCase) {
 }
 
 /// The canonical reference output as the wire output reads back: in
-/// Anthropic and Bedrock a `tool` message that lost every result to orphan
+/// Anthropic, Bedrock and Gemini (spec §14.2 rule 6) a `tool` message that lost every result to orphan
 /// removal and kept the user's text beside them (spec §1.6) is, on the
 /// wire, a `user` message of that text.
 fn as_reread(format: Format, messages: Vec<Value>) -> Vec<Value> {
-    if !matches!(format, Format::Anthropic | Format::Bedrock) {
+    if !matches!(format, Format::Anthropic | Format::Bedrock | Format::Gemini) {
         return messages;
     }
     messages
