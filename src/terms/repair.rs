@@ -21,7 +21,11 @@
 //!    is kept when its partner response comes before the next turn start
 //!    after it (the response's own message not being one); the response
 //!    goes with it. Every other call, result, request and response is
-//!    removed.
+//!    removed. A `tool` message that held results and keeps none, only
+//!    what the user wrote beside them (§1.6), counts as a user message
+//!    there: it ends an answer run and may be a turn start (on the
+//!    Anthropic, Bedrock and Gemini wire it is one); the call step is run
+//!    again while that makes a new such message.
 //!
 //! Then a message that lost every item is left out, and an attached
 //! reasoning item (§14.6) goes with its item, from the end backwards. A
@@ -153,8 +157,126 @@ fn turn_start_alive(h: &History, alive: &[bool], m: usize, pinned: Option<usize>
     left.peek().is_none() || !left.all(|k| items[k].kind == ItemKind::ApprovalResponse)
 }
 
+/// Whether message `m` of `h`, reading only its items marked in `left`,
+/// is a turn start for the request step of a repair (spec §17.2): a user
+/// message by [`turn_start_alive`], or a `tool` message that held a result
+/// and keeps none, with an item left that is not an approval response (on
+/// the Anthropic, Bedrock and Gemini wire, a user message of the text that
+/// stood beside the results, spec §1.6).
+fn turn_start_left(h: &History, left: &[bool], m: usize, pinned: Option<usize>) -> bool {
+    if h.role(m) != Role::Tool {
+        return turn_start_alive(h, left, m, pinned);
+    }
+    let items = h.all_items();
+    let range = h.view(m).item_range();
+    let had_result = range.clone().any(|k| items[k].kind == ItemKind::Result);
+    let mut kept = range.filter(|&k| left[k]).map(|k| items[k].kind);
+    had_result
+        && kept.clone().all(|kind| kind != ItemKind::Result)
+        && kept.any(|kind| kind != ItemKind::ApprovalResponse)
+}
+
+/// Whether `tool` message `m` of `h` held a result and, reading only its
+/// items marked in `left`, keeps none but keeps something else: on the
+/// Anthropic, Bedrock and Gemini wire, a user message (spec §1.6, §17.2).
+fn lost_its_results(h: &History, left: &[bool], m: usize) -> bool {
+    if h.role(m) != Role::Tool {
+        return false;
+    }
+    let items = h.all_items();
+    let range = h.view(m).item_range();
+    range.clone().any(|k| items[k].kind == ItemKind::Result)
+        && range.clone().any(|k| left[k])
+        && range
+            .filter(|&k| left[k])
+            .all(|k| items[k].kind != ItemKind::Result)
+}
+
+/// The call step of spec §17.2 step 2 over what step 1 left (`alive`,
+/// `present`, pairing `partner`): per item, kept. Every item left that
+/// does not pair is kept; a call is kept, with its result, when the result
+/// is in its unit's answer run (the `tool` messages right after the unit,
+/// up to one marked in `as_user`) and no call of the unit kept before it
+/// has its id. Approval requests and responses are left to the caller.
+fn keep_calls(
+    h: &History,
+    alive: &[bool],
+    present: &[bool],
+    partner: &[u32],
+    as_user: &[bool],
+) -> Vec<bool> {
+    let items = h.all_items();
+    let n = h.len();
+    let mut keep = vec![false; items.len()];
+    for (k, it) in items.iter().enumerate() {
+        if alive[k] && !is_pairing(it.kind) {
+            keep[k] = true;
+        }
+    }
+    let next_present = |m: usize| (m + 1..n).find(|&j| present[j]);
+    let has_calls = |j: usize| {
+        present[j]
+            && h.role(j) == Role::Assistant
+            && h.view(j)
+                .item_range()
+                .any(|k| alive[k] && items[k].kind == ItemKind::Call)
+    };
+    let mut m = 0;
+    while m < n {
+        if !has_calls(m) {
+            m += 1;
+            continue;
+        }
+        // The unit: this message, and in Responses the call items right
+        // after it (those left by step 1).
+        let mut unit = vec![m];
+        let mut last = m;
+        if h.call_item(m) {
+            while let Some(j) = next_present(last) {
+                if !h.call_item(j) {
+                    break;
+                }
+                unit.push(j);
+                last = j;
+            }
+        }
+        // The answer run: the tool messages right after the unit.
+        let mut run_end = last + 1;
+        while let Some(j) = next_present(run_end - 1) {
+            if h.role(j) != Role::Tool || as_user[j] {
+                break;
+            }
+            run_end = j + 1;
+        }
+        let in_run = |j: usize| j > last && j < run_end;
+        let mut kept_ids: Vec<Sym> = Vec::new();
+        for &u in &unit {
+            for k in h.view(u).item_range() {
+                let it = items[k];
+                if !alive[k] || it.kind != ItemKind::Call {
+                    continue;
+                }
+                let p = partner[k];
+                if p == NONE || !in_run(items[p as usize].message as usize) {
+                    continue;
+                }
+                if kept_ids.contains(&it.id) {
+                    continue;
+                }
+                kept_ids.push(it.id);
+                keep[k] = true;
+                keep[p as usize] = true;
+            }
+        }
+        m = last + 1;
+    }
+    keep
+}
+
 /// The repair of `h` (spec §17.2): see the module doc. Linear in the
-/// history's items.
+/// history's items per run of the call step; the call step runs once more
+/// per new `tool` message left with only the user's text, so at most once
+/// per `tool` message (and once in nearly every history).
 ///
 /// # Examples
 ///
@@ -206,75 +328,39 @@ pub fn repair(h: &History) -> Repair {
         .collect();
     // Step 2: calls answered in their unit's answer run; requests answered
     // before the next turn start. Pairing is unchanged by step 1's orphan
-    // removal (an orphan matched nothing).
-    let mut keep = vec![false; items.len()];
-    for (k, it) in items.iter().enumerate() {
-        if alive[k] && !is_pairing(it.kind) {
-            keep[k] = true;
+    // removal (an orphan matched nothing). A `tool` message that held
+    // results and keeps none, only what the user wrote beside them (§1.6),
+    // is a user message on the Anthropic, Bedrock and Gemini wire: it ends
+    // an answer run and may be a turn start, in every format (spec §17.2,
+    // *Text left beside results*). The call step is run again while it
+    // makes a new one (each run keeps no more than the one before).
+    let mut as_user = vec![false; n];
+    let (mut keep, left) = loop {
+        let keep = keep_calls(h, &alive, &present, &partner, &as_user);
+        let left: Vec<bool> = items
+            .iter()
+            .enumerate()
+            .map(|(k, it)| {
+                alive[k] && (keep[k] || !matches!(it.kind, ItemKind::Call | ItemKind::Result))
+            })
+            .collect();
+        let mut grew = false;
+        for j in 0..n {
+            if present[j] && !as_user[j] && lost_its_results(h, &left, j) {
+                as_user[j] = true;
+                grew = true;
+            }
         }
-    }
-    let next_present = |m: usize| (m + 1..n).find(|&j| present[j]);
-    let has_calls = |j: usize| {
-        present[j]
-            && h.role(j) == Role::Assistant
-            && h.view(j)
-                .item_range()
-                .any(|k| alive[k] && items[k].kind == ItemKind::Call)
+        if !grew {
+            break (keep, left);
+        }
     };
-    let mut m = 0;
-    while m < n {
-        if !has_calls(m) {
-            m += 1;
-            continue;
-        }
-        // The unit: this message, and in Responses the call items right
-        // after it (those left by step 1).
-        let mut unit = vec![m];
-        let mut last = m;
-        if h.call_item(m) {
-            while let Some(j) = next_present(last) {
-                if !h.call_item(j) {
-                    break;
-                }
-                unit.push(j);
-                last = j;
-            }
-        }
-        // The answer run: the tool messages right after the unit.
-        let mut run_end = last + 1;
-        while let Some(j) = next_present(run_end - 1) {
-            if h.role(j) != Role::Tool {
-                break;
-            }
-            run_end = j + 1;
-        }
-        let in_run = |j: usize| j > last && j < run_end;
-        let mut kept_ids: Vec<Sym> = Vec::new();
-        for &u in &unit {
-            for k in h.view(u).item_range() {
-                let it = items[k];
-                if !alive[k] || it.kind != ItemKind::Call {
-                    continue;
-                }
-                let p = partner[k];
-                if p == NONE || !in_run(items[p as usize].message as usize) {
-                    continue;
-                }
-                if kept_ids.contains(&it.id) {
-                    continue;
-                }
-                kept_ids.push(it.id);
-                keep[k] = true;
-                keep[p as usize] = true;
-            }
-        }
-        m = last + 1;
-    }
-    // Requests: answered before the next turn start (read on what step 1
-    // left), the response's message not one.
+    // Requests: answered before the next turn start, the response's
+    // message not one; turn starts read on what step 1 left, calls and
+    // results as the call step leaves them.
     let mut next_start = vec![usize::MAX; n + 1];
     for j in (0..n).rev() {
-        next_start[j] = if present[j] && turn_start_alive(h, &alive, j, pinned) {
+        next_start[j] = if present[j] && turn_start_left(h, &left, j, pinned) {
             j
         } else {
             next_start[j + 1]
@@ -523,6 +609,41 @@ mod tests {
             msg("user", vec![resp("r1")]),
         ];
         assert_eq!(kept(&h), (vec![0, 1, 2, 3], vec![]));
+    }
+
+    #[test]
+    fn a_tool_message_left_with_only_text_is_a_user_message() {
+        let req = |id: &str| json!({"$type": "toolApprovalRequest", "requestId": id});
+        let resp = |id: &str| json!({"$type": "toolApprovalResponse", "requestId": id});
+        // Call a is answered after an interjected message: its pair goes,
+        // and message 2 keeps only the user's text, a turn start on the
+        // Anthropic wire, between request r1 and its response.
+        let h = vec![
+            msg("assistant", vec![call("a")]),
+            msg("assistant", vec![text("ok?"), req("r1")]),
+            msg("tool", vec![result("a"), text("and yes")]),
+            msg("user", vec![resp("r1")]),
+        ];
+        assert_eq!(kept(&h), (vec![1, 2], vec![(1, vec![1]), (2, vec![0])]));
+        // It ends an answer run too: b's result comes after it, so b goes,
+        // and with it the result message; a second run of the call step
+        // finds nothing new.
+        let h = vec![
+            msg("assistant", vec![call("a")]),
+            msg("user", vec![text("q")]),
+            msg("assistant", vec![call("b")]),
+            msg("tool", vec![result("a"), text("hm")]),
+            msg("tool", vec![result("b")]),
+        ];
+        assert_eq!(kept(&h), (vec![1, 3], vec![(3, vec![0])]));
+        // A tool message of text that held no result is not one (it has
+        // no wire form as a user message to begin with): r1 stays.
+        let h = vec![
+            msg("assistant", vec![text("ok?"), req("r1")]),
+            msg("tool", vec![text("note")]),
+            msg("user", vec![resp("r1")]),
+        ];
+        assert_eq!(kept(&h), (vec![0, 1, 2], vec![]));
     }
 
     #[test]
