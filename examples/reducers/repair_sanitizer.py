@@ -16,7 +16,9 @@ Two steps (spec/spec.md 17.2):
    with it. An approval request stays when its response comes before the
    next question (turn start) and no request kept before it with its id is
    still waiting; its response stays with it. Everything else
-   of those four kinds goes.
+   of those four kinds goes. A tool message that held results and keeps
+   only the user's text beside them counts as a user message there (it is
+   one on the Anthropic, Bedrock and Gemini wire).
 
 A message left with no item goes, and a reasoning item goes with the item it
 is attached to (section 14.6). reducer-kit certifies it at every level:
@@ -74,49 +76,77 @@ def select(history, budget):
              if views[m].items[k][0] not in (RESULT, RESPONSE) or (m, k) in partner}
     present = [not v.items or any((m, k) in alive for k in range(len(v.items)))
                for m, v in enumerate(views)]
-    keep = {(m, k) for (m, k) in alive if views[m].items[k][0] not in PAIRING}
     # Step 2: calls answered in the tool messages right after their unit.
     def later(i):
         return (j for j in range(i + 1, n) if present[j])
 
-    m = 0
-    while m < n:
-        v = views[m]
-        if not (present[m] and v.role == "assistant"
-                and any(kind == CALL and (m, k) in alive for k, (kind, _, _) in enumerate(v.items))):
-            m += 1
-            continue
-        unit = [m]
-        if v.call_item:
-            for j in later(m):
-                if not views[j].call_item:
+    def keep_calls(as_user):
+        keep = {(m, k) for (m, k) in alive if views[m].items[k][0] not in PAIRING}
+        m = 0
+        while m < n:
+            v = views[m]
+            if not (present[m] and v.role == "assistant"
+                    and any(kind == CALL and (m, k) in alive
+                            for k, (kind, _, _) in enumerate(v.items))):
+                m += 1
+                continue
+            unit = [m]
+            if v.call_item:
+                for j in later(m):
+                    if not views[j].call_item:
+                        break
+                    unit.append(j)
+            last = unit[-1]
+            run = []
+            for j in later(last):
+                if views[j].role != "tool" or j in as_user:
                     break
-                unit.append(j)
-        last = unit[-1]
-        run = []
-        for j in later(last):
-            if views[j].role != "tool":
-                break
-            run.append(j)
-        kept_ids = set()
-        for u in unit:
-            for k, (kind, item_id, _) in enumerate(views[u].items):
-                if kind != CALL or (u, k) not in alive or (u, k) not in partner:
-                    continue
-                p = partner[(u, k)]
-                if p[0] in run and item_id not in kept_ids:
-                    kept_ids.add(item_id)
-                    keep.add((u, k))
-                    keep.add(p)
-        m = last + 1
+                run.append(j)
+            kept_ids = set()
+            for u in unit:
+                for k, (kind, item_id, _) in enumerate(views[u].items):
+                    if kind != CALL or (u, k) not in alive or (u, k) not in partner:
+                        continue
+                    p = partner[(u, k)]
+                    if p[0] in run and item_id not in kept_ids:
+                        kept_ids.add(item_id)
+                        keep.add((u, k))
+                        keep.add(p)
+            m = last + 1
+        return keep
+
+    # What is left of message j once calls and results are decided.
+    def left(j, keep):
+        return [kind for k, (kind, _, _) in enumerate(views[j].items)
+                if (j, k) in alive and ((j, k) in keep or kind not in (CALL, RESULT))]
+
+    # A tool message that held results and keeps only the user's text
+    # beside them is a user message on the Anthropic, Bedrock and Gemini
+    # wire: it ends an answer run and may be a turn start (spec/spec.md
+    # 17.2, "Text left beside results"). Run the call step again while that
+    # makes a new one.
+    as_user = set()
+    while True:
+        keep = keep_calls(as_user)
+        new = {j for j in range(n)
+               if present[j] and j not in as_user and views[j].role == "tool"
+               and any(kind == RESULT for kind, _, _ in views[j].items)
+               and left(j, keep) and RESULT not in left(j, keep)}
+        if not new:
+            break
+        as_user |= new
 
     # Approval requests answered before the next turn start (read on what
-    # step 1 left).
+    # step 1 left, calls and results as the call step leaves them).
     def turn_start(j):
-        if not present[j] or views[j].role != "user" or j == pinned:
+        if not present[j] or j == pinned:
             return False
-        left = [views[j].items[k][0] for k in range(len(views[j].items)) if (j, k) in alive]
-        return not views[j].items or not left or any(kind != RESPONSE for kind in left)
+        if j in as_user:
+            return any(kind != RESPONSE for kind in left(j, keep))
+        if views[j].role != "user":
+            return False
+        rest = [views[j].items[k][0] for k in range(len(views[j].items)) if (j, k) in alive]
+        return not views[j].items or not rest or any(kind != RESPONSE for kind in rest)
 
     # And no request kept before it with its id still waiting at it (rule
     # unique-pending-request): per id, the message of the latest kept
