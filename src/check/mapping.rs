@@ -276,7 +276,12 @@ impl Mapping {
     /// the budget read as `j` (`fits`: under `turns` and a token budget),
     /// only an earlier equal turn start that fits too is read instead:
     /// the stripped message that step 4 keeps when the newest turn's
-    /// question is over B is otherwise the reading.
+    /// question is over B is otherwise the reading. A lone message is read
+    /// as a question only as the one a fallback keeps: the newest turn
+    /// start of M that fits the budget alone (`alone`: its cost within the
+    /// room beside the pinned message under a token budget, any under a
+    /// message budget), when it equals the message; read as another
+    /// question it could pass no clause.
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
@@ -284,6 +289,7 @@ impl Mapping {
         out_t: &Texts,
         in_t: &Texts,
         fits: impl Fn(usize) -> bool,
+        alone: impl Fn(usize) -> bool,
     ) {
         let Some((k, j)) = self
             .map
@@ -306,13 +312,22 @@ impl Mapping {
         // A lone message that fits as `j` is read as a question only when
         // one fits too (the latest such: a profile's fallback).
         let must_fit = lone && fits(j);
-        let Some(i) = (0..j).rev().find(|&i| {
+        let candidate = |i: usize| {
             Some(i) != pinned
                 && !self.kept[i]
                 && in_h.view(i).is_turn_start()
                 && out_t.same(k, in_t, i)
                 && (!must_fit || fits(i))
-        }) else {
+        };
+        let found = if lone {
+            (0..in_h.len())
+                .rev()
+                .find(|&x| Some(x) != pinned && in_h.view(x).is_turn_start() && alone(x))
+                .filter(|&i| i < j && candidate(i))
+        } else {
+            (0..j).rev().find(|&i| candidate(i))
+        };
+        let Some(i) = found else {
             return;
         };
         self.map[k] = Some(i);

@@ -348,7 +348,11 @@ impl<'a> OutputState<'a> {
                     }
                     _ => true,
                 };
-                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t, fits);
+                let alone = |i: usize| match &budget {
+                    Ok(b) if b.is_tokens() => b.cost(i) <= b.available(in_h.pinned()).unwrap_or(0),
+                    _ => true,
+                };
+                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t, fits, alone);
             }
             // With summaries allowed, only when the output has none (every
             // message matched): a lone output message that matches nothing
