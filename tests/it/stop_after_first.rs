@@ -36,11 +36,11 @@ fn a_failing_run_stops_at_its_first_defect() {
     assert_eq!(r["firstDefect"]["case"], "seed/order-shipment-suffix-3");
     assert_eq!(
         r["stoppedAtFirstDefect"],
-        serde_json::json!({"case": "seed/order-shipment-suffix-3", "notRun": 2021})
+        serde_json::json!({"case": "seed/order-shipment-suffix-3", "notRun": 2022})
     );
     assert_eq!(r["casesRun"], 4);
     assert!(stdout.contains(
-        "STOPPED at the first defect (--stop-after-first), case seed/order-shipment-suffix-3: 2,021 cases were not run\n"
+        "STOPPED at the first defect (--stop-after-first), case seed/order-shipment-suffix-3: 2,022 cases were not run\n"
     ), "{stdout}");
     // Shrunk and shown as a run without the flag shows it.
     assert!(stdout.contains(
