@@ -119,6 +119,7 @@ fn bench_check(c: &mut Criterion) {
                         messages: &h,
                         summary: None,
                         declared: Default::default(),
+                        provider: None,
                     };
                     let answer = |fields: &BudgetFields, messages: &[Value]| {
                         Response::from(

@@ -275,6 +275,7 @@ fn main() {
                         messages: &case.messages,
                         summary: None,
                         declared: Default::default(),
+                        provider: None,
                     };
                     let answer = |fields: &BudgetFields, messages: &[Value]| {
                         Response::from(

@@ -28,7 +28,7 @@
 //! | call | what it does |
 //! |------|--------------|
 //! | [`validate()`] / [`validate_history`] | the validator's violations of a history (spec §5) |
-//! | [`check()`] / [`check_with`] | every clause's verdict on one answer to one [`Request`] (spec §6) |
+//! | [`check()`] | every clause's verdict on one answer to one [`Request`] (spec §6; under its provider profile, §15.5) |
 //! | [`Reference`] → [`reduce::Input`] → [`Selection`] | the reference reducer: built once from a policy, a format and a provider profile, it answers a history and a budget with the messages it keeps (spec §3, §4, §15.4, §17) |
 //! | [`generated_case`] | generated case `n` of a seed's stream, as `certify` runs it |
 //! | [`CertifyOptions`] → [`Job`] → [`Certified`] | a whole certification: options resolved once, run, shrunk, graded, reported |
@@ -74,7 +74,7 @@ pub mod validate;
 
 pub use certify::generated_case;
 pub use certify::job::{Certified, Job, Options as CertifyOptions, Watch};
-pub use check::{check, check_with, Extras, Outcome, Request, Verdict};
+pub use check::{check, Extras, Outcome, Request, Verdict};
 pub use formats::{from_wire, read_history, to_wire, Format};
 pub use protocol::{Protocol, Response};
 pub use reduce::{Reference, Selection};

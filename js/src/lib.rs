@@ -17,7 +17,7 @@ use reducer_kit::certify::generator_config;
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{html, json as report_json, text};
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
-use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
+use reducer_kit::check::{check, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::{read_history, view_message, Format};
 use reducer_kit::generate::knob::Knob;
 use reducer_kit::generate::{history, seeded_case, Config};
@@ -244,6 +244,7 @@ pub fn check(
         messages,
         summary,
         declared: Default::default(),
+        provider,
     };
     let plain = Reference::new(policy, format);
     let reference = Response::from(
@@ -262,8 +263,7 @@ pub fn check(
         reference_less_summary: less_summary.as_ref(),
         ..ExtrasRef::default()
     };
-    let verdicts = check_with_borrowed(&req, &response, extras, provider)
-        .map_err(|e| error(format!("input: {e}")))?;
+    let verdicts = check(&req, &response, extras).map_err(|e| error(format!("input: {e}")))?;
     let v2 = budget.max_tokens.is_some() || summaries;
     let out: Vec<Value> = verdicts
         .into_iter()

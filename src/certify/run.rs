@@ -488,6 +488,7 @@ fn run_case_timed<'a>(
         messages: &judged,
         summary,
         declared: settings.declared,
+        provider: settings.provider,
     };
     let (judgement, at_cut) = match &first {
         Some(first) => {

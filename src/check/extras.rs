@@ -50,7 +50,7 @@ impl Extras {
         }
     }
 
-    /// The same answers, borrowed ([`check_with_borrowed`](super::check_with_borrowed)).
+    /// The same answers, borrowed ([`ExtrasRef`]; [`check`](super::check()) takes either).
     pub fn borrowed(&self) -> ExtrasRef<'_> {
         ExtrasRef {
             repeat: self.repeat.as_ref(),
@@ -66,7 +66,7 @@ impl Extras {
 /// caller whose answers repeat one it already holds (a reducer that
 /// answers the repeated request, or its own output sent back, with the
 /// same bytes: `certify`) judges them without copying it. Field for field
-/// what [`Extras`] holds; [`check_with_borrowed`](super::check_with_borrowed) judges with it.
+/// what [`Extras`] holds; [`check`](super::check()) judges with either.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExtrasRef<'a> {
     /// As [`Extras::repeat`] (`deterministic`).
@@ -80,6 +80,13 @@ pub struct ExtrasRef<'a> {
     pub reference: Option<&'a Response>,
     /// As [`Extras::reference_less_summary`] (spec §12.4).
     pub reference_less_summary: Option<&'a Response>,
+}
+
+impl<'a> From<&'a Extras> for ExtrasRef<'a> {
+    /// [`Extras::borrowed`].
+    fn from(extras: &'a Extras) -> ExtrasRef<'a> {
+        extras.borrowed()
+    }
 }
 
 /// Which extra request an [`ExtraRequest`] is.

@@ -94,6 +94,15 @@ pub struct Request<'a> {
     /// budget reads, whether a placeholder may stand where it cut.
     /// `Declared::default()`: the kit's contract.
     pub declared: Declared,
+    /// The provider profile the answer is judged under (spec §15.5,
+    /// `certify --provider`): `provider-accepts` is judged, and when the
+    /// input passes the profile's rules the profile excuses what it moved
+    /// (`maximal`, `maximal-suffix` and `overflow-question` count only the
+    /// cuts it accepts; its fallback, the newest turn start alone, is not
+    /// judged by `whole-turns`, `contiguous-suffix` and `budget-monotone`;
+    /// an error answer is allowed when M has no turn start). `None`: no
+    /// profile.
+    pub provider: Option<Provider>,
 }
 
 /// The judgement of one clause.
@@ -127,65 +136,30 @@ impl Verdict {
 
 /// Judges `response` to `req` against every non-protocol clause of
 /// `req.policy` (see [`Clause::for_run`]: the summary clauses too when
-/// `req.summary` allows one), in report order.
+/// `req.summary` allows one; `reasoning-attached` in formats with
+/// reasoning items; `provider-accepts` under `req.provider`), in report
+/// order. The extra answers (`extras`, [`Extras`] or borrowed as
+/// [`ExtrasRef`]) are those [`extra_requests`] asked for; a clause whose
+/// answer is missing is not judged.
 ///
 /// # Errors
 ///
 /// A [`ShapeError`] when the *input* history cannot be read; an unreadable
 /// output message is a `no-fabrication` failure instead.
-pub fn check(
+pub fn check<'e>(
     req: &Request,
     response: &Response,
-    extras: &Extras,
-) -> Result<Vec<Verdict>, ShapeError> {
-    check_with(req, response, extras, None)
-}
-
-/// [`check`] under a provider profile (spec §15.5): judges the clauses
-/// of [`Clause::for_run`] — `reasoning-attached` in formats with reasoning
-/// items, `provider-accepts` when `provider` is given — and, with a
-/// provider whose rules the input passes, lets the profile excuse what it
-/// moved (`maximal`, `maximal-suffix` and `overflow-question` count only
-/// cuts the profile accepts; the profile's fallback, the newest turn start
-/// alone, is not judged by `whole-turns`, `contiguous-suffix` and
-/// `budget-monotone`; an error answer is allowed when M has no turn start).
-/// Without a provider and outside Responses, exactly [`check`].
-///
-/// # Errors
-///
-/// As [`check`].
-pub fn check_with(
-    req: &Request,
-    response: &Response,
-    extras: &Extras,
-    provider: Option<Provider>,
-) -> Result<Vec<Verdict>, ShapeError> {
-    check_with_borrowed(req, response, extras.borrowed(), provider)
-}
-
-/// [`check_with`] with the extra answers borrowed ([`ExtrasRef`]): the
-/// same verdicts, in the same order, as `check_with` with an [`Extras`]
-/// holding copies of them.
-///
-/// # Errors
-///
-/// As [`check`].
-pub fn check_with_borrowed(
-    req: &Request,
-    response: &Response,
-    extras: ExtrasRef<'_>,
-    provider: Option<Provider>,
+    extras: impl Into<ExtrasRef<'e>>,
 ) -> Result<Vec<Verdict>, ShapeError> {
     check_classified(
         req,
         read_history(req.format, req.messages)?,
         response,
-        extras,
-        provider,
+        extras.into(),
     )
 }
 
-/// [`check_with_borrowed`] on an input already classified: `history` is
+/// [`check`] on an input already classified: `history` is
 /// what [`read_history`]`(req.format, req.messages)` gave (certify reads
 /// the input once for the reference answer and this).
 ///
@@ -197,8 +171,8 @@ pub(crate) fn check_classified(
     history: History,
     response: &Response,
     extras: ExtrasRef<'_>,
-    provider: Option<Provider>,
 ) -> Result<Vec<Verdict>, ShapeError> {
+    let provider = req.provider;
     // Each history is read once here and compared as values: writing
     // canonical texts pays only when a history is judged more than once or
     // is large (`benches/README.md`).
@@ -763,7 +737,7 @@ impl<'a> Judge<'a> {
 /// use reducer_kit::{formats::Format, protocol::Response, terms::{BudgetFields, Policy}};
 /// let h: Vec<serde_json::Value> = serde_json::from_str(r#"[{"role":"user","contents":[]}]"#).unwrap();
 /// let budget = BudgetFields::messages(serde_json::json!(1));
-/// let req = Request { format: Format::Canonical, policy: Policy::Turns, budget: &budget, messages: &h, summary: None, declared: Default::default() };
+/// let req = Request { format: Format::Canonical, policy: Policy::Turns, budget: &budget, messages: &h, summary: None, declared: Default::default(), provider: None };
 /// // A reducer that keeps everything, on a history that fits.
 /// let keep_all = |_: &BudgetFields, m: &[serde_json::Value]| Response::Messages(m.to_vec());
 /// let verdicts = check_reducer(&req, keep_all, Some(Response::Messages(h.clone()))).unwrap();
@@ -771,22 +745,8 @@ impl<'a> Judge<'a> {
 /// ```
 pub fn check_reducer(
     req: &Request,
-    reducer: impl FnMut(&BudgetFields, &[Value]) -> Response,
-    reference: Option<Response>,
-) -> Result<Vec<Verdict>, ShapeError> {
-    check_reducer_with(req, reducer, reference, None)
-}
-
-/// [`check_reducer`] under a provider profile ([`check_with`]).
-///
-/// # Errors
-///
-/// As [`check`].
-pub fn check_reducer_with(
-    req: &Request,
     mut reducer: impl FnMut(&BudgetFields, &[Value]) -> Response,
     reference: Option<Response>,
-    provider: Option<Provider>,
 ) -> Result<Vec<Verdict>, ShapeError> {
     let first = reducer(req.budget, req.messages);
     let mut extras = Extras {
@@ -797,5 +757,5 @@ pub fn check_reducer_with(
         let r = reducer(&extra.budget, &extra.messages);
         extras.record(&extra, r);
     }
-    check_with(req, &first, &extras, provider)
+    check(req, &first, &extras)
 }

@@ -15,7 +15,7 @@
 
 use super::{input_failure, invalid, load_values, usage, BudgetArgs, FormatArg, InputLimit};
 use super::{PolicyArg, ProviderArg};
-use reducer_kit::check::{check_with_borrowed, ExtrasRef, Outcome, Request};
+use reducer_kit::check::{check, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::Format;
 use reducer_kit::input::{check_text, read_input, source_name, Entry, Holds, TextError};
 use reducer_kit::json::json_eq;
@@ -224,6 +224,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 })
                 .unwrap_or(1)
         });
+        let provider = args.provider.map(Into::into);
         let req = Request {
             format,
             policy,
@@ -231,8 +232,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             messages: &input.messages,
             summary,
             declared: Default::default(),
+            provider,
         };
-        let provider = args.provider.map(Into::into);
         let reference =
             reference_answer(policy, format, budget, &input.messages, response, provider);
         let less_summary = summary.and_then(|s| {
@@ -247,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             reference_less_summary: less_summary.as_ref(),
             ..ExtrasRef::default()
         };
-        let verdicts = match check_with_borrowed(&req, response, extras, provider) {
+        let verdicts = match check(&req, response, extras) {
             Ok(v) => v,
             Err(e) => return Ok(invalid(format!("{}: {e}", input.origin))),
         };

@@ -31,6 +31,7 @@ pub fn signature(case: &Case) -> BTreeSet<Pair> {
         messages: &case.messages,
         summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
         declared: Default::default(),
+        provider: None,
     };
     let reference = Reference::new(case.policy, Format::Canonical);
     let answer = |b: &BudgetFields, m: &[Value]| -> Response {

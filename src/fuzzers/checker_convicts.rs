@@ -393,6 +393,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         messages: &s.case.messages,
         summary: s.summary,
         declared: Default::default(),
+        provider: None,
     };
     let b = Budget::read(&budget, s.case.messages.len()).expect("generated budgets are budgets");
     let pinned = s.pinned;
@@ -401,7 +402,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let history = std::mem::take(&mut s.history);
     let Ok(room) = b.available(pinned) else {
         let extras = Extras::default();
-        let verdicts = check_classified(&req, history, &s.response, extras.borrowed(), None)
+        let verdicts = check_classified(&req, history, &s.response, extras.borrowed())
             .expect("generated inputs are readable");
         assert!(
             failed(&verdicts, Clause::RejectsBadBudget),
@@ -432,7 +433,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         }),
         ..Extras::default()
     };
-    let verdicts = check_classified(&req, history, &s.response, extras.borrowed(), None)
+    let verdicts = check_classified(&req, history, &s.response, extras.borrowed())
         .expect("generated inputs are readable");
     // With summaries allowed, an altered message may be a fine summary (an
     // answer of one summary and nothing of M, say): a changed text, or a

@@ -98,6 +98,7 @@ fn exercise(v: &Value) {
                 messages,
                 summary: None,
                 declared: Default::default(),
+                provider: None,
             };
             let cut = messages[messages.len() / 2..].to_vec();
             let extras = Extras {

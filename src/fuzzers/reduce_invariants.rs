@@ -25,7 +25,7 @@
 //! that profile ([`Reference::with_provider`]), answers the case and the
 //! extra requests `deterministic`, `idempotent` and `budget-monotone` need
 //! (planned by [`crate::check::extra_requests`]), and the checker's
-//! provider-aware judgement ([`check_with`](crate::check::check_with()), as
+//! provider-aware judgement ([`check`](crate::check::check()) under the profile, as
 //! `certify --provider` judges: `provider-accepts`, and the profile's
 //! excuses of spec §15.5) gives no failing verdict. Checked directly as
 //! well: the output's cost fits the budget, is valid, reduces to itself
@@ -60,7 +60,7 @@
 //! [`Variants::All`] judges them all.
 
 use crate::check::{
-    check_classified, check_with, extra_requests, ExtraKind, Extras, ExtrasRef, Outcome, Request,
+    check, check_classified, extra_requests, ExtraKind, Extras, ExtrasRef, Outcome, Request,
 };
 use crate::formats::{read_history, to_wire, Format};
 use crate::generate::{knob, Config, GeneratedCase};
@@ -417,11 +417,10 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
             reference: Some(Response::from(r)),
             ..Extras::default()
         };
-        let verdicts = check_with(
-            &req,
+        let verdicts = check(
+            &Request { provider, ..req },
             &Response::Error("bad budget".into()),
             &extras,
-            provider,
         )
         .expect("generated inputs are readable");
         // A budget written other than as an integer is judged at the
@@ -510,6 +509,7 @@ fn request<'a>(
         messages,
         summary,
         declared: Default::default(),
+        provider: None,
     }
 }
 
@@ -620,8 +620,12 @@ fn judge_all(
             ExtraKind::Smaller => extras.smaller = Some((*limit, r)),
         }
     }
-    let verdicts = check_classified(req, history, first, extras, judge.provider)
-        .expect("generated inputs are readable");
+    let req = &Request {
+        provider: judge.provider,
+        ..*req
+    };
+    let verdicts =
+        check_classified(req, history, first, extras).expect("generated inputs are readable");
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
     assert!(
         failed.is_empty(),

@@ -209,6 +209,7 @@ pub fn check_sample(s: &Sample) {
         messages: &wire,
         summary: None,
         declared: Declared::default(),
+        provider: None,
     };
     let reference = Response::Messages(out);
     let verdicts = check_reducer(

@@ -71,6 +71,7 @@ fn convicted(
         messages: input,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let verdicts = check(&req, &output, &extras).unwrap();
     // The same verdicts, descriptions included, on an input and answers
@@ -259,6 +260,7 @@ fn detail(
         messages: input,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     check(&req, &Response::Messages(output), &Extras::default())
         .unwrap()
@@ -743,6 +745,7 @@ fn convicted_v2(
         messages: &h,
         summary,
         declared: Default::default(),
+        provider: None,
     };
     check(&req, &Response::Messages(output), &extras)
         .unwrap()
@@ -881,6 +884,7 @@ fn check_reducer_judges_the_reference_it_is_given() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let expected = Response::from(
         Reference::new(Policy::Turns, Format::Canonical).reduce(Input::new(&h).max_messages(&max)),

@@ -54,6 +54,7 @@ fn judged(
         messages: h,
         summary: None,
         declared: Declared::parse(declare).unwrap(),
+        provider: None,
     };
     let verdicts = check(&req, &Response::Messages(output), &Extras::default()).unwrap();
     let mut failed = Vec::new();
@@ -106,6 +107,7 @@ fn a_soft_budget_may_keep_a_call_group_whole_and_nothing_else() {
         messages: &h,
         summary: None,
         declared: Declared::parse("soft-budget").unwrap(),
+        provider: None,
     };
     let verdicts = check(
         &req,

@@ -2,7 +2,7 @@
 //! profiles, on small inputs, with the exact
 //! outputs and verdicts.
 
-use reducer_kit::check::{check_reducer_with, check_with, Extras, Outcome, Request, Verdict};
+use reducer_kit::check::{check, check_reducer, Extras, Outcome, Request, Verdict};
 use reducer_kit::formats::{view_history, Format};
 use reducer_kit::protocol::Response;
 use reducer_kit::reduce::{Input, Reference};
@@ -42,14 +42,17 @@ fn reference_passes(
         messages: h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let reference = Reference::new(policy, format).with_provider(provider);
     let expected = Response::from(reference.reduce(Input::new(h).max_messages(&max)));
-    let verdicts = check_reducer_with(
-        &req,
+    let verdicts = check_reducer(
+        &Request {
+            provider: provider,
+            ..req
+        },
         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
         Some(expected),
-        provider,
     )
     .unwrap();
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
@@ -175,12 +178,15 @@ fn a_reducer_that_drops_reasoning_alone_fails_reasoning_attached() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
-    let verdicts = check_with(
-        &req,
+    let verdicts = check(
+        &Request {
+            provider: None,
+            ..req
+        },
         &Response::Messages(vec![h[2].clone()]),
         &Extras::default(),
-        None,
     )
     .unwrap();
     assert_eq!(
@@ -279,13 +285,16 @@ fn anthropic_profile_rejects_a_window_that_starts_with_the_call() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let window = vec![h[0].clone(), h[2].clone(), h[3].clone()];
-    let verdicts = check_with(
-        &req,
+    let verdicts = check(
+        &Request {
+            provider: Some(Provider::Anthropic),
+            ..req
+        },
         &Response::Messages(window),
         &Extras::default(),
-        Some(Provider::Anthropic),
     )
     .unwrap();
     assert_eq!(
@@ -295,11 +304,13 @@ fn anthropic_profile_rejects_a_window_that_starts_with_the_call() {
         )
     );
     // Without a profile the clause is not judged at all.
-    let plain = check_with(
-        &req,
+    let plain = check(
+        &Request {
+            provider: None,
+            ..req
+        },
         &Response::Messages(vec![h[0].clone(), h[4].clone()]),
         &Extras::default(),
-        None,
     )
     .unwrap();
     assert!(plain.iter().all(|v| v.clause != Clause::ProviderAccepts));
@@ -387,11 +398,19 @@ fn gemini_shortens_the_overflow_tail_to_the_first_cut_it_accepts() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let judge = |kept: &[usize]| {
         let answer = Response::Messages(kept.iter().map(|&i| h[i].clone()).collect());
-        let verdicts =
-            check_with(&req, &answer, &Extras::default(), Some(Provider::Gemini)).unwrap();
+        let verdicts = check(
+            &Request {
+                provider: Some(Provider::Gemini),
+                ..req
+            },
+            &answer,
+            &Extras::default(),
+        )
+        .unwrap();
         (
             outcome(&verdicts, Clause::OverflowQuestion),
             outcome(&verdicts, Clause::ProviderAccepts),
@@ -452,11 +471,20 @@ fn gemini_falls_back_on_the_newest_user_message_when_the_question_does_not_fit()
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let judge = |kept: &[usize]| {
         let out = Response::Messages(kept.iter().map(|&i| h[i].clone()).collect());
         outcome(
-            &check_with(&req, &out, &Extras::default(), Some(Provider::Gemini)).unwrap(),
+            &check(
+                &Request {
+                    provider: Some(Provider::Gemini),
+                    ..req
+                },
+                &out,
+                &Extras::default(),
+            )
+            .unwrap(),
             Clause::OverflowQuestion,
         )
     };
@@ -472,11 +500,13 @@ fn gemini_falls_back_on_the_newest_user_message_when_the_question_does_not_fit()
         Outcome::Fail("input message 0, the newest user message that fits the budget alone, is dropped (the provider profile rejects the newest turn's tail, and its question does not fit)".into())
     );
     // Without the profile the tail is what overflow-question expects.
-    let plain = check_with(
-        &req,
+    let plain = check(
+        &Request {
+            provider: None,
+            ..req
+        },
         &Response::Messages(answer(None)),
         &Extras::default(),
-        None,
     )
     .unwrap();
     assert_eq!(outcome(&plain, Clause::OverflowQuestion), Outcome::Pass);
@@ -688,9 +718,18 @@ fn an_item_with_a_server_id_needs_its_reasoning_item() {
             messages: &h,
             summary: None,
             declared: Default::default(),
+            provider: None,
         };
         let out = keep.iter().map(|&i| h[i].clone()).collect();
-        check_with(&req, &Response::Messages(out), &Extras::default(), provider).unwrap()
+        check(
+            &Request {
+                provider: provider,
+                ..req
+            },
+            &Response::Messages(out),
+            &Extras::default(),
+        )
+        .unwrap()
     };
     // The answer without its reasoning item: both clauses say so.
     let v = judge(&[7], Some(Provider::OpenAiResponses));
@@ -738,12 +777,15 @@ fn an_item_with_a_server_id_needs_its_reasoning_item() {
         messages: &bare,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
-    let v = check_with(
-        &req,
+    let v = check(
+        &Request {
+            provider: Some(Provider::OpenAiResponses),
+            ..req
+        },
         &Response::Messages(vec![bare[7].clone()]),
         &Extras::default(),
-        Some(Provider::OpenAiResponses),
     )
     .unwrap();
     assert_eq!(outcome(&v, Clause::ProviderAccepts), Outcome::Pass);
@@ -841,13 +883,16 @@ fn a_profile_fallback_is_not_judged_for_monotony() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let expected = Response::from(reference.reduce(Input::new(&h).budget_fields(&budget)));
-    let verdicts = check_reducer_with(
-        &req,
+    let verdicts = check_reducer(
+        &Request {
+            provider: Some(Provider::Gemini),
+            ..req
+        },
         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
         Some(expected),
-        Some(Provider::Gemini),
     )
     .unwrap();
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();

@@ -91,6 +91,7 @@ fn broken_histories(format: Format, count: u64) -> BTreeMap<&'static str, u64> {
                 messages: &wire,
                 summary: None,
                 declared: Declared::default(),
+                provider: None,
             };
             let repair = Reference::new(Policy::Repair, format);
             let reference = Response::from(repair.reduce(Input::new(&wire).budget_fields(&budget)));
@@ -346,6 +347,7 @@ fn convicted(input: &Value, output: Value, declare: &str) -> Vec<(&'static str, 
         messages: &messages,
         summary: None,
         declared: Declared::parse(declare).unwrap(),
+        provider: None,
     };
     let out = Response::Messages(output.as_array().unwrap().clone());
     let extras = Extras {

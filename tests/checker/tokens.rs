@@ -59,6 +59,7 @@ fn failing(
         messages: input,
         summary,
         declared: Default::default(),
+        provider: None,
     };
     let b = Budget::read(budget, input.len()).unwrap();
     let reference = Reference::new(policy, Format::Canonical);
@@ -374,6 +375,7 @@ fn the_worked_table_of_spec_v2_section_11_4() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let extras = extra_requests(&req, &first);
     let smaller = extras
@@ -406,6 +408,7 @@ fn the_extra_requests_of_a_token_budget_carry_the_outputs_costs() {
         messages: &h,
         summary: Some(5),
         declared: Default::default(),
+        provider: None,
     };
     let mut out = vec![summary()];
     out.extend(pick(&h, &[3, 4]));
@@ -453,7 +456,7 @@ fn the_extra_requests_of_a_token_budget_carry_the_outputs_costs() {
 /// passes `budget` and `idempotent`, whose again-request sends it at 11.
 #[test]
 fn one_kept_message_is_read_as_the_equal_one_that_fits() {
-    use reducer_kit::check::check_reducer_with;
+    use reducer_kit::check::check_reducer;
     use reducer_kit::terms::Provider;
     let h = vec![text("user", "a"), text("user", "a")];
     let b = tokens(14, &[11, 17]);
@@ -464,6 +467,7 @@ fn one_kept_message_is_read_as_the_equal_one_that_fits() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let gemini = Some(Provider::Gemini);
     let reference = Reference::new(Policy::Turns, Format::Canonical).with_provider(gemini);
@@ -472,11 +476,13 @@ fn one_kept_message_is_read_as_the_equal_one_that_fits() {
     let again = &extra_requests(&req, &answer)[1];
     assert_eq!(again.kind, ExtraKind::Again);
     assert_eq!(again.budget.tokens, Some(json!([11])));
-    let verdicts = check_reducer_with(
-        &req,
+    let verdicts = check_reducer(
+        &Request {
+            provider: gemini,
+            ..req
+        },
         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
         Some(answer.clone()),
-        gemini,
     )
     .unwrap();
     let failed: Vec<&str> = verdicts

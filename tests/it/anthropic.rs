@@ -331,6 +331,7 @@ fn checker_passes_the_reference_on_the_anthropic_seed() {
                     messages,
                     summary: None,
                     declared: Default::default(),
+                    provider: None,
                 };
                 let verdicts = check_reducer(
                     &req,
@@ -739,6 +740,7 @@ fn generated_histories_round_trip_and_reduce_alike() {
                     messages: &a,
                     summary: None,
                     declared: Default::default(),
+                    provider: None,
                 };
                 for v in check_reducer(
                     &req,
@@ -915,6 +917,7 @@ fn a_stripped_message_equal_to_the_question_is_read_as_the_question_under_turns(
         messages: &wire,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let verdicts = check_reducer(
         &req,

@@ -72,6 +72,7 @@ fn every_case_matches_the_reference_and_passes_the_checker() {
             messages: &case.messages,
             summary: case.summary.then(|| case.summary_tokens.unwrap_or(1)),
             declared: Default::default(),
+            provider: None,
         };
         let reference = Reference::new(case.policy, Format::Canonical);
         let verdicts = check_reducer(

@@ -169,6 +169,7 @@ fn judge_policy(
         messages,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     match check_reducer(
         &req,

@@ -94,6 +94,7 @@ fn one_long_overflow_turn() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let Response::Messages(out) = Response::from(
         Reference::new(Policy::Turns, Format::Canonical).reduce(Input::new(&h).max_messages(&max)),
@@ -135,6 +136,7 @@ fn an_output_that_matches_nothing() {
         messages: &h,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let Response::Messages(out) = Response::from(
         Reference::new(Policy::Suffix, Format::Canonical).reduce(Input::new(&h).max_messages(&max)),

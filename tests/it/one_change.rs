@@ -44,6 +44,7 @@ fn failures(
         messages: input,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let extras = Extras {
         reference: Some(reference),

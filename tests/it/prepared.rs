@@ -64,6 +64,7 @@ fn canonical_texts_and_values_give_the_same_verdicts() {
             messages: &s.case.messages,
             summary: s.summary,
             declared: Default::default(),
+            provider: None,
         };
         let b = Budget::read(&budget, s.case.messages.len()).unwrap();
         let reference = Reference::new(s.policy, Format::Canonical);

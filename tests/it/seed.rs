@@ -112,6 +112,7 @@ fn reference_outputs_pass_every_clause() {
                 messages: &messages,
                 summary: None,
                 declared: Default::default(),
+                provider: None,
             };
             let out = Response::Messages(run(policy, budget));
             let kept = match &out {
@@ -164,6 +165,7 @@ fn take_last_four_is_convicted_of_orphan_results() {
         messages: &messages,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let naive = Response::Messages(messages[2..].to_vec());
     let extras = Extras {

@@ -45,6 +45,7 @@ fn every_budget_both_policies_every_clause() {
                     messages: &e.messages,
                     summary: None,
                     declared: Default::default(),
+                    provider: None,
                 };
                 for v in check_reducer(
                     &req,
@@ -156,7 +157,7 @@ fn the_responses_sample_is_the_sample_converted_and_round_trips() {
 /// without a profile and with `openai-responses`: every clause passes.
 #[test]
 fn the_responses_sample_reduces_with_every_clause() {
-    use reducer_kit::check::check_reducer_with;
+    use reducer_kit::check::check_reducer;
     use reducer_kit::terms::Provider;
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -177,16 +178,19 @@ fn the_responses_sample_reduces_with_every_clause() {
                         messages: items,
                         summary: None,
                         declared: Default::default(),
+                        provider: None,
                     };
                     let reference =
                         Reference::new(policy, Format::Responses).with_provider(provider);
                     let expected =
                         Response::from(reference.reduce(Input::new(items).max_messages(&max)));
-                    let verdicts = check_reducer_with(
-                        &req,
+                    let verdicts = check_reducer(
+                        &Request {
+                            provider: provider,
+                            ..req
+                        },
                         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
                         Some(expected),
-                        provider,
                     )
                     .unwrap();
                     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();

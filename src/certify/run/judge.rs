@@ -190,7 +190,7 @@ pub(super) fn judge_answer(
         reference_less_summary.as_ref(),
     );
     Ok(history
-        .and_then(|h| check_classified(req, h, first, extras, settings.provider))
+        .and_then(|h| check_classified(req, h, first, extras))
         .map_err(|e| format!("the case's input cannot be read: {e}")))
 }
 

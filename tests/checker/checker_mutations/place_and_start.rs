@@ -63,6 +63,7 @@ fn judged(
         messages: input,
         summary: None,
         declared: Default::default(),
+        provider: None,
     };
     let output = Response::Messages(output);
     let verdicts = check(&req, &output, &extras).unwrap();
