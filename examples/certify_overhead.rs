@@ -109,6 +109,7 @@ fn main() {
             messages: &wire,
             summary: None,
             declared: Default::default(),
+            provider: None,
         };
         for extra in extra_requests(&req, &first) {
             requests.push(request(format, &extra.budget, None, &extra.messages));

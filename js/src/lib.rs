@@ -17,7 +17,7 @@ use reducer_kit::certify::generator_config;
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{html, json as report_json, text};
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
-use reducer_kit::check::{check, ExtrasRef, Outcome, Request};
+use reducer_kit::check::{self as checker, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::{read_history, view_message, Format};
 use reducer_kit::generate::knob::Knob;
 use reducer_kit::generate::{history, seeded_case, Config};
@@ -263,7 +263,8 @@ pub fn check(
         reference_less_summary: less_summary.as_ref(),
         ..ExtrasRef::default()
     };
-    let verdicts = check(&req, &response, extras).map_err(|e| error(format!("input: {e}")))?;
+    let verdicts =
+        checker::check(&req, &response, extras).map_err(|e| error(format!("input: {e}")))?;
     let v2 = budget.max_tokens.is_some() || summaries;
     let out: Vec<Value> = verdicts
         .into_iter()

@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyList};
 use reducer_kit::bindings;
 use reducer_kit::certify::generator_config;
 use reducer_kit::certify::session::ReferenceSession;
-use reducer_kit::check::{check, ExtrasRef, Outcome, Request};
+use reducer_kit::check::{self as checker, ExtrasRef, Outcome, Request};
 use reducer_kit::formats::{read_history, view_message, Format};
 use reducer_kit::generate::knob::Knob;
 use reducer_kit::generate::{history, seeded_case, Config};
@@ -254,7 +254,8 @@ fn check<'py>(
             reference_less_summary: less_summary.as_ref(),
             ..ExtrasRef::default()
         };
-        let verdicts = check(&req, &response, extras).map_err(|e| error(format!("input: {e}")))?;
+        let verdicts =
+            checker::check(&req, &response, extras).map_err(|e| error(format!("input: {e}")))?;
         let v2 = budget.max_tokens.is_some() || summaries;
         let out = PyList::empty(py);
         for v in verdicts {

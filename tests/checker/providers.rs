@@ -47,10 +47,7 @@ fn reference_passes(
     let reference = Reference::new(policy, format).with_provider(provider);
     let expected = Response::from(reference.reduce(Input::new(h).max_messages(&max)));
     let verdicts = check_reducer(
-        &Request {
-            provider: provider,
-            ..req
-        },
+        &Request { provider, ..req },
         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
         Some(expected),
     )
@@ -722,10 +719,7 @@ fn an_item_with_a_server_id_needs_its_reasoning_item() {
         };
         let out = keep.iter().map(|&i| h[i].clone()).collect();
         check(
-            &Request {
-                provider: provider,
-                ..req
-            },
+            &Request { provider, ..req },
             &Response::Messages(out),
             &Extras::default(),
         )

@@ -186,7 +186,7 @@ fn the_responses_sample_reduces_with_every_clause() {
                         Response::from(reference.reduce(Input::new(items).max_messages(&max)));
                     let verdicts = check_reducer(
                         &Request {
-                            provider: provider,
+                            provider,
                             ..req
                         },
                         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
