@@ -144,6 +144,16 @@ fn good_reducer_echoes_a_large_input() {
 }
 
 #[test]
+fn an_empty_input_closes_stdin_at_once() {
+    // Nothing to write: the reducer reads end-of-file at once (`cat`
+    // exits), rather than at the time-out.
+    let reply = run_once(&command(&["cat"]), b"", &limits(10_000));
+    assert_ok(&reply);
+    assert_eq!(reply.stdout, b"");
+    assert_eq!(reply.stderr_tail, "");
+}
+
+#[test]
 fn hang_times_out_within_the_limit() {
     let dir = tempfile::tempdir().expect("temp dir");
     let pid_file = dir.path().join("pids");

@@ -296,6 +296,11 @@ impl Proc {
             });
             tags.push(tag);
         };
+        if input.done() && input.close_after {
+            // Nothing (left) to write, as with an empty input: the
+            // reducer reads end-of-file at once.
+            self.stdin = None;
+        }
         if let Some(fd) = &self.stdin {
             if !input.done() {
                 watch(fd.as_fd(), libc::POLLOUT, IN);
