@@ -272,11 +272,11 @@ impl Mapping {
     /// one only in the overflow case, after its turn's question), `suffix`
     /// with a legal start (§4; a message kept without what answers an
     /// earlier one is not), and a provider profile's fallback (§15.4)
-    /// with a turn start alone. When the output's one message of M fits
-    /// the budget read as `j` (`fits`: under `turns` and a token budget),
-    /// only an earlier equal turn start that fits too is read instead:
-    /// the stripped message that step 4 keeps when the newest turn's
-    /// question is over B is otherwise the reading. A lone message is read
+    /// with a turn start alone. When the message fits the budget alone
+    /// read as `j` (`fits`: under `turns` and a token budget), only an
+    /// earlier equal turn start that fits alone too is read instead: the
+    /// stripped message that step 4 keeps, with the tail after it, when
+    /// the newest turn's question is over B is otherwise the reading. A lone message is read
     /// as a question only as the one a fallback keeps: the newest turn
     /// start of M that fits the budget alone (`alone`: its cost within the
     /// room beside the pinned message under a token budget, any under a
@@ -309,9 +309,11 @@ impl Mapping {
             .filter(|&&m| Some(m) != pinned)
             .count()
             == 1;
-        // A lone message that fits as `j` is read as a question only when
-        // one fits too (the latest such: a profile's fallback).
-        let must_fit = lone && fits(j);
+        // A message that fits as `j` is read as a question only when that
+        // fits too: read as one that does not, the output is over the
+        // budget (for a lone message, the latest such is a profile's
+        // fallback).
+        let must_fit = fits(j);
         let candidate = |i: usize| {
             Some(i) != pinned
                 && !self.kept[i]
