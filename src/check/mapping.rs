@@ -276,11 +276,15 @@ impl Mapping {
     /// read as `j` (`fits`: under `turns` and a token budget), only an
     /// earlier equal turn start that fits alone too is read instead: the
     /// stripped message that step 4 keeps, with the tail after it, when
-    /// the newest turn's question is over B is otherwise the reading. A lone message is read
-    /// as a question only as the one a fallback keeps: the newest turn
-    /// start of M that fits the budget alone (`alone`: its cost within the
-    /// room beside the pinned message under a token budget, any under a
-    /// message budget), when it equals the message; read as another
+    /// the newest turn's question is over B is otherwise the reading. And
+    /// an earlier turn start is read only when no turn start lies between
+    /// it and the output's next kept message: read so, the output would
+    /// keep a turn in part and skip the newer ones. A lone message is read
+    /// as a question only as the newest turn start of M that passes
+    /// `alone` (the caller: under a provider profile and a token budget,
+    /// that fits the budget alone, the one the profile's fallback keeps;
+    /// otherwise any, the newest turn start, the question `turns` keeps in
+    /// the overflow case), when it equals the message; read as another
     /// question it could pass no clause.
     pub(super) fn turn_start_over_stripped(
         &mut self,
@@ -314,12 +318,20 @@ impl Mapping {
         // budget (for a lone message, the latest such is a profile's
         // fallback).
         let must_fit = fits(j);
+        // Read as a question, the message is followed in the output by
+        // its own turn (or, under `suffix`, by the messages after it): no
+        // turn start lies between it and the next kept message, or the
+        // reading could pass no clause.
+        let next = self.map[k + 1..].iter().flatten().next().copied();
         let candidate = |i: usize| {
             Some(i) != pinned
                 && !self.kept[i]
                 && in_h.view(i).is_turn_start()
                 && out_t.same(k, in_t, i)
                 && (!must_fit || fits(i))
+                && next.is_none_or(|n| {
+                    !(i + 1..n).any(|x| Some(x) != pinned && in_h.view(x).is_turn_start())
+                })
         };
         let found = if lone {
             (0..in_h.len())

@@ -322,8 +322,13 @@ impl<'a> OutputState<'a> {
                     }
                     _ => true,
                 };
+                // The question a lone message may be: under a profile its
+                // fallback, the newest turn start that fits alone; without
+                // one the newest turn start (spec §7).
                 let alone = |i: usize| match &budget {
-                    Ok(b) if b.is_tokens() => b.cost(i) <= b.available(in_h.pinned()).unwrap_or(0),
+                    Ok(b) if b.is_tokens() && req.provider.is_some() => {
+                        b.cost(i) <= b.available(in_h.pinned()).unwrap_or(0)
+                    }
                     _ => true,
                 };
                 m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t, fits, alone);

@@ -12,7 +12,7 @@ use reducer_kit::generate::{seeded_cases, Config};
 use reducer_kit::json::json_eq;
 use reducer_kit::protocol::{join_system, split_system, Response};
 use reducer_kit::reduce::{Input, Reference};
-use reducer_kit::terms::{BudgetFields, Item, ItemKind, Policy, Role};
+use reducer_kit::terms::{Budget, BudgetFields, Item, ItemKind, Policy, Role};
 use reducer_kit::validate::{validate, Options};
 use reducer_kit::{Certified, CertifyOptions, Protocol};
 use serde_json::{json, Value};
@@ -910,6 +910,58 @@ fn a_stripped_message_equal_to_the_question_is_read_as_the_question_under_turns(
     let alignment =
         reducer_kit::check::align::align(Format::Bedrock, Policy::Suffix, &wire, &lone).unwrap();
     assert_eq!(alignment.map, [Some(0)]);
+    let req = Request {
+        format: Format::Bedrock,
+        policy: Policy::Turns,
+        budget: &budget,
+        messages: &wire,
+        summary: None,
+        declared: Default::default(),
+        provider: None,
+    };
+    let verdicts = check_reducer(
+        &req,
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+        None,
+    )
+    .unwrap();
+    let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}
+
+/// The same shape in an overflow tail (Bedrock, spec §7): the newest
+/// turn's question is over the token budget, so `turns` keeps the tail
+/// after it, which begins with a message of results beside text, its result
+/// taken out (its call is not kept). Its bytes equal an older question, but
+/// a newer question lies between that one and the tail's next message:
+/// read so, the output would keep a turn in part and skip a newer one, so
+/// it is read as the stripped message, and the answer passes.
+#[test]
+fn a_stripped_message_that_begins_an_overflow_tail_is_not_an_older_question() {
+    let wire = list(json!([
+        {"role": "user", "content": [{"text": "ok"}]},
+        {"role": "assistant", "content": [{"text": "Hello."}]},
+        {"role": "user", "content": [{"text": "Where is my order?"}]},
+        {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": "a", "name": "GetOrder", "input": {}}}]},
+        {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "a", "content": [{"text": "Paid"}]}},
+            {"text": "ok"}]},
+        {"role": "assistant", "content": [{"text": "Done."}]}
+    ]));
+    let budget = Budget::of_tokens(5, vec![1, 1, 50, 10, 1, 1], false)
+        .unwrap()
+        .to_fields();
+    let reference = Reference::new(Policy::Turns, Format::Bedrock);
+    let out = reference
+        .reduce(Input::new(&wire).budget_fields(&budget))
+        .unwrap();
+    assert_eq!(out.kept(), [4, 5]);
+    assert_eq!(out.messages()[0], wire[0]);
+    let alignment =
+        reducer_kit::check::align::align(Format::Bedrock, Policy::Turns, &wire, &out.messages())
+            .unwrap();
+    assert_eq!(alignment.map, [Some(4), Some(5)]);
     let req = Request {
         format: Format::Bedrock,
         policy: Policy::Turns,

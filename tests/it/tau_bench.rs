@@ -185,10 +185,7 @@ fn the_responses_sample_reduces_with_every_clause() {
                     let expected =
                         Response::from(reference.reduce(Input::new(items).max_messages(&max)));
                     let verdicts = check_reducer(
-                        &Request {
-                            provider,
-                            ..req
-                        },
+                        &Request { provider, ..req },
                         |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
                         Some(expected),
                     )
