@@ -289,10 +289,7 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
         };
     let messages = &messages[..];
     let reference = Reference::new(policy, format).with_provider(provider);
-    let judge = Judge {
-        reference,
-        provider,
-    };
+    let judge = Judge { reference };
     let fields = case.budget_fields();
     let budget = Budget::read(&fields, messages.len()).expect("generated budgets are budgets");
     let pinned = history.pinned();
@@ -311,7 +308,7 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
                 line()
             );
             let e = e.to_string();
-            let req = request(policy, format, messages, &fields, summary);
+            let req = request(policy, format, messages, &fields, summary, provider);
             let first = Response::Error(e.clone());
             judge_all(&req, judge, history, &Err(e), &first, None, &line);
             return;
@@ -356,7 +353,7 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
 
     // The reference answer is `out`: the checker's first answer, and the
     // output the direct idempotence check reduces again.
-    let req = request(policy, format, messages, &fields, summary);
+    let req = request(policy, format, messages, &fields, summary, provider);
     let first = Response::Messages(out);
     let idempotent = Idempotent {
         budget: &budget,
@@ -412,17 +409,13 @@ pub fn check_drawn(d: &Drawn, variants: Variants) {
             "budget {bad:?} not rejected\n{}",
             line()
         );
-        let req = request(policy, format, messages, &bad, summary);
+        let req = request(policy, format, messages, &bad, summary, provider);
         let extras = Extras {
             reference: Some(Response::from(r)),
             ..Extras::default()
         };
-        let verdicts = check(
-            &Request { provider, ..req },
-            &Response::Error("bad budget".into()),
-            &extras,
-        )
-        .expect("generated inputs are readable");
+        let verdicts = check(&req, &Response::Error("bad budget".into()), &extras)
+            .expect("generated inputs are readable");
         // A budget written other than as an integer is judged at the
         // protocol level (spec §6.2).
         let judge = match bad.spelled() {
@@ -494,13 +487,14 @@ fn answer(sel: &Result<Selection, ReduceError>) -> Response {
     }
 }
 
-/// A request in `format`.
+/// A request in `format`, judged under `provider`'s profile.
 fn request<'a>(
     policy: Policy,
     format: Format,
     messages: &'a [Value],
     budget: &'a BudgetFields,
     summary: Option<u64>,
+    provider: Option<Provider>,
 ) -> Request<'a> {
     Request {
         format,
@@ -509,16 +503,15 @@ fn request<'a>(
         messages,
         summary,
         declared: Default::default(),
-        provider: None,
+        provider,
     }
 }
 
 /// The reference that answers (of the request's policy and format, under
-/// the profile) and the profile the checker judges by.
+/// the profile the request names, which the checker judges by).
 #[derive(Clone, Copy)]
 struct Judge {
     reference: Reference,
-    provider: Option<Provider>,
 }
 
 /// What the direct idempotence check of [`judge_all`] needs: the request's
@@ -620,10 +613,6 @@ fn judge_all(
             ExtraKind::Smaller => extras.smaller = Some((*limit, r)),
         }
     }
-    let req = &Request {
-        provider: judge.provider,
-        ..*req
-    };
     let verdicts =
         check_classified(req, history, first, extras).expect("generated inputs are readable");
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
