@@ -285,7 +285,9 @@ impl Mapping {
     /// that fits the budget alone, the one the profile's fallback keeps;
     /// otherwise any, the newest turn start, the question `turns` keeps in
     /// the overflow case), when it equals the message; read as another
-    /// question it could pass no clause.
+    /// question it could pass no clause. And not at all when `j` is the
+    /// input's last message, fits, and the newest turn's question, before
+    /// it, does not: that is the tail step 4 keeps.
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
@@ -318,6 +320,17 @@ impl Mapping {
         // budget (for a lone message, the latest such is a profile's
         // fallback).
         let must_fit = fits(j);
+        // Alone, last and fitting, past a newest question over the budget
+        // (under `turns` and a token budget): the tail step 4 keeps,
+        // whatever the question a fallback would keep.
+        if lone && must_fit && j + 1 == in_h.len() {
+            let newest = (0..in_h.len())
+                .rev()
+                .find(|&x| Some(x) != pinned && in_h.view(x).is_turn_start());
+            if newest.is_some_and(|q| q < j && !fits(q)) {
+                return;
+            }
+        }
         // Read as a question, the message is followed in the output by
         // its own turn (or, under `suffix`, by the messages after it): no
         // turn start lies between it and the next kept message, or the
