@@ -64,7 +64,14 @@ pub fn align(
     } else {
         let mut m = map_output(in_t, &in_h, out_t, &out_h, Beside::default());
         if policy.has_budget() {
-            m.turn_start_over_stripped(&in_h, in_h.pinned(), &out_t, &in_t, |_| true, |_| true);
+            m.turn_start_over_stripped(
+                &in_h,
+                in_h.pinned(),
+                &out_t,
+                &in_t,
+                |_: &[usize]| true,
+                |_| true,
+            );
         }
         m
     };

@@ -287,14 +287,16 @@ impl Mapping {
     /// the overflow case), when it equals the message; read as another
     /// question it could pass no clause. And not at all when `j` is the
     /// input's last message, fits, and the newest turn's question, before
-    /// it, does not: that is the tail step 4 keeps.
+    /// it, does not, nor the message before it beside it: that is the whole
+    /// tail step 4 keeps (`fits`: whether messages fit the budget
+    /// together).
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
         pinned: Option<usize>,
         out_t: &Texts,
         in_t: &Texts,
-        fits: impl Fn(usize) -> bool,
+        fits: impl Fn(&[usize]) -> bool,
         alone: impl Fn(usize) -> bool,
     ) {
         let Some((k, j)) = self
@@ -319,15 +321,16 @@ impl Mapping {
         // fits too: read as one that does not, the output is over the
         // budget (for a lone message, the latest such is a profile's
         // fallback).
-        let must_fit = fits(j);
+        let must_fit = fits(&[j]);
         // Alone, last and fitting, past a newest question over the budget
-        // (under `turns` and a token budget): the tail step 4 keeps,
-        // whatever the question a fallback would keep.
+        // (under `turns` and a token budget), with no room for the message
+        // before it: the whole tail step 4 keeps, whatever the question a
+        // fallback would keep.
         if lone && must_fit && j + 1 == in_h.len() {
             let newest = (0..in_h.len())
                 .rev()
                 .find(|&x| Some(x) != pinned && in_h.view(x).is_turn_start());
-            if newest.is_some_and(|q| q < j && !fits(q)) {
+            if newest.is_some_and(|q| q < j && !fits(&[q]) && (q + 1 == j || !fits(&[j - 1, j]))) {
                 return;
             }
         }
@@ -341,7 +344,7 @@ impl Mapping {
                 && !self.kept[i]
                 && in_h.view(i).is_turn_start()
                 && out_t.same(k, in_t, i)
-                && (!must_fit || fits(i))
+                && (!must_fit || fits(&[i]))
                 && next.is_none_or(|n| {
                     !(i + 1..n).any(|x| Some(x) != pinned && in_h.view(x).is_turn_start())
                 })

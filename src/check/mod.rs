@@ -316,9 +316,9 @@ impl<'a> OutputState<'a> {
                 .map(|b| in_declared_unit(b, &req.declared, in_h));
             if req.policy.has_budget() {
                 let turns = req.policy == Policy::Turns;
-                let fits = |i: usize| match &budget {
+                let fits = |ix: &[usize]| match &budget {
                     Ok(b) if turns && b.is_tokens() => {
-                        b.cost(i) <= b.available(in_h.pinned()).unwrap_or(0)
+                        b.cost_of(ix.iter().copied()) <= b.available(in_h.pinned()).unwrap_or(0)
                     }
                     _ => true,
                 };
