@@ -287,9 +287,9 @@ impl Mapping {
     /// the overflow case), when it equals the message; read as another
     /// question it could pass no clause. And not at all when `j` is the
     /// input's last message, fits, and the newest turn's question, before
-    /// it, does not, nor the message before it beside it: that is the whole
-    /// tail step 4 keeps (`fits`: whether messages fit the budget
-    /// together).
+    /// it, does not, nor the nearest earlier message of the turn that holds
+    /// more than results, with what follows it: that is the whole tail step
+    /// 4 keeps (`fits`: whether messages fit the budget together).
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
@@ -323,15 +323,28 @@ impl Mapping {
         // fallback).
         let must_fit = fits(&[j]);
         // Alone, last and fitting, past a newest question over the budget
-        // (under `turns` and a token budget), with no room for the message
-        // before it: the whole tail step 4 keeps, whatever the question a
+        // (under `turns` and a token budget), with no room for the nearest
+        // earlier message of the turn that the tail would keep (one that
+        // holds more than results, which lose their calls and are left
+        // out): the whole tail step 4 keeps, whatever the question a
         // fallback would keep.
         if lone && must_fit && j + 1 == in_h.len() {
             let newest = (0..in_h.len())
                 .rev()
                 .find(|&x| Some(x) != pinned && in_h.view(x).is_turn_start());
-            if newest.is_some_and(|q| q < j && !fits(&[q]) && (q + 1 == j || !fits(&[j - 1, j]))) {
-                return;
+            if let Some(q) = newest.filter(|&q| q < j && !fits(&[q])) {
+                let results_only = |x: usize| {
+                    let items = in_h.items(x);
+                    !items.is_empty() && items.iter().all(|it| it.kind.is_removable())
+                };
+                let mut before = j - 1;
+                while before > q && results_only(before) {
+                    before -= 1;
+                }
+                let tail: Vec<usize> = (before..=j).collect();
+                if before == q || !fits(&tail) {
+                    return;
+                }
             }
         }
         // Read as a question, the message is followed in the output by
