@@ -980,3 +980,54 @@ fn a_stripped_message_that_begins_an_overflow_tail_is_not_an_older_question() {
     let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
     assert!(failed.is_empty(), "{failed:?}");
 }
+
+/// Under the Bedrock profile, a turn whose question does not fit ends in a
+/// user message holding a result beside empty text, and an earlier question
+/// is that same empty text. The tail alone (the result's call cut, so the
+/// message stripped) is a `tool` message the profile rejects first, so the
+/// reference falls back on the newest question that fits alone (spec §15.4
+/// step 3). Its answer also equals the stripped tail message, which spec §7
+/// matches to the later input message; `overflow-question` takes either
+/// reading, and the answer passes.
+#[test]
+fn a_profile_fallback_equal_to_a_stripped_tail_message_passes() {
+    let wire = list(json!([
+        {"role": "user", "content": [{"text": "Hi"}]},
+        {"role": "assistant", "content": [{"text": "Hello."}]},
+        {"role": "user", "content": [{"text": ""}]},
+        {"role": "assistant", "content": [{"text": "Yes?"}]},
+        {"role": "user", "content": [{"text": "Where is my order?"}]},
+        {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": "a", "name": "GetOrder", "input": {}}}]},
+        {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "a", "content": [{"text": "Paid"}]}},
+            {"text": ""}]}
+    ]));
+    let budget = Budget::of_tokens(115, vec![19, 28, 27, 28, 125, 57, 67], false)
+        .unwrap()
+        .to_fields();
+    let reference = Reference::new(Policy::Turns, Format::Bedrock)
+        .with_provider(Some(reducer_kit::terms::provider::Provider::Bedrock));
+    let out = reference
+        .reduce(Input::new(&wire).budget_fields(&budget))
+        .unwrap();
+    assert_eq!(out.kept(), [2]);
+    assert_eq!(out.messages(), [json!({"role": "user", "content": [{"text": ""}]})]);
+    let req = Request {
+        format: Format::Bedrock,
+        policy: Policy::Turns,
+        budget: &budget,
+        messages: &wire,
+        summary: None,
+        declared: Default::default(),
+        provider: Some(reducer_kit::terms::provider::Provider::Bedrock),
+    };
+    let verdicts = check_reducer(
+        &req,
+        |b, m| Response::from(reference.reduce(Input::new(m).budget_fields(b))),
+        None,
+    )
+    .unwrap();
+    let failed: Vec<_> = verdicts.iter().filter(|v| v.failed()).collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}
