@@ -170,6 +170,7 @@ impl Texts<'_> {
 }
 
 /// The output mapped onto the input.
+#[derive(Clone)]
 pub(super) struct Mapping {
     /// Output index of the pinned system message, when found equal.
     pub(super) out_pinned: Option<usize>,
@@ -290,6 +291,11 @@ impl Mapping {
     /// it, does not, nor the nearest earlier message of the turn that holds
     /// more than results, with what follows it: that is the whole tail step
     /// 4 keeps (`fits`: whether messages fit the budget together).
+    ///
+    /// Returns the mapping under the other reading (the stripped message
+    /// when a question is read, else the latest equal turn start not
+    /// kept), `None` when the message reads one way only: the judge takes
+    /// the reading under which fewer clauses fail (spec §7).
     pub(super) fn turn_start_over_stripped(
         &mut self,
         in_h: &History,
@@ -298,18 +304,31 @@ impl Mapping {
         in_t: &Texts,
         fits: impl Fn(&[usize]) -> bool,
         alone: impl Fn(usize) -> bool,
-    ) {
-        let Some((k, j)) = self
+    ) -> Option<Mapping> {
+        let (k, j) = self
             .map
             .iter()
             .enumerate()
-            .find_map(|(k, m)| m.filter(|&j| Some(j) != pinned).map(|j| (k, j)))
-        else {
-            return;
-        };
+            .find_map(|(k, m)| m.filter(|&j| Some(j) != pinned).map(|j| (k, j)))?;
         if self.removed(j).is_empty() || in_h.view(j).is_turn_start() {
-            return;
+            return None;
         }
+        // The other reading, kept for the judge (spec §7): the latest
+        // equal turn start not kept, whichever the rules below read.
+        let latest = (0..j).rev().find(|&i| {
+            Some(i) != pinned
+                && !self.kept[i]
+                && in_h.view(i).is_turn_start()
+                && out_t.same(k, in_t, i)
+        })?;
+        let as_question = |m: &Mapping, i: usize| {
+            let mut q = m.clone();
+            q.map[k] = Some(i);
+            q.kept[j] = false;
+            q.kept[i] = true;
+            q.removed.retain(|(x, _)| *x != j);
+            q
+        };
         let lone = self
             .map
             .iter()
@@ -343,7 +362,7 @@ impl Mapping {
                 }
                 let tail: Vec<usize> = (before..=j).collect();
                 if before == q || !fits(&tail) {
-                    return;
+                    return Some(as_question(self, latest));
                 }
             }
         }
@@ -371,12 +390,11 @@ impl Mapping {
             (0..j).rev().find(|&i| candidate(i))
         };
         let Some(i) = found else {
-            return;
+            return Some(as_question(self, latest));
         };
-        self.map[k] = Some(i);
-        self.kept[j] = false;
-        self.kept[i] = true;
-        self.removed.retain(|(m, _)| *m != j);
+        let stripped = self.clone();
+        *self = as_question(self, i);
+        Some(stripped)
     }
 
     /// The item indices removed from kept input message `j` (empty when

@@ -284,6 +284,10 @@ struct OutputState<'a> {
     /// of results only is a completion, judged by `completes-calls`, not
     /// `no-fabrication`.
     completions: bool,
+    /// The mapping under the other reading of an output message that is
+    /// both a stripped message and an earlier question (spec §7), when it
+    /// has one.
+    other: Option<Mapping>,
 }
 
 /// The positions of the answers of [`Beside::whole`] that [`Judge::new`]
@@ -306,6 +310,7 @@ impl<'a> OutputState<'a> {
         beside: Beside<'_>,
     ) -> OutputState<'a> {
         let repair = req.policy == Policy::Repair;
+        let mut other = None;
         let mapping = if repair {
             let plan = crate::terms::repair::repair(in_h);
             let prefer: Vec<bool> = (0..in_h.len()).map(|j| plan.keeps_message(j)).collect();
@@ -331,7 +336,7 @@ impl<'a> OutputState<'a> {
                     }
                     _ => true,
                 };
-                m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t, fits, alone);
+                other = m.turn_start_over_stripped(in_h, in_h.pinned(), &t, &in_t, fits, alone);
             }
             // With summaries allowed, only when the output has none (every
             // message matched): a lone output message that matches nothing
@@ -340,6 +345,9 @@ impl<'a> OutputState<'a> {
             if let (Ok(b), true) = (budget, no_summary) {
                 let room = b.available(in_h.pinned()).unwrap_or(0);
                 m.fit_single(&b, room, in_h.pinned(), &in_t);
+                if let Some(o) = &mut other {
+                    o.fit_single(&b, room, in_h.pinned(), &in_t);
+                }
             }
             m
         };
@@ -355,6 +363,7 @@ impl<'a> OutputState<'a> {
             summary,
             placeholder,
             completions: repair && req.declared.complete_calls,
+            other,
         }
     }
 
@@ -455,7 +464,33 @@ impl<'a> Judge<'a> {
 
     /// Every judged clause of the request's policy (with `provider`: under
     /// the profile) and its outcome, in report order.
-    fn verdicts(&self, provider: bool) -> Vec<Verdict> {
+    ///
+    /// When an output message reads two ways (spec §7: a stripped message
+    /// equal to an earlier question), the output is judged under both
+    /// readings and the one under which fewer clauses fail is returned
+    /// (the first on a tie).
+    fn verdicts(&mut self, provider: bool) -> Vec<Verdict> {
+        let first = self.verdicts_of_reading(provider);
+        let failed = |v: &[Verdict]| v.iter().filter(|v| v.failed()).count();
+        let n = failed(&first);
+        let Some(other) = self.out.as_mut().and_then(|o| o.other.take()) else {
+            return first;
+        };
+        if n == 0 {
+            return first;
+        }
+        let out = self.out.as_mut().expect("a reading has an output");
+        let kept = std::mem::replace(&mut out.mapping, other);
+        let second = self.verdicts_of_reading(provider);
+        if failed(&second) < n {
+            return second;
+        }
+        self.out.as_mut().expect("a reading has an output").mapping = kept;
+        first
+    }
+
+    /// [`Judge::verdicts`] under the output's present mapping.
+    fn verdicts_of_reading(&self, provider: bool) -> Vec<Verdict> {
         let judged = Clause::judged_in(
             self.req.policy,
             self.req.summary.is_some(),

@@ -253,19 +253,9 @@ impl Judge<'_> {
             );
         };
         // An output message equal to u may be matched to a later input
-        // message equal to it, or to a later one that equals u once
-        // stripped of its results (spec §7 matches the latest): the same
+        // message equal to it (spec §7 matches the latest): the same
         // answer.
-        let like_u = |j: usize| {
-            j == u
-                || self.in_t.same(j, &self.in_t, u)
-                || out
-                    .mapping
-                    .map
-                    .iter()
-                    .enumerate()
-                    .any(|(k, m)| *m == Some(j) && out.t.same(k, &self.in_t, u))
-        };
+        let like_u = |j: usize| j == u || self.in_t.same(j, &self.in_t, u);
         let kept = self.kept_of_m(out);
         match kept.iter().copied().find(|&j| !like_u(j)) {
             None if kept.len() == 1 => Outcome::Pass,

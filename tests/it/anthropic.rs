@@ -986,9 +986,9 @@ fn a_stripped_message_that_begins_an_overflow_tail_is_not_an_older_question() {
 /// is that same empty text. The tail alone (the result's call cut, so the
 /// message stripped) is a `tool` message the profile rejects first, so the
 /// reference falls back on the newest question that fits alone (spec §15.4
-/// step 3). Its answer also equals the stripped tail message, which spec §7
-/// matches to the later input message; `overflow-question` takes either
-/// reading, and the answer passes.
+/// step 3). Its answer also equals the stripped tail message, and the
+/// rules of spec §7 read it so; judged under both readings, the answer
+/// passes.
 #[test]
 fn a_profile_fallback_equal_to_a_stripped_tail_message_passes() {
     let wire = list(json!([
@@ -1012,7 +1012,10 @@ fn a_profile_fallback_equal_to_a_stripped_tail_message_passes() {
         .reduce(Input::new(&wire).budget_fields(&budget))
         .unwrap();
     assert_eq!(out.kept(), [2]);
-    assert_eq!(out.messages(), [json!({"role": "user", "content": [{"text": ""}]})]);
+    assert_eq!(
+        out.messages(),
+        [json!({"role": "user", "content": [{"text": ""}]})]
+    );
     let req = Request {
         format: Format::Bedrock,
         policy: Policy::Turns,
