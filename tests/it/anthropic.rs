@@ -966,7 +966,7 @@ fn a_stripped_message_that_begins_an_overflow_tail_is_not_an_older_question() {
 }
 
 /// Every clause of `turns` passes the Bedrock reference `reference`
-/// (under `provider`) as a reducer on `wire` and `budget`.
+/// (under `provider`) as a reducer on `wire` and its budget.
 fn assert_bedrock_reference_passes(
     reference: &Reference,
     wire: &[Value],
