@@ -338,20 +338,23 @@ impl<'a> Judge<'a> {
     fn verdicts(&mut self, provider: bool) -> Vec<Verdict> {
         let first = self.verdicts_of_reading(provider);
         let failed = |v: &[Verdict]| v.iter().filter(|v| v.failed()).count();
-        let n = failed(&first);
-        let Some(other) = self.out.as_mut().and_then(|o| o.other.take()) else {
+        if failed(&first) == 0 {
+            return first;
+        }
+        let Some(out) = self.out.as_mut() else {
             return first;
         };
-        if n == 0 {
+        let Some(other) = out.other.take() else {
             return first;
-        }
-        let out = self.out.as_mut().expect("a reading has an output");
-        let kept = std::mem::replace(&mut out.mapping, other);
+        };
+        let picked = std::mem::replace(&mut out.mapping, other);
         let second = self.verdicts_of_reading(provider);
-        if failed(&second) < n {
+        if failed(&second) < failed(&first) {
             return second;
         }
-        self.out.as_mut().expect("a reading has an output").mapping = kept;
+        if let Some(out) = self.out.as_mut() {
+            out.mapping = picked;
+        }
         first
     }
 
