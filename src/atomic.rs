@@ -95,13 +95,32 @@ pub fn replace_with(
 ///
 /// Any I/O error creating the folder or writing the file.
 pub fn create_new(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<bool> {
+    create_new_with(dir, name, |out| out.write_all(bytes))
+}
+
+/// [`create_new`] of the bytes `write` writes (through a buffer), so that
+/// a large file need not be held as one text first; an error of `write`
+/// leaves nothing at `dir/name`.
+///
+/// # Errors
+///
+/// As [`create_new`], and those of `write`.
+pub fn create_new_with(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<bool> {
     std::fs::create_dir_all(dir)?;
     let target = dir.join(name);
     if target.exists() {
         return Ok(false);
     }
     let mut tmp = temp_in(dir)?;
-    tmp.write_all(bytes)?;
+    {
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        write(&mut out)?;
+        out.flush()?;
+    }
     tmp.flush()?;
     match tmp.persist_noclobber(&target) {
         Ok(_) => Ok(true),

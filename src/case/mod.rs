@@ -549,6 +549,35 @@ pub fn save_new(dir: &Path, file_name: &str, case: &Case) -> std::io::Result<boo
     crate::atomic::create_new(dir, file_name, case.to_pretty_json().as_bytes())
 }
 
+/// [`save_new`] of `head` with `messages` in place of its own (which are
+/// left out): the same bytes as `save_new` of the whole case, the messages
+/// written one at a time from where they are, so that a large case is
+/// never copied nor held as one text.
+///
+/// # Errors
+///
+/// As [`save_new`].
+pub fn save_new_with(
+    dir: &Path,
+    file_name: &str,
+    head: &Case,
+    messages: &[Value],
+) -> std::io::Result<bool> {
+    let mut doc = serde_json::to_value(head).map_err(std::io::Error::other)?;
+    doc["messages"] = Value::String(crate::json::STREAMED.into());
+    let text = crate::json::to_string_pretty(&doc)?;
+    let placeholder = serde_json::to_string(crate::json::STREAMED)?;
+    let Some((before, after)) = text.split_once(placeholder.as_str()) else {
+        unreachable!("the streamed member, once");
+    };
+    crate::atomic::create_new_with(dir, file_name, |out| {
+        out.write_all(before.as_bytes())?;
+        crate::json::write_array_at1(out, messages.iter())?;
+        out.write_all(after.as_bytes())?;
+        out.write_all(b"\n")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,5 +619,30 @@ mod tests {
         let back = load_file(&dir.path().join("a.json")).unwrap();
         assert_eq!(back, vec![case.clone()]);
         assert_eq!(case.content_id("fail").len(), "fail/".len() + 16);
+    }
+
+    #[test]
+    fn save_new_with_writes_the_bytes_of_the_whole_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = format!("{}1{}", "[".repeat(40), "]".repeat(40));
+        for messages in ["[]", &format!(
+            r#"[{{"role":"user","contents":[{{"$type":"text","text":"a\nb"}}]}},{{"role":"assistant","contents":[{{"$type":"functionCall","callId":"c1","name":"f","arguments":{{"x":{deep}}}}}]}}]"#
+        )] {
+            let case = parse_cases(
+                &format!(r#"{{"id":"a","spec":1,"policy":"turns","maxMessages":2,"messages":{messages},"expected":[],"description":"d"}}"#),
+                Path::new("x"),
+            )
+            .unwrap()
+            .remove(0);
+            let head = Case {
+                messages: Vec::new(),
+                ..case.clone()
+            };
+            let name = format!("{}.json", case.messages.len());
+            assert!(save_new_with(dir.path(), &name, &head, &case.messages).unwrap());
+            let written = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+            assert_eq!(written, case.to_pretty_json());
+            assert!(!save_new_with(dir.path(), &name, &head, &case.messages).unwrap());
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::process;
 use super::run::{run_case_pending, CaseResult, RunCase, Settings};
 use crate::case::expect::{expectation, needs_pending};
 use crate::case::file::file_name;
-use crate::case::{save_new, Case};
+use crate::case::{save_new_with, Case};
 use crate::check::Outcome;
 use crate::generate::shapes;
 use crate::generate::shrink::{Keep, QuickCase};
@@ -70,6 +70,49 @@ pub struct Counterexample {
     pub saved_to: Option<PathBuf>,
 }
 
+/// Bytes of compact JSON text over which a counterexample's input or
+/// answer is not copied into the JSON report (spec §9.1): 1 MiB.
+pub const COPY_LIMIT: u64 = 1 << 20;
+
+/// The sizes of a counterexample too large to copy ([`Counterexample::too_large`]):
+/// what the JSON report gives in place of its messages (spec §9.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    /// The input's messages.
+    pub messages: usize,
+    /// The input's bytes, as compact JSON text of its canonical messages.
+    pub bytes: u64,
+    /// The messages of the reference's answer (0 for an error answer).
+    pub expected_messages: usize,
+    /// The messages of the reducer's answer, `None` when it gave no
+    /// answer with messages.
+    pub actual_messages: Option<usize>,
+}
+
+impl Counterexample {
+    /// The sizes of this counterexample when its input, or the reducer's
+    /// answer, is over [`COPY_LIMIT`] bytes of compact JSON text; `None`
+    /// when both are within it (the report copies them). Counting writes
+    /// no text.
+    pub fn too_large(&self) -> Option<Sizes> {
+        let bytes = crate::json::json_len(&*self.case.messages);
+        let actual = match &self.actual {
+            Some(Response::Messages(m)) => Some(m),
+            _ => None,
+        };
+        let actual_large = actual.is_some_and(|m| crate::json::json_len(m) > COPY_LIMIT);
+        (bytes > COPY_LIMIT || actual_large).then(|| Sizes {
+            messages: self.case.messages.len(),
+            bytes,
+            expected_messages: match &self.expected {
+                Response::Messages(m) => m.len(),
+                _ => 0,
+            },
+            actual_messages: actual.map(Vec::len),
+        })
+    }
+}
+
 /// The counterexamples of a run grouped by input, in the order of their
 /// first member: those with the same minimal case (messages and budget),
 /// the same answers of the reference and the reducer and the same validity
@@ -109,7 +152,17 @@ impl Counterexample {
     /// ([`crate::case::SavedRun`], spec §13.4): the run's format and flags
     /// and the reducer's answer in that format (`null` when it gave none).
     pub fn to_saved_case(&self, policy: Policy, run: SavedFrom<'_>) -> Case {
-        let mut case = self.to_case(policy);
+        let mut case = self.to_saved_case_head(policy, run);
+        case.messages = self.case.messages.to_vec();
+        case
+    }
+
+    /// [`Counterexample::to_saved_case`] without its messages (its id and
+    /// expectation read from them): what [`Counterexample::save`] writes
+    /// around the messages it streams from the counterexample, so that
+    /// saving a large case does not copy it.
+    fn to_saved_case_head(&self, policy: Policy, run: SavedFrom<'_>) -> Case {
+        let mut case = self.to_case_head(policy);
         case.run = Some(crate::case::SavedRun {
             format: run.format.to_string(),
             flags: run.flags.to_string(),
@@ -130,9 +183,9 @@ impl Counterexample {
     ///
     /// Any I/O error creating `dir` or writing the file.
     pub fn save(&mut self, dir: &Path, policy: Policy, run: SavedFrom<'_>) -> std::io::Result<()> {
-        let case = self.to_saved_case(policy, run);
+        let case = self.to_saved_case_head(policy, run);
         let file = file_name(&case.id);
-        save_new(dir, &file, &case)?;
+        save_new_with(dir, &file, &case, &self.case.messages)?;
         self.saved_to = Some(dir.join(file));
         Ok(())
     }
@@ -144,10 +197,17 @@ impl Counterexample {
     /// has every field it uses. Its id (`fail/<16 hex>`) depends on the
     /// policy and the case's input only.
     pub fn to_case(&self, policy: Policy) -> Case {
-        let (mut case, pending) = self.head(policy);
+        let mut case = self.to_case_head(policy);
         case.messages = self.case.messages.to_vec();
+        case
+    }
+
+    /// [`Counterexample::to_case`] without its messages: its id and
+    /// expectation are read from the counterexample's own.
+    fn to_case_head(&self, policy: Policy) -> Case {
+        let (mut case, pending) = self.head(policy);
         let expected = pending.and_then(|allow_pending| {
-            expectation(policy, &self.case.budget, &case.messages, allow_pending)
+            expectation(policy, &self.case.budget, &self.case.messages, allow_pending)
         });
         match expected {
             Ok(e) => e.apply_to(&mut case),
@@ -156,7 +216,7 @@ impl Counterexample {
             // messages).
             Err(_) => case.expected_error = Some(crate::case::ExpectedError::BadBudget),
         }
-        case.id = case.content_id("fail");
+        case.id = case.content_id_of(&self.case.messages, "fail");
         case
     }
 
@@ -232,7 +292,38 @@ pub fn save_all(
     policy: Policy,
     run: SavedFrom<'_>,
 ) -> std::io::Result<()> {
-    let mut done: Vec<bool> = vec![false; cxs.len()];
+    save_where(cxs, dir, policy, run, |_| false)
+}
+
+/// Saves, as [`save_all`] does, the counterexamples of a run that are
+/// [`Counterexample::too_large`] to copy into its JSON report and were not
+/// saved yet (no `--save-failures`), in `dir`: the report names each by
+/// its `savedTo` (spec §9.1), so that none is lost. Nothing is written
+/// (and `dir` is not made) when there is none.
+///
+/// # Errors
+///
+/// Any I/O error creating `dir` or writing a file.
+pub fn save_too_large(
+    cxs: &mut [Counterexample],
+    dir: &Path,
+    policy: Policy,
+    run: SavedFrom<'_>,
+) -> std::io::Result<()> {
+    save_where(cxs, dir, policy, run, |c| {
+        c.saved_to.is_some() || c.too_large().is_none()
+    })
+}
+
+/// [`save_all`] of the counterexamples `skip` does not leave out.
+fn save_where(
+    cxs: &mut [Counterexample],
+    dir: &Path,
+    policy: Policy,
+    run: SavedFrom<'_>,
+    skip: impl Fn(&Counterexample) -> bool,
+) -> std::io::Result<()> {
+    let mut done: Vec<bool> = cxs.iter().map(skip).collect();
     for i in 0..cxs.len() {
         if done[i] {
             continue;
@@ -240,7 +331,7 @@ pub fn save_all(
         let group: Vec<usize> = (i..cxs.len())
             .filter(|&k| !done[k] && cxs[k].case.id == cxs[i].case.id)
             .collect();
-        let mut case = cxs[i].to_saved_case(policy, run);
+        let mut case = cxs[i].to_saved_case_head(policy, run);
         if group.len() > 1 {
             case.clauses = group
                 .iter()
@@ -248,12 +339,12 @@ pub fn save_all(
                 .collect();
             case.description = group
                 .iter()
-                .map(|&k| cxs[k].to_case(policy).description)
+                .map(|&k| cxs[k].head(policy).0.description)
                 .collect::<Vec<_>>()
                 .join("; ");
         }
         let file = file_name(&case.id);
-        save_new(dir, &file, &case)?;
+        save_new_with(dir, &file, &case, &cxs[i].case.messages)?;
         for k in group {
             done[k] = true;
             cxs[k].saved_to = Some(dir.join(&file));

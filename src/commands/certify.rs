@@ -10,7 +10,7 @@
 use super::{FormatArg, PolicyArg, ProtocolArg, ProviderArg};
 use reducer_kit::certify::collect::FailureGroup;
 use reducer_kit::certify::counterexample::{
-    save_all, shown, Counterexample, SavedFrom, ShrinkProgress,
+    save_all, save_too_large, shown, Counterexample, SavedFrom, ShrinkProgress,
 };
 use reducer_kit::certify::interrupt;
 use reducer_kit::certify::job::{Options, Watch};
@@ -688,6 +688,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 return Ok(usage(format!("{}: {}", show_path(dir), io_reason(&e))));
             }
         }
+        // The JSON report names a counterexample too large to copy by its
+        // case file (spec §9.1): one not saved yet goes beside the report.
+        if let Some(report) = &args.report_json {
+            let dir = failures_beside(report);
+            let flags = settings.flag_line();
+            let from = SavedFrom {
+                format: settings.format,
+                flags: &flags,
+            };
+            if let Err(e) =
+                save_too_large(&mut certified.counterexamples, &dir, settings.policy, from)
+            {
+                return Ok(usage(format!("{}: {}", show_path(&dir), io_reason(&e))));
+            }
+        }
     }
     let run = certified.report(&job, &cases);
     let options = TextOptions {
@@ -728,4 +743,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Where the counterexamples too large for the JSON report `report` are
+/// saved when `--save-failures` names no folder (spec §9.1): the folder
+/// beside it named after it, `run.json` → `run-failures`.
+fn failures_beside(report: &std::path::Path) -> PathBuf {
+    let stem = report
+        .file_stem()
+        .map_or_else(|| "report".into(), |s| s.to_string_lossy());
+    report.with_file_name(format!("{stem}-failures"))
 }

@@ -9,7 +9,7 @@
 //!
 //! | file | owns |
 //! |------|------|
-//! | `mod.rs` | equality ([`json_eq`], [`number_eq`]), hashes consistent with it, canonical numbers, difference paths ([`first_difference`], [`difference_values`]), [`to_nearest_doubles`] |
+//! | `mod.rs` | equality ([`json_eq`], [`number_eq`]), hashes consistent with it, canonical numbers, difference paths ([`first_difference`], [`difference_values`]), [`to_nearest_doubles`], [`json_len`] |
 //! | [`canon`] | canonical texts of messages, compared as bytes |
 //! | `decimal.rs` | exact decimal values of number texts, whatever their exponent |
 //! | `pretty.rs` | pretty JSON bounded in size ([`BoundedPretty`]), `reduce`'s [`Relayer`] |
@@ -32,9 +32,30 @@ mod pretty;
 
 pub(crate) use decimal::{BigInt, Decimal};
 pub use pretty::{
-    to_string_pretty, to_string_pretty_at, to_writer_pretty_at, BoundedPretty, Relayer,
-    PRETTY_DEPTH,
+    to_string_pretty, to_string_pretty_at, to_writer_pretty_at, write_array_at1, BoundedPretty,
+    Relayer, PRETTY_DEPTH, STREAMED,
 };
+
+/// The length in bytes of `value` written as compact JSON text
+/// (`serde_json::to_writer`), counted without building the text: what a
+/// report says of a history it does not copy (spec §9.1). A value that
+/// cannot be written (a map with non-string keys) counts the bytes
+/// written before the error.
+pub fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, value);
+    c.0
+}
 
 /// Whether `a` and `b` are equal JSON values in the sense of spec §1.
 ///

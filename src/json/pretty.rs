@@ -358,3 +358,35 @@ impl Relayer {
         Ok(())
     }
 }
+
+/// What stands for a member streamed into a pretty text made without it:
+/// the text is split at this string (quoted) and the member written there
+/// ([`write_array_at1`]).
+pub const STREAMED: &str = "\u{0}streamed\u{0}";
+
+/// Writes `items` as the elements of a pretty array that is a member of
+/// the top-level object (its elements indented by 4 spaces), as
+/// [`to_string_pretty`] lays out the whole document, one element at a time.
+///
+/// # Errors
+///
+/// Those of `out`, and of an item's `Serialize`.
+pub fn write_array_at1<T: Serialize>(
+    out: &mut dyn Write,
+    items: impl Iterator<Item = T>,
+) -> std::io::Result<()> {
+    let mut empty = true;
+    for item in items {
+        out.write_all(if empty { b"[\n" } else { b",\n" })?;
+        empty = false;
+        let text = to_string_pretty_at(&item, 2)?;
+        for (j, line) in text.lines().enumerate() {
+            if j > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"    ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if empty { b"[]" } else { b"\n  ]" })
+}

@@ -1014,3 +1014,72 @@ fn a_per_case_run_says_what_persistent_saves() {
         serde_json::json!([hint.strip_prefix("hint: ").unwrap()])
     );
 }
+
+/// A counterexample over 1 MiB is reported by reference in the JSON
+/// report (spec §9.1): no copy of its messages or answers, its sizes, and
+/// its case file saved beside the report, the same bytes a whole case
+/// file has.
+#[test]
+fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    let n = 25_000;
+    let messages: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            serde_json::json!({"role": role, "contents": [{"$type": "text", "text": format!("message {i}")}]})
+        })
+        .collect();
+    let case = serde_json::json!({
+        "id": "long/25000", "spec": 1, "policy": "turns", "maxMessages": 3,
+        "expected": [messages[n - 2], messages[n - 1]], "messages": messages,
+    });
+    std::fs::write(corpus.join("long.json"), case.to_string()).unwrap();
+    let report = dir.path().join("run.json");
+    let out = certify(
+        &[
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--cases",
+            "0",
+            "--persistent",
+            "--shrink-time",
+            "0",
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        &[python(), "-S", &example("naive_last_n.py"), "--persistent"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let bytes = serde_json::to_string(&messages).unwrap().len();
+    let cxs = doc["counterexamples"].as_array().unwrap();
+    let clauses: Vec<&str> = cxs.iter().map(|c| c["clause"].as_str().unwrap()).collect();
+    assert_eq!(clauses, ["whole-turns", "matches-reference"]);
+    let saved = cxs[0]["savedTo"].as_str().unwrap().to_string();
+    let failures = dir.path().join("run-failures");
+    assert!(Path::new(&saved).starts_with(&failures), "{saved}");
+    for c in cxs {
+        assert_eq!(c["messages"], serde_json::Value::Null);
+        assert_eq!(c["expected"], serde_json::Value::Null);
+        assert_eq!(c["actual"], serde_json::Value::Null);
+        assert_eq!(
+            c["omitted"],
+            serde_json::json!({"messages": n, "bytes": bytes, "expectedMessages": 2, "actualMessages": 3})
+        );
+        assert_eq!(c["savedTo"].as_str(), Some(saved.as_str()));
+    }
+    assert!(stdout.contains(&format!("  saved:    {saved}\n")), "{stdout}");
+    // One file for both clauses, the whole case, laid out as a case file is.
+    let files: Vec<_> = std::fs::read_dir(&failures).unwrap().collect();
+    assert_eq!(files.len(), 1);
+    let written = std::fs::read_to_string(&saved).unwrap();
+    let cases = reducer_kit::case::parse_cases(&written, Path::new(&saved)).unwrap();
+    assert_eq!(cases[0].messages, messages);
+    assert_eq!(cases[0].clauses, ["whole-turns", "matches-reference"]);
+    assert_eq!(written, cases[0].to_pretty_json());
+    assert!(std::fs::metadata(&report).unwrap().len() < 20_000);
+}

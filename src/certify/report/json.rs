@@ -79,7 +79,13 @@ fn response_json(r: &Option<Response>) -> Value {
 /// HTML reports' counterexample that draws it: one input failing several
 /// clauses with the same answers is drawn once,
 /// [`crate::certify::counterexample::grouped_by_input`]). There is one per
-/// kind of failure of a clause (at most three per clause).
+/// kind of failure of a clause (at most three per clause). A counterexample
+/// whose input or answer is over
+/// [`COPY_LIMIT`](crate::certify::counterexample::COPY_LIMIT) bytes is
+/// reported by reference: `messages`, `expected` and `actual` are `null`,
+/// `omitted` gives `messages` and `bytes` (the input's), `expectedMessages`
+/// and `actualMessages` (`null` without an answer with messages), and
+/// `savedTo` names its case file ([`crate::certify::counterexample::save_too_large`]).
 ///
 /// # Examples
 ///
@@ -130,31 +136,6 @@ fn pair(e: &KnownFailure) -> Value {
     json!({"case": e.case, "clause": e.clause})
 }
 
-/// What stands for a streamed array in the pretty text of [`head`].
-const STREAMED: &str = "\u{0}streamed\u{0}";
-
-/// Writes `items` as the elements of a pretty array at depth 1 (its
-/// elements indented by 4 spaces), as `serde_json`'s pretty printer does.
-fn write_array(
-    out: &mut dyn std::io::Write,
-    items: impl Iterator<Item = Value>,
-) -> std::io::Result<()> {
-    let mut empty = true;
-    for item in items {
-        out.write_all(if empty { b"[\n" } else { b",\n" })?;
-        empty = false;
-        let text = crate::json::to_string_pretty_at(&item, 2)?;
-        for (j, line) in text.lines().enumerate() {
-            if j > 0 {
-                out.write_all(b"\n")?;
-            }
-            out.write_all(b"    ")?;
-            out.write_all(line.as_bytes())?;
-        }
-    }
-    out.write_all(if empty { b"[]" } else { b"\n  ]" })
-}
-
 /// Writes the report of [`to_json`] to `out`, pretty, with a trailing
 /// newline: the same bytes as `crate::json::to_string_pretty(&to_json(run))`
 /// (bounded: levels deeper than [`crate::json::PRETTY_DEPTH`] compact)
@@ -166,23 +147,23 @@ fn write_array(
 /// The I/O error writing to `out`.
 pub fn write_pretty(run: &Run, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut doc = head(run);
-    doc["unexpectedFailures"] = Value::String(STREAMED.into());
-    doc["results"] = Value::String(STREAMED.into());
+    doc["unexpectedFailures"] = Value::String(crate::json::STREAMED.into());
+    doc["results"] = Value::String(crate::json::STREAMED.into());
     let text = crate::json::to_string_pretty(&doc)?;
-    let placeholder = serde_json::to_string(STREAMED)?;
+    let placeholder = serde_json::to_string(crate::json::STREAMED)?;
     let parts: Vec<&str> = text.split(placeholder.as_str()).collect();
     let [before, between, after] = parts.as_slice() else {
         unreachable!("the two streamed members, once each");
     };
     out.write_all(before.as_bytes())?;
-    write_array(
+    crate::json::write_array_at1(
         out,
         run.known_failures
             .unexpected_in(run.results)
             .map(|e| pair(&e)),
     )?;
     out.write_all(between.as_bytes())?;
-    write_array(out, run.results.iter().map(|r| result_json(&r)))?;
+    crate::json::write_array_at1(out, run.results.iter().map(|r| result_json(&r)))?;
     out.write_all(after.as_bytes())?;
     out.write_all(b"\n")
 }
@@ -260,10 +241,14 @@ fn head(run: &Run) -> Value {
             if run.settings.summaries && c.case.budget.max_tokens.is_some() {
                 o["summaryTokens"] = json!(c.case.summary_tokens);
             }
+            // Too large to copy: by reference (spec §9.1), its case in
+            // `savedTo`.
+            let large = c.too_large();
+            let copied = |v: &dyn Fn() -> Value| if large.is_some() { Value::Null } else { v() };
             for (k, v) in [
-                ("messages", json!(*c.case.messages)),
-                ("expected", c.expected.to_json()),
-                ("actual", response_json(&c.actual)),
+                ("messages", copied(&|| json!(*c.case.messages))),
+                ("expected", copied(&|| c.expected.to_json())),
+                ("actual", copied(&|| response_json(&c.actual))),
                 ("firstDifference", json!(c.first_difference)),
                 ("detail", json!(c.detail)),
                 ("tries", json!(c.tries)),
@@ -274,6 +259,12 @@ fn head(run: &Run) -> Value {
                 ("drawnAs", json!(drawn_as)),
             ] {
                 o[k] = v;
+            }
+            if let Some(z) = large {
+                o["omitted"] = json!({
+                    "messages": z.messages, "bytes": z.bytes,
+                    "expectedMessages": z.expected_messages, "actualMessages": z.actual_messages,
+                });
             }
             o
         })

@@ -519,7 +519,7 @@ impl Report<'_> {
                 "counterexample for {}, not shrunk ({}, {} bytes, {}; case {}; --shrink-time ran out after {} tries{})",
                 clauses,
                 messages,
-                json_bytes(&cx.case.messages),
+                crate::json::json_len(&*cx.case.messages),
                 show(&cx.case.budget_text()),
                 show(&cx.original_id),
                 cx.tries,
@@ -626,23 +626,6 @@ impl Report<'_> {
             }
         }
     }
-}
-
-/// The bytes of `messages` as compact JSON, counted without writing them.
-fn json_bytes(messages: &[serde_json::Value]) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len() as u64;
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    let _ = serde_json::to_writer(&mut c, messages);
-    c.0
 }
 
 /// ` FLAG PATH` for each path.
