@@ -1037,6 +1037,7 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
     });
     std::fs::write(corpus.join("long.json"), case.to_string()).unwrap();
     let report = dir.path().join("run.json");
+    let html = dir.path().join("run.html");
     let out = certify(
         &[
             "--corpus",
@@ -1048,6 +1049,8 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
             "0",
             "--report-json",
             report.to_str().unwrap(),
+            "--report-html",
+            html.to_str().unwrap(),
         ],
         &[python(), "-S", &example("naive_last_n.py"), "--persistent"],
     );
@@ -1082,4 +1085,12 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
     assert_eq!(cases[0].clauses, ["whole-turns", "matches-reference"]);
     assert_eq!(written, cases[0].to_pretty_json());
     assert!(std::fs::metadata(&report).unwrap().len() < 20_000);
+    // The HTML report draws it not, and says why.
+    let page = std::fs::read_to_string(&html).unwrap();
+    let said = format!(
+        "Not drawn: its input is 25,000 messages, {} bytes (over 1,048,576 bytes); the reference answered 2 messages, the reducer 3 messages.",
+        reducer_kit::certify::report::thousands(bytes)
+    );
+    assert!(page.contains(&said), "{said}");
+    assert!(!page.contains("message 24997"));
 }

@@ -206,7 +206,14 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
                  breaks a validator rule (spec §9.2); these decide no level.</p>\n",
             );
         }
-        let drawing = draw_counterexample(run.settings, cx);
+        // Too large to copy (spec §9.1): not drawn, its sizes said.
+        let large = cx.too_large();
+        let drawing = large
+            .is_none()
+            .then(|| draw_counterexample(run.settings, cx));
+        let budget_text = drawing
+            .as_ref()
+            .map_or_else(|| cx.case.budget_text(), |d| d.budget_text.clone());
         let messages = match cx.case.messages.len() {
             1 => "1 message".to_string(),
             n => format!("{n} messages"),
@@ -235,7 +242,7 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
             i + 1,
             heading.join(", "),
             if cx.valid_input { "fail" } else { "nj" },
-            esc(&drawing.budget_text),
+            esc(&budget_text),
             esc(&cx.original_id),
             cx.tries,
             if cx.out_of_time {
@@ -278,7 +285,23 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
                 id = c.clause.id()
             );
         }
-        out.push_str(&conversation(&drawing));
+        match (&drawing, large) {
+            (Some(d), _) => out.push_str(&conversation(d)),
+            (None, Some(z)) => {
+                let _ = write!(
+                    out,
+                    "<p class=\"facts\">Not drawn: its input is {} messages, {} bytes \
+                     (over {} bytes); the reference answered {} messages, the reducer {}.</p>",
+                    thousands(z.messages),
+                    thousands(z.bytes as usize),
+                    thousands(crate::certify::counterexample::COPY_LIMIT as usize),
+                    thousands(z.expected_messages),
+                    z.actual_messages
+                        .map_or("no messages".to_string(), |m| format!("{} messages", thousands(m))),
+                );
+            }
+            (None, None) => {}
+        }
         let command = match &cx.saved_to {
             Some(p) => format!(
                 "saved: {}\nreplay: {}",
