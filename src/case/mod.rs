@@ -625,9 +625,12 @@ mod tests {
     fn save_new_with_writes_the_bytes_of_the_whole_case() {
         let dir = tempfile::tempdir().unwrap();
         let deep = format!("{}1{}", "[".repeat(40), "]".repeat(40));
-        for messages in ["[]", &format!(
-            r#"[{{"role":"user","contents":[{{"$type":"text","text":"a\nb"}}]}},{{"role":"assistant","contents":[{{"$type":"functionCall","callId":"c1","name":"f","arguments":{{"x":{deep}}}}}]}}]"#
-        )] {
+        for messages in [
+            "[]",
+            &format!(
+                r#"[{{"role":"user","contents":[{{"$type":"text","text":"a\nb"}}]}},{{"role":"assistant","contents":[{{"$type":"functionCall","callId":"c1","name":"f","arguments":{{"x":{deep}}}}}]}}]"#
+            ),
+        ] {
             let case = parse_cases(
                 &format!(r#"{{"id":"a","spec":1,"policy":"turns","maxMessages":2,"messages":{messages},"expected":[],"description":"d"}}"#),
                 Path::new("x"),

@@ -15,7 +15,7 @@ use crate::check::Outcome;
 use crate::generate::shapes;
 use crate::generate::shrink::{Keep, QuickCase};
 use crate::generate::Costs;
-use crate::json::first_difference;
+use crate::json::first_difference_in;
 use crate::protocol::Response;
 use crate::reduce::{Input, Reference};
 use crate::terms::{Budget, BudgetFields, Clause, Level, Policy};
@@ -207,7 +207,12 @@ impl Counterexample {
     fn to_case_head(&self, policy: Policy) -> Case {
         let (mut case, pending) = self.head(policy);
         let expected = pending.and_then(|allow_pending| {
-            expectation(policy, &self.case.budget, &self.case.messages, allow_pending)
+            expectation(
+                policy,
+                &self.case.budget,
+                &self.case.messages,
+                allow_pending,
+            )
         });
         match expected {
             Ok(e) => e.apply_to(&mut case),
@@ -648,9 +653,7 @@ fn counterexample_of(
             .reduce(Input::new(best.wire()).budget_fields(&best.case.budget)),
     );
     let first_difference = match (&expected, &best.response) {
-        (Response::Messages(a), Some(Response::Messages(b))) => {
-            first_difference(&Value::Array(a.clone()), &Value::Array(b.clone()))
-        }
+        (Response::Messages(a), Some(Response::Messages(b))) => first_difference_in(a, b),
         (_, None) => None,
         (a, Some(b)) if a.same_as(b) => None,
         _ => Some("$".into()),
@@ -808,20 +811,30 @@ pub fn shown(failures: &[FailureGroup]) -> Vec<usize> {
 /// [`counterexamples`]): later ones of the same clause whose minimal case
 /// shows the same shapes add their cases to the first and go.
 fn merge_root_shapes(cxs: Vec<Counterexample>) -> Vec<Counterexample> {
-    let mut out: Vec<(
-        Counterexample,
-        Option<std::collections::BTreeSet<crate::generate::Shape>>,
-    )> = Vec::new();
-    for cx in cxs {
-        let root = Budget::read(&cx.case.budget, cx.case.messages.len())
+    type Shapes = Option<std::collections::BTreeSet<crate::generate::Shape>>;
+    let root = |cx: &Counterexample| -> Shapes {
+        Budget::read(&cx.case.budget, cx.case.messages.len())
             .ok()
-            .map(|b| shapes(&cx.case.messages, b.max_messages()));
-        match out
-            .iter_mut()
-            .find(|(o, r)| o.clause == cx.clause && root.is_some() && *r == root)
-        {
-            Some((o, _)) => o.cases += cx.cases,
-            None => out.push((cx, root)),
+            .map(|b| shapes(&cx.case.messages, b.max_messages()))
+    };
+    // A counterexample's shapes are read only when another one of its
+    // clause is there to compare (a case too large to shrink is read
+    // once, if ever).
+    let mut out: Vec<(Counterexample, Option<Shapes>)> = Vec::new();
+    for cx in cxs {
+        if !out.iter().any(|(o, _)| o.clause == cx.clause) {
+            out.push((cx, None));
+            continue;
+        }
+        let r = root(&cx);
+        let same = r.is_some().then(|| {
+            out.iter_mut()
+                .filter(|(o, _)| o.clause == cx.clause)
+                .find_map(|(o, known)| (*known.get_or_insert_with(|| root(o)) == r).then_some(o))
+        });
+        match same.flatten() {
+            Some(o) => o.cases += cx.cases,
+            None => out.push((cx, Some(r))),
         }
     }
     out.into_iter().map(|(c, _)| c).collect()

@@ -1056,8 +1056,7 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
     );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    let doc: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     let bytes = serde_json::to_string(&messages).unwrap().len();
     let cxs = doc["counterexamples"].as_array().unwrap();
     let clauses: Vec<&str> = cxs.iter().map(|c| c["clause"].as_str().unwrap()).collect();
@@ -1075,7 +1074,10 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
         );
         assert_eq!(c["savedTo"].as_str(), Some(saved.as_str()));
     }
-    assert!(stdout.contains(&format!("  saved:    {saved}\n")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("  saved:    {saved}\n")),
+        "{stdout}"
+    );
     // One file for both clauses, the whole case, laid out as a case file is.
     let files: Vec<_> = std::fs::read_dir(&failures).unwrap().collect();
     assert_eq!(files.len(), 1);

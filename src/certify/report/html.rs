@@ -297,7 +297,10 @@ fn counterexamples(run: &Run, options: &TextOptions, out: &mut String) {
                     thousands(crate::certify::counterexample::COPY_LIMIT as usize),
                     thousands(z.expected_messages),
                     z.actual_messages
-                        .map_or("no messages".to_string(), |m| format!("{} messages", thousands(m))),
+                        .map_or("no messages".to_string(), |m| format!(
+                            "{} messages",
+                            thousands(m)
+                        )),
                 );
             }
             (None, None) => {}
