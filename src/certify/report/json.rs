@@ -82,7 +82,9 @@ fn response_json(r: &Option<Response>) -> Value {
 /// kind of failure of a clause (at most three per clause). A counterexample
 /// whose input or answer is over
 /// [`COPY_LIMIT`](crate::certify::counterexample::COPY_LIMIT) bytes is
-/// reported by reference: `messages`, `expected` and `actual` are `null`,
+/// reported by reference in the file [`write_pretty`] writes (the report
+/// `to_json` holds in memory for the Python and JavaScript packages copies
+/// it: there is no file to name): `messages`, `expected` and `actual` are `null`,
 /// `omitted` gives `messages` and `bytes` (the input's), `expectedMessages`
 /// and `actualMessages` (`null` without an answer with messages), and
 /// `savedTo` names its case file ([`crate::certify::counterexample::save_too_large`]).
@@ -121,7 +123,7 @@ fn response_json(r: &Option<Response>) -> Value {
 /// }
 /// ```
 pub fn to_json(run: &Run) -> Value {
-    let mut doc = head(run);
+    let mut doc = head(run, false);
     doc["unexpectedFailures"] = run
         .known_failures
         .unexpected_in(run.results)
@@ -140,13 +142,15 @@ fn pair(e: &KnownFailure) -> Value {
 /// newline: the same bytes as `crate::json::to_string_pretty(&to_json(run))`
 /// (bounded: levels deeper than [`crate::json::PRETTY_DEPTH`] compact)
 /// and a `"\n"`, but one result at a time, so that a run of 20,000 cases
-/// never holds its whole report in memory (spec §8.8).
+/// never holds its whole report in memory (spec §8.8); and a counterexample
+/// over [`COPY_LIMIT`](crate::certify::counterexample::COPY_LIMIT) bytes
+/// by reference (spec §9.1), where [`to_json`] copies it.
 ///
 /// # Errors
 ///
 /// The I/O error writing to `out`.
 pub fn write_pretty(run: &Run, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut doc = head(run);
+    let mut doc = head(run, true);
     doc["unexpectedFailures"] = Value::String(crate::json::STREAMED.into());
     doc["results"] = Value::String(crate::json::STREAMED.into());
     let text = crate::json::to_string_pretty(&doc)?;
@@ -203,8 +207,9 @@ fn result_json(r: &CaseRecord) -> Value {
 }
 
 /// Every member of the report but the two as long as the run,
-/// `unexpectedFailures` and `results` (`null`), in order.
-fn head(run: &Run) -> Value {
+/// `unexpectedFailures` and `results` (`null`), in order; with
+/// `by_reference`, a counterexample too large to copy by reference.
+fn head(run: &Run, by_reference: bool) -> Value {
     let verdict = run.verdict();
     let levels: serde_json::Map<String, Value> = verdict
         .levels
@@ -243,7 +248,7 @@ fn head(run: &Run) -> Value {
             }
             // Too large to copy: by reference (spec §9.1), its case in
             // `savedTo`.
-            let large = c.too_large();
+            let large = c.too_large().filter(|_| by_reference);
             let copied = |v: &dyn Fn() -> Value| if large.is_some() { Value::Null } else { v() };
             for (k, v) in [
                 ("messages", copied(&|| json!(*c.case.messages))),
