@@ -15,6 +15,19 @@ pub const COMMIT_DIR: &str = ".reducer-kit-commit";
 ///
 /// Any I/O error creating the folder or writing the file.
 pub fn create_new(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<bool> {
+    create_new_with(dir, name, |out| out.write_all(bytes))
+}
+
+/// [`create_new`] of the bytes `write` writes (through a buffer).
+///
+/// # Errors
+///
+/// As [`create_new`], and those of `write`.
+pub fn create_new_with(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<bool> {
     std::fs::create_dir_all(dir)?;
     let mut f = match std::fs::OpenOptions::new()
         .write(true)
@@ -25,7 +38,9 @@ pub fn create_new(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<bool>
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
         Err(e) => return Err(e),
     };
-    f.write_all(bytes)?;
+    let mut out = std::io::BufWriter::new(&mut f);
+    write(&mut out)?;
+    out.flush()?;
     Ok(true)
 }
 
