@@ -1096,3 +1096,63 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
     assert!(page.contains(&said), "{said}");
     assert!(!page.contains("message 24997"));
 }
+
+/// In a run of another wire format, a counterexample over 1 MiB is shown
+/// from its first messages in that format, never converted whole (spec
+/// §9.1): the text report's input line gives the first 100 and the size.
+#[test]
+fn a_large_counterexample_in_another_format_is_shown_from_its_first_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    let n = 25_000;
+    let messages: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            serde_json::json!({"role": role, "contents": [{"$type": "text", "text": format!("message {i}")}]})
+        })
+        .collect();
+    let case = serde_json::json!({
+        "id": "long/25000", "spec": 1, "policy": "turns", "maxMessages": 3,
+        "expected": [messages[n - 2], messages[n - 1]], "messages": messages,
+    });
+    std::fs::write(corpus.join("long.json"), case.to_string()).unwrap();
+    let out = certify(
+        &[
+            "--format",
+            "openai",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--cases",
+            "0",
+            "--persistent",
+            "--shrink-time",
+            "0",
+        ],
+        &[
+            python(),
+            "-S",
+            &example("naive_last_n.py"),
+            "--format",
+            "openai",
+            "--persistent",
+        ],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let bytes = serde_json::to_string(&messages).unwrap().len();
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("  input:    "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let first =
+        reducer_kit::formats::to_wire(reducer_kit::formats::Format::OpenAi, &messages[..100])
+            .unwrap();
+    let whole = serde_json::json!({"messages": first}).to_string();
+    let cut: String = whole.chars().take(2000).collect();
+    assert_eq!(
+        line,
+        format!("  input:    {cut}... (its first 100 of 25000 messages, in the run's format; {bytes} bytes as canonical JSON)")
+    );
+    assert!(stdout.contains("  expected (reference): {\"messages\":[{\"role\":\"user\",\"content\":\"message 24998\"}"), "{stdout}");
+}

@@ -9,7 +9,7 @@
 //! every printed command through its shell quoting (spec §8.9).
 
 use super::{certificate, plan_line, thousands, FirstFailure, Run};
-use crate::certify::counterexample::Counterexample;
+use crate::certify::counterexample::{Counterexample, COPY_LIMIT};
 use crate::certify::exchange::signal_text;
 use crate::certify::known_failures::KnownFailureCheck;
 use crate::certify::run::CaseRecord;
@@ -583,6 +583,9 @@ impl Report<'_> {
                 "{{\"messages\":{}}}",
                 serde_json::to_string(&*cx.case.messages).unwrap_or_default()
             ))
+        } else if crate::json::json_len(&*cx.case.messages) > COPY_LIMIT {
+            // Too large to convert whole (spec §9.1): its first messages.
+            head_of(format, &cx.case.messages)
         } else {
             let input = crate::formats::to_wire(format, &cx.case.messages)
                 .unwrap_or_else(|_| cx.case.messages.to_vec());
@@ -598,10 +601,10 @@ impl Report<'_> {
         line!(
             self,
             "  expected (reference): {}",
-            compact(format, &cx.expected)
+            shown_answer(format, &cx.expected)
         );
         match &cx.actual {
-            Some(a) => line!(self, "  actual (reducer):     {}", compact(format, a)),
+            Some(a) => line!(self, "  actual (reducer):     {}", shown_answer(format, a)),
             None => line!(
                 self,
                 "  actual (reducer):     (no answer the kit could judge: see the failure)"
@@ -654,6 +657,39 @@ fn size(r: Option<&Response>) -> String {
 /// escaped for the terminal.
 fn compact(format: crate::formats::Format, r: &Response) -> String {
     cut(&crate::protocol::response_json(format, r).to_string())
+}
+
+/// How many messages of a list too large to copy (spec §9.1) a line shows
+/// in the run's wire format ([`head_of`]).
+const HEAD_MESSAGES: usize = 100;
+
+/// Messages too large to copy (over [`COPY_LIMIT`] bytes, spec §9.1) as
+/// one line: the first [`HEAD_MESSAGES`] of them in `format` (canonical
+/// when they have no form in it), cut after 2,000 characters and escaped
+/// for the terminal, then how many there are and their bytes as
+/// canonical JSON; the whole list is never converted nor copied.
+fn head_of(format: crate::formats::Format, messages: &[serde_json::Value]) -> String {
+    let head = &messages[..messages.len().min(HEAD_MESSAGES)];
+    let wire = crate::formats::to_wire(format, head).unwrap_or_else(|_| head.to_vec());
+    let text = show(&crate::protocol::response_json(format, &Response::Messages(wire)).to_string())
+        .to_string();
+    let end = text.char_indices().nth(2000).map_or(text.len(), |(i, _)| i);
+    format!(
+        "{}... (its first {} of {} messages, in the run's format; {} bytes as canonical JSON)",
+        &text[..end],
+        head.len(),
+        messages.len(),
+        crate::json::json_len(messages)
+    )
+}
+
+/// An answer as [`compact`] shows it, or, when its messages are over
+/// [`COPY_LIMIT`] bytes, as [`head_of`] does.
+fn shown_answer(format: crate::formats::Format, r: &Response) -> String {
+    match r {
+        Response::Messages(m) if crate::json::json_len(m) > COPY_LIMIT => head_of(format, m),
+        r => compact(format, r),
+    }
 }
 
 /// JSON text cut after 2,000 characters, escaped for the terminal.
