@@ -1015,16 +1015,12 @@ fn a_per_case_run_says_what_persistent_saves() {
     );
 }
 
-/// A counterexample over 1 MiB is reported by reference in the JSON
-/// report (spec §9.1): no copy of its messages or answers, its sizes, and
-/// its case file saved beside the report, the same bytes a whole case
-/// file has.
-#[test]
-fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
-    let dir = tempfile::tempdir().unwrap();
-    let corpus = dir.path().join("corpus");
+/// A corpus in `dir/corpus` of one case, `long/N`: `n` messages, user and
+/// assistant in turn (`message 0`, ...), maxMessages 3, expecting the last
+/// turn (over 1 MiB at 25,000 messages); and its messages.
+fn long_case(dir: &Path, n: usize) -> (std::path::PathBuf, Vec<serde_json::Value>) {
+    let corpus = dir.join("corpus");
     std::fs::create_dir(&corpus).unwrap();
-    let n = 25_000;
     let messages: Vec<serde_json::Value> = (0..n)
         .map(|i| {
             let role = if i % 2 == 0 { "user" } else { "assistant" };
@@ -1032,10 +1028,22 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
         })
         .collect();
     let case = serde_json::json!({
-        "id": "long/25000", "spec": 1, "policy": "turns", "maxMessages": 3,
+        "id": format!("long/{n}"), "spec": 1, "policy": "turns", "maxMessages": 3,
         "expected": [messages[n - 2], messages[n - 1]], "messages": messages,
     });
     std::fs::write(corpus.join("long.json"), case.to_string()).unwrap();
+    (corpus, messages)
+}
+
+/// A counterexample over 1 MiB is reported by reference in the JSON
+/// report (spec §9.1): no copy of its messages or answers, its sizes, and
+/// its case file saved beside the report, the same bytes a whole case
+/// file has.
+#[test]
+fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 25_000;
+    let (corpus, messages) = long_case(dir.path(), n);
     let report = dir.path().join("run.json");
     let html = dir.path().join("run.html");
     let out = certify(
@@ -1103,20 +1111,8 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
 #[test]
 fn a_large_counterexample_in_another_format_is_shown_from_its_first_messages() {
     let dir = tempfile::tempdir().unwrap();
-    let corpus = dir.path().join("corpus");
-    std::fs::create_dir(&corpus).unwrap();
     let n = 25_000;
-    let messages: Vec<serde_json::Value> = (0..n)
-        .map(|i| {
-            let role = if i % 2 == 0 { "user" } else { "assistant" };
-            serde_json::json!({"role": role, "contents": [{"$type": "text", "text": format!("message {i}")}]})
-        })
-        .collect();
-    let case = serde_json::json!({
-        "id": "long/25000", "spec": 1, "policy": "turns", "maxMessages": 3,
-        "expected": [messages[n - 2], messages[n - 1]], "messages": messages,
-    });
-    std::fs::write(corpus.join("long.json"), case.to_string()).unwrap();
+    let (corpus, messages) = long_case(dir.path(), n);
     let out = certify(
         &[
             "--format",
