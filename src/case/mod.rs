@@ -538,25 +538,16 @@ pub fn load_dir_with(dir: &Path, max: u64) -> Result<Vec<(PathBuf, Case)>, CaseE
         .collect())
 }
 
-/// Writes `case` to `dir/<file_name>` atomically (a temporary file renamed
+/// Writes the case `head` with `messages` in place of its own (which are
+/// left out) to `dir/<file_name>` atomically (a temporary file renamed
 /// into place) without ever overwriting: returns `Ok(false)` when the file
-/// already exists.
+/// already exists. The bytes are those of [`Case::to_pretty_json`] of the
+/// whole case; the messages are written one at a time from where they
+/// are, so that a large case is never copied nor held as one text.
 ///
 /// # Errors
 ///
 /// Any I/O error creating the directory or writing the file.
-pub fn save_new(dir: &Path, file_name: &str, case: &Case) -> std::io::Result<bool> {
-    crate::atomic::create_new(dir, file_name, case.to_pretty_json().as_bytes())
-}
-
-/// [`save_new`] of `head` with `messages` in place of its own (which are
-/// left out): the same bytes as `save_new` of the whole case, the messages
-/// written one at a time from where they are, so that a large case is
-/// never copied nor held as one text.
-///
-/// # Errors
-///
-/// As [`save_new`].
 pub fn save_new_with(
     dir: &Path,
     file_name: &str,
@@ -614,8 +605,8 @@ mod tests {
         )
         .unwrap()
         .remove(0);
-        assert!(save_new(dir.path(), "a.json", &case).unwrap());
-        assert!(!save_new(dir.path(), "a.json", &case).unwrap());
+        assert!(save_new_with(dir.path(), "a.json", &case, &case.messages).unwrap());
+        assert!(!save_new_with(dir.path(), "a.json", &case, &case.messages).unwrap());
         let back = load_file(&dir.path().join("a.json")).unwrap();
         assert_eq!(back, vec![case.clone()]);
         assert_eq!(case.content_id("fail").len(), "fail/".len() + 16);

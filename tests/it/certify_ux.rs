@@ -1086,6 +1086,15 @@ fn a_counterexample_over_a_mebibyte_is_reported_by_reference() {
         stdout.contains(&format!("  saved:    {saved}\n")),
         "{stdout}"
     );
+    let head: String = serde_json::json!({"messages": messages[..100]})
+        .to_string()
+        .chars()
+        .take(2000)
+        .collect();
+    assert!(
+        stdout.contains(&format!("\n  input:    {head}... (its first 100 of 25000 messages, in the run's format; {bytes} bytes as canonical JSON)\n")),
+        "{stdout}"
+    );
     // One file for both clauses, the whole case, laid out as a case file is.
     let files: Vec<_> = std::fs::read_dir(&failures).unwrap().collect();
     assert_eq!(files.len(), 1);

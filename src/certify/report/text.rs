@@ -576,16 +576,14 @@ impl Report<'_> {
         // `systemInstruction`) is shown there, as the reducer reads and
         // writes it.
         let format = self.run.settings.format;
-        let input = if format == crate::formats::Format::Canonical {
-            // The messages as they are (not copied: a counterexample that
-            // could not be shrunk may be a long history).
+        let input = if crate::json::json_len(&*cx.case.messages) > COPY_LIMIT {
+            // Too large to copy (spec §9.1): its first messages and its size.
+            head_of(format, &cx.case.messages)
+        } else if format == crate::formats::Format::Canonical {
             cut(&format!(
                 "{{\"messages\":{}}}",
                 serde_json::to_string(&*cx.case.messages).unwrap_or_default()
             ))
-        } else if crate::json::json_len(&*cx.case.messages) > COPY_LIMIT {
-            // Too large to convert whole (spec §9.1): its first messages.
-            head_of(format, &cx.case.messages)
         } else {
             let input = crate::formats::to_wire(format, &cx.case.messages)
                 .unwrap_or_else(|_| cx.case.messages.to_vec());
