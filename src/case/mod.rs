@@ -474,11 +474,25 @@ pub fn parse_cases(text: &str, path: &Path) -> Result<Vec<Case>, CaseError> {
         other => vec![other],
     };
     let mut cases = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        let case: Case = serde_json::from_value(item).map_err(|e| CaseError::Format {
+    for (i, mut item) in items.into_iter().enumerate() {
+        // The histories are moved into the case as they were read, not
+        // read again as new values: a case of a million messages is built
+        // once, and every number stays as written (`-0` too).
+        let mut take = |key: &str| match item.get_mut(key) {
+            Some(m @ Value::Array(_)) => Some(std::mem::replace(m, Value::Array(Vec::new()))),
+            _ => None,
+        };
+        let (messages, expected) = (take("messages"), take("expected"));
+        let mut case: Case = serde_json::from_value(item).map_err(|e| CaseError::Format {
             path: path.to_owned(),
             message: format!("case {i}: {e}"),
         })?;
+        if let Some(Value::Array(m)) = messages {
+            case.messages = m;
+        }
+        if let Some(Value::Array(e)) = expected {
+            case.expected = Some(e);
+        }
         case.check_format().map_err(|problem| CaseError::Invalid {
             path: path.to_owned(),
             id: case.id.clone(),
@@ -529,13 +543,41 @@ pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Case)>, CaseError> {
 ///
 /// As [`load_dir`].
 pub fn load_dir_with(dir: &Path, max: u64) -> Result<Vec<(PathBuf, Case)>, CaseError> {
-    Ok(file::load_files_with(dir, max)?
-        .into_iter()
-        .flat_map(|f| {
-            let path = f.path;
-            f.cases.into_iter().map(move |c| (path.clone(), c))
-        })
-        .collect())
+    Ok(load_dir_while(dir, max, || true)?.unwrap_or_default())
+}
+
+/// [`load_dir_with`], asking `go_on` before each file: `Ok(None)` when it
+/// answers `false` (a stop asked for while a large corpus is read). Only
+/// the cases are read: not the files' layout and style, which
+/// [`file::load_files_with`] reads for writing a file back.
+///
+/// # Errors
+///
+/// As [`load_dir`].
+pub fn load_dir_while(
+    dir: &Path,
+    max: u64,
+    mut go_on: impl FnMut() -> bool,
+) -> Result<Option<Vec<(PathBuf, Case)>>, CaseError> {
+    file::recover_changes(dir)?;
+    let mut cases = Vec::new();
+    let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
+    for path in file::case_file_paths(dir)? {
+        if !go_on() {
+            return Ok(None);
+        }
+        for case in load_file_with(&path, max)? {
+            if let Some(first) = seen.insert(case.id.clone(), path.clone()) {
+                return Err(CaseError::Invalid {
+                    path,
+                    id: case.id,
+                    problem: InvalidCase::DuplicateId { first },
+                });
+            }
+            cases.push((path.clone(), case));
+        }
+    }
+    Ok(Some(cases))
 }
 
 /// Writes the case `head` with `messages` in place of its own (which are
@@ -593,6 +635,30 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "x.json: case \"a\": unknown clause id \"nope\""
+        );
+    }
+
+    #[test]
+    fn histories_are_read_with_their_numbers_as_written() {
+        let m = r#"{"role":"user","contents":[{"$type":"text","text":"q"}],"additionalProperties":{"z":-0,"e":2.5E+3,"big":123456789012345678901234567890}}"#;
+        let one = format!(
+            r#"{{"id":"a","spec":1,"policy":"turns","maxMessages":4,"messages":[{m}],"expected":[{m}]}}"#
+        );
+        let case = parse_cases(&one, Path::new("x.json")).unwrap().remove(0);
+        let want = r#"{"role":"user","contents":[{"$type":"text","text":"q"}],"additionalProperties":{"z":-0,"e":2.5e+3,"big":123456789012345678901234567890}}"#;
+        assert_eq!(serde_json::to_string(&case.messages[0]).unwrap(), want);
+        assert_eq!(
+            serde_json::to_string(&case.expected.unwrap()[0]).unwrap(),
+            want
+        );
+        // Histories that are no arrays are refused as before.
+        let two = format!(
+            r#"[{one}, {{"id":"b","spec":1,"policy":"turns","maxMessages":1,"messages":{m},"expected":[]}}]"#
+        );
+        let e = parse_cases(&two, Path::new("x.json")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: case 1: invalid type: map, expected a sequence"
         );
     }
 
