@@ -15,13 +15,18 @@ the shrinking line (`shrunk 2 failures in S s (T tries)`) and the
 counterexample headers; then the failing run's peak over the passing
 run's, and that excess over the case file's size.
 
+With --format openai (or another wire format both example reducers
+speak), both runs are in that format: the kit converts each case and each
+answer, and the failing run's excess includes what its failure keeps of
+the conversion.
+
 With --sigint, the failing run of each size again, its reducer slowed by
 0.3 s per answer, and SIGINT sent once the reducer has been asked its
 second shrinking candidate: the seconds from the signal to the kit's exit
 (exit code 130).
 
     cargo build --release
-    python3 benches/shrink_bounded.py [--sizes 2000,1000000] [--shrink-time 5] [--sigint]
+    python3 benches/shrink_bounded.py [--sizes 2000,1000000] [--shrink-time 5] [--format F] [--sigint]
 """
 import argparse
 import json
@@ -87,12 +92,12 @@ def peak_kb(pid):
     return None
 
 
-def certify(corpus, reducer, shrink_time, interrupt_after=None, log=None):
+def certify(corpus, reducer, shrink_time, interrupt_after=None, log=None, fmt="canonical"):
     """Runs certify; returns (seconds, peak KB, exit code, stdout, stderr,
     seconds from SIGINT to exit or None)."""
     args = [KIT, "certify", "--corpus", corpus, "--cases", "0", "--persistent",
             "--jobs", "1", "--timeout", "600000", "--shrink-time", str(shrink_time),
-            "--"] + reducer
+            "--format", fmt, "--"] + reducer
     start = time.monotonic()
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     peak = 0
@@ -118,6 +123,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="2000,1000000")
     ap.add_argument("--shrink-time", type=int, default=5)
+    ap.add_argument("--format", default="canonical")
     ap.add_argument("--sigint", action="store_true")
     a = ap.parse_args()
     if not os.path.exists(KIT):
@@ -129,12 +135,13 @@ def main():
         size = write_case(corpus, n)
         runs = {}
         for name, script in [("passing", "turns_reducer.py"), ("failing", "naive_last_n.py")]:
-            r = certify(corpus, ["python3", os.path.join(REDUCERS, script), "--persistent"],
-                        a.shrink_time)
+            r = certify(corpus, ["python3", os.path.join(REDUCERS, script), "--persistent",
+                                 "--format", a.format], a.shrink_time, fmt=a.format)
             runs[name] = r
             shrunk = re.search(r"shrunk .*", r[4])
             headers = [l for l in r[3].splitlines() if "counterexample for" in l]
-            print(json.dumps({"messages": n, "fileBytes": size, "reducer": script,
+            print(json.dumps({"messages": n, "fileBytes": size, "format": a.format,
+                              "reducer": script,
                               "seconds": round(r[0], 2), "peakKB": r[1], "exit": r[2],
                               "shrinking": shrunk.group(0) if shrunk else None,
                               "counterexamples": headers}), flush=True)

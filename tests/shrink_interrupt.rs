@@ -1,12 +1,15 @@
 //! A stop asked for while shrinking (SIGINT, spec §8.7) ends the shrink
-//! before its next candidate: counted in requests, not seconds. Its own
-//! test binary: a stop is global to the process.
+//! before its next candidate, and every later step of a run: counted in
+//! requests, not seconds. Its own test binary: a stop is global to the
+//! process.
 
 use reducer_kit::certify::counterexample::{shrink_in, ShrinkLimits};
 use reducer_kit::certify::interrupt;
+use reducer_kit::certify::job::Options;
 use reducer_kit::certify::process::{Limits, Reducer};
 use reducer_kit::certify::run::{run_case, RunCase, Settings};
 use reducer_kit::certify::session::{Exchange, RunError, Session};
+use reducer_kit::certify::SourceError;
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::{OutgoingRequest, Protocol, Response};
 use reducer_kit::terms::{Budget, Clause, Policy};
@@ -67,14 +70,45 @@ fn a_stop_ends_the_shrink_before_its_next_candidate() {
         stop_at: 4,
     };
     let failing = run_case(&mut session, &settings, &case).unwrap();
-    let got = shrink_in(
-        &mut session,
-        &settings,
-        &failing,
-        Clause::WholeTurns,
-        &ShrinkLimits::tries(200),
-        &|_| {},
-    );
-    assert_eq!(got.unwrap_err(), RunError::Interrupted(2));
+    let shrink = |session: &mut StopsAt| {
+        shrink_in(
+            session,
+            &settings,
+            &failing,
+            Clause::WholeTurns,
+            &ShrinkLimits::tries(200),
+            &|_| {},
+        )
+    };
+    assert_eq!(shrink(&mut session).unwrap_err(), RunError::Interrupted(2));
     assert_eq!(session.requests, 4);
+
+    // Once stopped, a case is asked once and not judged, and shrinking
+    // asks nothing.
+    let mut after = StopsAt {
+        requests: 0,
+        stop_at: 0,
+    };
+    assert_eq!(
+        run_case(&mut after, &settings, &case).unwrap_err(),
+        RunError::Interrupted(2)
+    );
+    assert_eq!(after.requests, 1);
+    assert_eq!(shrink(&mut after).unwrap_err(), RunError::Interrupted(2));
+    assert_eq!(after.requests, 1);
+    // Nor are the cases of a run read: planning stops at the first.
+    let job = Options {
+        command: vec!["true".into()],
+        generated: 10,
+        ..Options::default()
+    }
+    .resolve()
+    .unwrap();
+    let err = job.plan().unwrap_err();
+    assert!(matches!(err, SourceError::Interrupted(2)), "{err:?}");
+    assert_eq!(err.exit_code(), 130);
+    assert_eq!(
+        err.to_string(),
+        "stopped by SIGINT while reading the cases: no case was run"
+    );
 }

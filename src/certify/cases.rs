@@ -5,7 +5,7 @@
 //! ([`Sources::plan`]).
 
 use super::run::{CaseList, RunCase};
-use crate::case::{load_dir_with, load_file_with, Case, CaseError};
+use crate::case::{load_dir_while, load_file_with, Case, CaseError};
 use crate::formats::Format;
 use crate::generate::knob::{self, Knob};
 use crate::generate::{seeded_case_without_shapes, Config};
@@ -135,15 +135,16 @@ pub fn parse_generated_id(id: &str) -> Option<(u64, u64)> {
 }
 
 /// A run case from a case file (its budget members, `summary` and
-/// `summaryTokens` too).
-pub fn from_case(case: &Case) -> RunCase {
+/// `summaryTokens` too). The messages are moved, not copied: a corpus case
+/// of a million messages is held once while the run is planned.
+pub fn from_case(case: Case) -> RunCase {
     RunCase {
-        id: case.id.clone(),
         budget: case.budget_fields(),
-        messages: case.messages.clone().into(),
         summary: case.summary,
         summary_tokens: case.summary_tokens.unwrap_or(1),
         for_repair: case.policy == crate::terms::Policy::Repair,
+        id: case.id,
+        messages: case.messages.into(),
     }
 }
 
@@ -278,17 +279,32 @@ pub enum SourceError {
         /// system-first-only leaves out (spec §16.6)`.
         why: String,
     },
+    /// A stop was asked for ([`super::interrupt`], spec §8.7) while the
+    /// cases were read or drawn: the signal's number. Nothing was run.
+    #[error("stopped by {} while reading the cases: no case was run", super::exchange::signal_text(*.0))]
+    Interrupted(i32),
 }
 
 impl SourceError {
     /// The exit code of the command line's rule (spec §8.11): a case
-    /// file nested too deep is invalid input (1); everything else here is
-    /// unusable input or usage (2).
+    /// file nested too deep is invalid input (1); a stop is 128 + the
+    /// signal's number ([`super::interrupt::exit_code`]); everything else
+    /// here is unusable input or usage (2).
     pub fn exit_code(&self) -> u8 {
         match self {
             SourceError::Case { error, .. } => error.exit_code(),
+            SourceError::Interrupted(signal) => super::interrupt::exit_code(*signal),
             _ => 2,
         }
+    }
+}
+
+/// Where planning looks for a stop ([`super::interrupt::requested`]):
+/// between case files, between cases, and every 64 generated cases.
+fn stop_point() -> Result<(), SourceError> {
+    match super::interrupt::requested() {
+        Some(signal) => Err(SourceError::Interrupted(signal)),
+        None => Ok(()),
     }
 }
 
@@ -550,14 +566,16 @@ impl Sources {
         let mut seen = std::collections::HashSet::new();
         if !self.replay.is_empty() {
             for f in &self.replay {
+                stop_point()?;
                 let cases =
                     load_file_with(f, self.max_input).map_err(|error| SourceError::Case {
                         option: "--replay ",
                         error,
                     })?;
                 for c in cases {
+                    stop_point()?;
                     plan.read_ids.insert(c.id.clone());
-                    plan.push_listed(from_case(&c), &mut seen, without);
+                    plan.push_listed(from_case(c), &mut seen, without);
                 }
             }
         } else {
@@ -567,21 +585,29 @@ impl Sources {
                 listed = kit_cases().map_err(|error| SourceError::Case { option: "", error })?;
             }
             for dir in &self.corpus {
-                listed.extend(load_dir_with(dir, self.max_input).map_err(|error| {
-                    SourceError::Case {
+                let read = load_dir_while(dir, self.max_input, || stop_point().is_ok()).map_err(
+                    |error| SourceError::Case {
                         option: "--corpus ",
                         error,
-                    }
-                })?);
+                    },
+                )?;
+                match read {
+                    Some(cases) => listed.extend(cases),
+                    None => stop_point()?,
+                }
             }
             for (_, c) in listed {
+                stop_point()?;
                 plan.read_ids.insert(c.id.clone());
                 if self.only.is_empty() || self.only.contains(&c.id) {
-                    plan.push_listed(from_case(&c), &mut seen, without);
+                    plan.push_listed(from_case(c), &mut seen, without);
                 }
             }
             if self.only.is_empty() {
                 for n in 0..self.generated {
+                    if n % 64 == 0 {
+                        stop_point()?;
+                    }
                     plan.push_generated(self.seed, n, &mut seen, without);
                 }
             } else {

@@ -238,7 +238,31 @@ pub fn failure_signature(detail: &str) -> String {
 
 /// One kind of failure while a run goes: its signature, how many cases,
 /// the best example's key and result.
-type Kind = (String, usize, ExampleKey, Arc<CaseResult>);
+type Kind = (String, usize, LazyKey, Arc<CaseResult>);
+
+/// The [`ExampleKey`] of the example at `index`, read on first use: it
+/// validates the whole case, and is needed only when another case of
+/// the same kind comes to be compared (a run with one huge failing case
+/// never reads it).
+#[derive(Clone, Debug)]
+struct LazyKey {
+    index: usize,
+    key: std::cell::OnceCell<ExampleKey>,
+}
+
+impl LazyKey {
+    fn new(index: usize) -> LazyKey {
+        LazyKey {
+            index,
+            key: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The key of `r`, the example this key belongs to.
+    fn of(&self, r: &CaseResult) -> &ExampleKey {
+        self.key.get_or_init(|| example_key(r, self.index))
+    }
+}
 
 /// The collector the workers hand their finished cases to.
 struct Collector {
@@ -402,29 +426,22 @@ impl Collector {
         if failing.is_empty() {
             return;
         }
-        let r = r.into_result();
-        let key = example_key(&r, index);
-        let mut shared: Option<Arc<CaseResult>> = None;
-        let mut r = Some(r);
+        let r = Arc::new(r.into_result());
+        let key = LazyKey::new(index);
         for (clause, mut signature) in failing {
             let kinds = &mut self.groups[clause_bit(clause).trailing_zeros() as usize];
             if !kinds.iter().any(|k| k.0 == signature) && kinds.len() >= MAX_KINDS {
                 signature = "*".into();
             }
-            let mut result = || {
-                shared
-                    .get_or_insert_with(|| Arc::new(r.take().expect("taken once")))
-                    .clone()
-            };
             match kinds.iter_mut().find(|k| k.0 == signature) {
                 Some(k) => {
                     k.1 += 1;
-                    if key < k.2 {
+                    if key.of(&r) < k.2.of(&k.3) {
                         k.2 = key.clone();
-                        k.3 = result();
+                        k.3 = Arc::clone(&r);
                     }
                 }
-                None => kinds.push((signature, 1, key.clone(), result())),
+                None => kinds.push((signature, 1, key.clone(), Arc::clone(&r))),
             }
         }
     }
@@ -620,7 +637,7 @@ pub fn run_cases_with(
             .into_iter()
             .zip(Clause::ALL)
             .flat_map(|(mut kinds, &clause)| {
-                kinds.sort_by(|a, b| a.2.cmp(&b.2));
+                kinds.sort_by(|a, b| a.2.of(&a.3).cmp(b.2.of(&b.3)));
                 kinds
                     .into_iter()
                     .map(move |(signature, cases, _, example)| FailureGroup {
@@ -655,7 +672,6 @@ mod grouping_tests {
                 json!(1),
                 serde_json::from_value(messages).unwrap(),
             ),
-            wire_messages: None,
             took: std::time::Duration::ZERO,
             response: None,
             verdicts: vec![Verdict {

@@ -412,7 +412,7 @@ pub fn shrink_in(
         messages: best.case.messages.len(),
         done: true,
     });
-    let mut cx = counterexample_of(settings, failing, best, clause, tries.get());
+    let mut cx = counterexample_of(settings, failing, best, clause, tries.get())?;
     cx.out_of_time = out_of_time.get();
     Ok(cx)
 }
@@ -471,7 +471,7 @@ fn counterexample_of(
     best: Cow<'_, CaseResult>,
     clause: Clause,
     tries: usize,
-) -> Counterexample {
+) -> Result<Counterexample, RunError> {
     let shrunk = matches!(best, Cow::Owned(_));
     let detail = best
         .verdicts
@@ -482,31 +482,20 @@ fn counterexample_of(
             _ => None,
         })
         .unwrap_or_default();
-    let expected = Response::from(
-        Reference::new(settings.policy, settings.format)
-            .with_provider(settings.provider)
-            .reduce(Input::new(best.wire()).budget_fields(&best.case.budget)),
-    );
-    let first_difference = match (&expected, &best.response) {
-        (Response::Messages(a), Some(Response::Messages(b))) => first_difference_in(a, b),
-        (_, None) => None,
-        (a, Some(b)) if a.same_as(b) => None,
-        _ => Some("$".into()),
-    };
     let valid_input = best.valid_input();
     let (mut case, actual) = match best {
         Cow::Owned(r) => (r.case, r.response),
         Cow::Borrowed(r) => (r.case.clone(), r.response.clone()),
     };
     case.summary |= settings.summaries;
-    let mut cx = Counterexample {
+    let cx = Counterexample {
         clause,
         original_id: failing.case.id.clone(),
         case,
         detail,
-        expected,
+        expected: Response::Messages(Vec::new()),
         actual,
-        first_difference,
+        first_difference: None,
         tries,
         cases: 1,
         valid_input,
@@ -514,8 +503,87 @@ fn counterexample_of(
         shrunk,
         saved_to: None,
     };
+    stoppable(settings, cx, finish)
+}
+
+/// The parts of counterexample `cx` that read its whole case: the
+/// reference reducer's answer to it as the run sends it (in its wire
+/// format, under its provider profile), where the reducer's answer first
+/// differs from it, and the case's id (a hash of its messages).
+fn finish(settings: &Settings, mut cx: Counterexample) -> Counterexample {
+    let sent = cx
+        .case
+        .wire(settings.format)
+        .unwrap_or(Cow::Borrowed(&cx.case.messages));
+    let expected = Response::from(
+        Reference::new(settings.policy, settings.format)
+            .with_provider(settings.provider)
+            .reduce(Input::new(&sent).budget_fields(&cx.case.budget)),
+    );
+    drop(sent);
+    cx.first_difference = match (&expected, &cx.actual) {
+        (Response::Messages(a), Some(Response::Messages(b))) => first_difference_in(a, b),
+        (_, None) => None,
+        (a, Some(b)) if a.same_as(b) => None,
+        _ => Some("$".into()),
+    };
+    cx.expected = expected;
     cx.case.id = cx.case_id(settings.policy);
     cx
+}
+
+/// `work(settings, cx)`, which reads the whole case (about a second for a
+/// million messages), done on a thread of its own while this one looks
+/// for a stop every 10 ms, so that a signal ends the shrinking phase
+/// within that (spec §8.7): the thread is then left to finish alone.
+/// Without threads (WebAssembly) it is done here.
+///
+/// # Errors
+///
+/// [`RunError::Interrupted`] when a stop is asked for first.
+fn stoppable(
+    settings: &Settings,
+    // Given back by a worker that could not take it (with `process`).
+    #[cfg_attr(not(feature = "process"), allow(unused_mut))] mut cx: Counterexample,
+    work: fn(&Settings, Counterexample) -> Counterexample,
+) -> Result<Counterexample, RunError> {
+    let stopped = || super::interrupt::requested().map(RunError::Interrupted);
+    if let Some(e) = stopped() {
+        return Err(e);
+    }
+    #[cfg(feature = "process")]
+    {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let one = settings.clone();
+        let (give, take) = std::sync::mpsc::channel::<Counterexample>();
+        let worker = std::thread::Builder::new()
+            .name("counterexample".into())
+            .spawn(move || {
+                if let Ok(cx) = take.recv() {
+                    let _ = tx.send(work(&one, cx));
+                }
+            });
+        if worker.is_ok() {
+            // A worker that could not take it gives it back.
+            match give.send(cx) {
+                Err(std::sync::mpsc::SendError(back)) => cx = back,
+                Ok(()) => loop {
+                    match rx.recv_timeout(std::time::Duration::from_millis(10)) {
+                        Ok(done) => return Ok(done),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                            if let Some(e) = stopped() {
+                                return Err(e);
+                            }
+                        }
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                            panic!("the counterexample's worker panicked")
+                        }
+                    }
+                },
+            }
+        }
+    }
+    Ok(work(settings, cx))
 }
 
 /// How many kinds of failure of one clause are shrunk and shown (the

@@ -28,6 +28,10 @@ use std::sync::OnceLock;
 /// The signal that stopped the run, 0 while none has.
 static SIGNAL: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether a signal ends the process at once ([`exit_at_once`]).
+#[cfg(feature = "process")]
+static AT_ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The self-pipe: its read end (polled) and write end (written on a stop).
 #[cfg(feature = "process")]
 struct Wake {
@@ -64,10 +68,20 @@ pub fn install() -> io::Result<()> {
     for signal in [libc::SIGINT, libc::SIGTERM] {
         // The first signal is kept: a SIGTERM after a SIGINT does not
         // change the exit code.
-        // SAFETY: the action only does a compare-and-swap on an atomic,
-        // which is async-signal-safe.
+        // SAFETY: the action only does a compare-and-swap on an atomic, or
+        // under `exit_at_once` a write(2) of a static text and _exit(2):
+        // all async-signal-safe.
         unsafe {
             signal_hook::low_level::register(signal, move || {
+                if AT_ONCE.load(Ordering::SeqCst) {
+                    let line: &[u8] = if signal == libc::SIGINT {
+                        AT_ONCE_LINE_SIGINT
+                    } else {
+                        AT_ONCE_LINE_SIGTERM
+                    };
+                    libc::write(1, line.as_ptr().cast(), line.len());
+                    libc::_exit(i32::from(exit_code(signal)));
+                }
                 let _ =
                     SIGNAL.compare_exchange(0, signal as usize, Ordering::SeqCst, Ordering::SeqCst);
             })?;
@@ -76,6 +90,26 @@ pub fn install() -> io::Result<()> {
         signal_hook::low_level::pipe::register(signal, write)?;
     }
     Ok(())
+}
+
+/// What a signal under [`exit_at_once`] writes to stdout.
+#[cfg(feature = "process")]
+const AT_ONCE_LINE_SIGINT: &[u8] =
+    b"INTERRUPTED by SIGINT while reading the cases: no case was run, no report written\n";
+#[cfg(feature = "process")]
+const AT_ONCE_LINE_SIGTERM: &[u8] =
+    b"INTERRUPTED by SIGTERM while reading the cases: no case was run, no report written\n";
+
+/// While `on`, a SIGINT or SIGTERM caught by [`install`]'s handlers ends
+/// the process at once: it writes `INTERRUPTED by SIGINT while reading the
+/// cases: no case was run, no report written` to stdout and exits with
+/// [`exit_code`]. The `certify` command sets it while it reads and draws
+/// its cases, which writes nothing and can take seconds in one call (a
+/// corpus file of a million messages): there is nothing to stop
+/// cooperatively, and the stop takes effect within the second (spec §8.7).
+#[cfg(feature = "process")]
+pub fn exit_at_once(on: bool) {
+    AT_ONCE.store(on, Ordering::SeqCst);
 }
 
 /// The signal that stopped the run (`libc::SIGINT`, `libc::SIGTERM`), if

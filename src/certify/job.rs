@@ -415,7 +415,8 @@ impl Job {
             &|done, failing| watch.cases_done(done, failing),
             self.stop_after_first,
         )?;
-        let mut interrupted = collected.interrupted;
+        // A stop that came with the last answers skips the shrinking.
+        let mut interrupted = collected.interrupted.or_else(super::interrupt::requested);
         let mut cxs = Vec::new();
         if interrupted.is_none() && !collected.failures.is_empty() {
             let started = Instant::now();

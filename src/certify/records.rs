@@ -404,7 +404,6 @@ mod tests {
                 serde_json::from_str("1e400").unwrap(),
                 vec![Value::Null; 3],
             ),
-            wire_messages: None,
             took: std::time::Duration::ZERO,
             response: None,
             verdicts,

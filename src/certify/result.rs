@@ -6,9 +6,11 @@
 
 use super::exchange::ProtocolFailure;
 use crate::check::{ExtraKind, Outcome, Verdict};
+use crate::formats::{to_wire, Format};
 use crate::protocol::{Protocol, Response};
 use crate::terms::{BudgetFields, Policy};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// One case to run: an id, a budget and a canonical history.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +34,19 @@ pub struct RunCase {
 }
 
 impl RunCase {
+    /// The case's messages as sent in `format`, the run's wire format:
+    /// the case's messages themselves in the canonical format, else
+    /// converted from them now. A result ([`CaseResult`]) keeps no
+    /// converted copy: for a long history it would be as large as the
+    /// history's values.
+    ///
+    /// # Errors
+    ///
+    /// Why the case has no form in `format` (such a case is not sent).
+    pub fn wire(&self, format: Format) -> Result<Cow<'_, [Value]>, String> {
+        wire(format, &self.messages, self.budget.tokens.is_some())
+    }
+
     /// A case of protocol 1: `maxMessages` as sent.
     pub fn with_max_messages(id: String, max_messages: Value, messages: Vec<Value>) -> RunCase {
         RunCase {
@@ -189,11 +204,6 @@ impl CaseOutcome {
 pub struct CaseResult {
     /// The case.
     pub case: RunCase,
-    /// The messages as sent, in the reducer's wire format; `None` when
-    /// they are the case's messages as they are (the canonical format:
-    /// not copied) or the case was not sent. [`CaseResult::wire`] reads
-    /// them either way.
-    pub wire_messages: Option<Vec<Value>>,
     /// The reducer's response, when it gave a readable one.
     pub response: Option<Response>,
     /// Every clause judged for the case, protocol clauses first.
@@ -233,7 +243,6 @@ impl PartialEq for CaseResult {
     fn eq(&self, other: &CaseResult) -> bool {
         let CaseResult {
             case,
-            wire_messages,
             response,
             verdicts,
             stderr_tail,
@@ -242,7 +251,6 @@ impl PartialEq for CaseResult {
             took: _,
         } = self;
         *case == other.case
-            && *wire_messages == other.wire_messages
             && *response == other.response
             && *verdicts == other.verdicts
             && *stderr_tail == other.stderr_tail
@@ -252,12 +260,6 @@ impl PartialEq for CaseResult {
 }
 
 impl CaseResult {
-    /// The messages as sent, in the reducer's wire format:
-    /// [`CaseResult::wire_messages`], or the case's messages.
-    pub fn wire(&self) -> &[Value] {
-        self.wire_messages.as_deref().unwrap_or(&self.case.messages)
-    }
-
     /// Why the case was not judged ([`CaseOutcome::skipped`]).
     pub fn skipped(&self) -> Option<&str> {
         self.outcome.skipped()
@@ -314,4 +316,27 @@ pub(super) fn add_protocol_failure(
     if stderr_tail.is_empty() {
         *stderr_tail = failure.stderr_tail;
     }
+}
+
+/// The case's messages in `format`. With per-message costs (`costs`) the
+/// wire form must have one message per message, or the costs could not
+/// travel; a message budget counts the wire format's messages (a
+/// Responses item per call, spec §14).
+pub(super) fn wire(
+    format: Format,
+    messages: &[Value],
+    costs: bool,
+) -> Result<Cow<'_, [Value]>, String> {
+    if format == Format::Canonical {
+        // The canonical wire form is the messages as they are.
+        return Ok(Cow::Borrowed(messages));
+    }
+    let w = to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))?;
+    if costs && w.len() != messages.len() {
+        return Err(format!(
+            "no {} form with one message per message (its costs could not travel)",
+            format.title()
+        ));
+    }
+    Ok(Cow::Owned(w))
 }

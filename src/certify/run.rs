@@ -13,8 +13,8 @@ pub use super::records::{CaseRecord, Judged, Records, MAX_DETAIL};
 use crate::check::{
     check_classified, extra_requests, ExtraKind, ExtrasRef, Outcome, Request, Verdict,
 };
+use crate::formats::read_history;
 use crate::formats::sniff::format_mismatch;
-use crate::formats::{read_history, to_wire, Format};
 use crate::json::to_nearest_doubles;
 use crate::protocol::{OutgoingRequest, Response};
 use crate::reduce::{Input, Reference};
@@ -39,7 +39,6 @@ pub use super::settings::{SessionFactory, Sessions, Settings};
 /// only.
 pub(super) struct Pending<'a> {
     pub(super) case: Cow<'a, RunCase>,
-    wire: Wire,
     pub(super) response: Option<Response>,
     pub(super) verdicts: Vec<Verdict>,
     pub(super) stderr_tail: String,
@@ -58,35 +57,12 @@ pub(super) struct Pending<'a> {
 #[cfg(test)]
 impl From<CaseResult> for Pending<'static> {
     fn from(r: CaseResult) -> Pending<'static> {
-        let wire = match r.wire_messages {
-            Some(w) => Wire::Converted(w),
-            None => Wire::Same,
-        };
-        let mut p = Pending::new(Cow::Owned(r.case), wire, r.response, r.outcome);
+        let mut p = Pending::new(Cow::Owned(r.case), r.response, r.outcome);
         p.verdicts = r.verdicts;
         p.stderr_tail = r.stderr_tail;
         p.last_request = r.last_request;
         p.took = r.took;
         p
-    }
-}
-
-/// A [`Pending`] case's wire messages.
-enum Wire {
-    /// None: the case was not sent.
-    NotSent,
-    /// The case's messages as they are (the canonical format).
-    Same,
-    /// Converted.
-    Converted(Vec<Value>),
-}
-
-impl Wire {
-    fn of(w: Cow<'_, [Value]>) -> Wire {
-        match w {
-            Cow::Borrowed(_) => Wire::Same,
-            Cow::Owned(w) => Wire::Converted(w),
-        }
     }
 }
 
@@ -132,13 +108,11 @@ impl<'a> Pending<'a> {
     /// first request the last one, no time taken yet.
     fn new(
         case: Cow<'a, RunCase>,
-        wire: Wire,
         response: Option<Response>,
         outcome: CaseOutcome,
     ) -> Pending<'a> {
         Pending {
             case,
-            wire,
             response,
             verdicts: Vec::new(),
             stderr_tail: String::new(),
@@ -151,7 +125,7 @@ impl<'a> Pending<'a> {
 
     /// A case not sent ([`CaseOutcome::NotSent`]).
     fn not_sent(case: Cow<'a, RunCase>, why: String) -> Pending<'a> {
-        Pending::new(case, Wire::NotSent, None, CaseOutcome::NotSent(why))
+        Pending::new(case, None, CaseOutcome::NotSent(why))
     }
 
     pub(super) fn into_result(self) -> CaseResult {
@@ -168,7 +142,6 @@ impl<'a> Pending<'a> {
     fn into_result_with(self, without_messages: bool) -> CaseResult {
         let Pending {
             case,
-            wire,
             response,
             verdicts,
             stderr_tail,
@@ -189,15 +162,8 @@ impl<'a> Pending<'a> {
         } else {
             case.into_owned()
         };
-        let wire_messages = match wire {
-            // The case's messages are the wire messages: not copied
-            // (`CaseResult::wire`).
-            Wire::NotSent | Wire::Same => None,
-            Wire::Converted(w) => Some(w),
-        };
         CaseResult {
             case,
-            wire_messages,
             response,
             verdicts,
             stderr_tail,
@@ -219,25 +185,6 @@ impl<'a> Pending<'a> {
     pub(super) fn record(&self) -> CaseRecord {
         CaseRecord::from_parts(&self.case, &self.verdicts, &self.stderr_tail, &self.outcome)
     }
-}
-
-/// The case's messages in `format`. With per-message costs (`costs`) the
-/// wire form must have one message per message, or the costs could not
-/// travel; a message budget counts the wire format's messages (a
-/// Responses item per call, spec §14).
-fn wire(format: Format, messages: &[Value], costs: bool) -> Result<Cow<'_, [Value]>, String> {
-    if format == Format::Canonical {
-        // The canonical wire form is the messages as they are.
-        return Ok(Cow::Borrowed(messages));
-    }
-    let w = to_wire(format, messages).map_err(|e| format!("no {} form: {e}", format.title()))?;
-    if costs && w.len() != messages.len() {
-        return Err(format!(
-            "no {} form with one message per message (its costs could not travel)",
-            format.title()
-        ));
-    }
-    Ok(Cow::Owned(w))
 }
 
 /// Whether the newest messages of M that fit `budget` (with the pinned
@@ -372,7 +319,7 @@ fn sendable<'c>(settings: &Settings, case: &'c RunCase) -> Result<Cow<'c, [Value
     if let Some(why) = settings.outside_shown(case) {
         return Err(why);
     }
-    wire(
+    super::result::wire(
         settings.format,
         &case.messages,
         case.budget.tokens.is_some(),
@@ -461,15 +408,15 @@ fn run_case_timed<'a>(
     let mut trail = Trail::default();
     let first = first_answer(session, settings, &first_request, &mut trail)?;
     // A stop asked for while the reducer answered ends the case before
-    // the kit's own work on the answer (spec §8.7).
-    if let Some(s) = super::interrupt::requested() {
-        return Err(RunError::Interrupted(s));
-    }
+    // the kit's own work on the answer (spec §8.7); so does one asked for
+    // during each step of that work that reads the whole case.
+    stop_point()?;
     let judged = judged_messages(settings.declared.json_numbers, &wire_messages);
     // The input, classified once for its validity, the reference answer
     // and the checker (unreadable: each reports it as it does on its own).
     let history = read_history(settings.format, &judged);
     let valid = input_valid(settings.policy, &history);
+    stop_point()?;
     if let Some(Response::Unsupported(why)) = &first {
         // A request the reducer cannot express (spec §13.7): skipped and
         // counted, unless its budget is no budget (rejects-bad-budget).
@@ -478,7 +425,7 @@ fn run_case_timed<'a>(
                 reason: format!("unsupported by the reducer: {why}"),
                 valid_input: valid,
             };
-            return Ok(Pending::new(case, Wire::NotSent, None, outcome));
+            return Ok(Pending::new(case, None, outcome));
         }
     }
     let req = Request {
@@ -506,6 +453,7 @@ fn run_case_timed<'a>(
         }
         None => (None, false),
     };
+    stop_point()?;
     let (outcome, verdicts) = match judgement {
         Some(Err(reason)) => {
             let outcome = CaseOutcome::Unreadable {
@@ -520,8 +468,8 @@ fn run_case_timed<'a>(
             Some(no_response(settings)),
         ),
     };
-    let wire = Wire::of(wire_messages);
-    let mut p = Pending::new(case, wire, first, outcome);
+    drop(wire_messages);
+    let mut p = Pending::new(case, first, outcome);
     if let Some(v) = verdicts {
         p.verdicts = protocol_verdicts(&trail.protocol);
         p.verdicts.extend(v);
@@ -530,6 +478,15 @@ fn run_case_timed<'a>(
     p.stderr_tail = trail.stderr_tail;
     p.last_request = trail.last_request;
     Ok(p)
+}
+
+/// A stop asked for ([`super::interrupt::requested`]) as the error that
+/// ends the case and the run.
+fn stop_point() -> Result<(), RunError> {
+    match super::interrupt::requested() {
+        Some(s) => Err(RunError::Interrupted(s)),
+        None => Ok(()),
+    }
 }
 
 /// Runs one case through a session of its own, closed at the end (what

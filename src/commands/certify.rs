@@ -12,6 +12,7 @@ use reducer_kit::certify::collect::FailureGroup;
 use reducer_kit::certify::counterexample::{
     save_all, save_too_large, shown, Counterexample, SavedFrom, ShrinkProgress,
 };
+use reducer_kit::certify::exchange::signal_text;
 use reducer_kit::certify::interrupt;
 use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
@@ -19,7 +20,7 @@ use reducer_kit::certify::process::{Limits, RUN_ENV};
 use reducer_kit::certify::report::text::{self, TextOptions};
 use reducer_kit::certify::report::{html, json, junit};
 use reducer_kit::certify::run::CaseList;
-use reducer_kit::certify::Shard;
+use reducer_kit::certify::{Shard, SourceError};
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Protocol;
 use reducer_kit::terminal::show_path;
@@ -555,6 +556,14 @@ impl Watch for Progress {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Installed first: a stop before the first case (one corpus file of a
+    // million messages takes seconds to parse) ends the command at once
+    // with a line saying so; from the first case on, it ends the run with
+    // its partial results (spec §8.7).
+    if let Err(e) = interrupt::install() {
+        return Ok(usage(format!("cannot handle SIGINT and SIGTERM: {e}")));
+    }
+    interrupt::exit_at_once(true);
     if let Err(e) = check_outputs(&args) {
         return Ok(usage(e));
     }
@@ -572,8 +581,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         },
     };
-    let cases = match job.plan() {
+    let planned = job.plan();
+    interrupt::exit_at_once(false);
+    let cases = match planned {
         Ok(c) => c,
+        Err(SourceError::Interrupted(signal)) => {
+            println!(
+                "INTERRUPTED by {} while reading the cases: no case was run, no report written",
+                signal_text(signal)
+            );
+            return Ok(ExitCode::from(interrupt::exit_code(signal)));
+        }
         Err(e) => {
             super::print_error(&e);
             return Ok(ExitCode::from(e.exit_code()));
@@ -595,9 +613,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             list.failures()
         }
     };
-    if let Err(e) = interrupt::install() {
-        return Ok(usage(format!("cannot handle SIGINT and SIGTERM: {e}")));
-    }
     let settings = &job.settings;
     eprintln!(
         "certify: {} cases, policy {}{}, format {}{}, {} mode, {} jobs, reducer: {} ({RUN_ENV}={})",
@@ -719,7 +734,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .lock()
         .write_all(text::render(&run, &options).as_bytes());
     if let Some(signal) = certified.interrupted {
-        // No report file: a partial one could pass for a whole run.
+        // No report file: a partial one could pass for a whole run. The
+        // process ends now: what the run holds (a case of a million
+        // messages) is left to the operating system, not freed value by
+        // value, which would take most of a second.
+        std::mem::forget(run);
+        std::mem::forget(certified);
+        std::mem::forget(cases);
         return Ok(ExitCode::from(interrupt::exit_code(signal)));
     }
     if let Some(p) = &args.report_json {

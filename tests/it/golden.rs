@@ -291,7 +291,7 @@ fn corpus_line(file: &Path, case: &Case) -> String {
         let cx = Counterexample {
             clause: Clause::NoOrphanResult,
             original_id: case.id.clone(),
-            case: from_case(case),
+            case: from_case(case.clone()),
             detail: "golden".into(),
             expected: Response::Messages(Vec::new()),
             actual: None,

@@ -420,7 +420,6 @@ mod tests {
         };
         CaseRecord::of(&CaseResult {
             case: RunCase::with_max_messages(id.into(), Value::from(2), Vec::new()),
-            wire_messages: None,
             took: std::time::Duration::ZERO,
             response: None,
             verdicts: vec![Verdict {

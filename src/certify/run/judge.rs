@@ -189,6 +189,9 @@ pub(super) fn judge_answer(
         reference.as_ref(),
         reference_less_summary.as_ref(),
     );
+    // The last answer is in: a stop asked for while the reducer answered
+    // ends the case before the checker reads them (spec §8.7).
+    stop_point()?;
     Ok(history
         .and_then(|h| check_classified(req, h, first, extras))
         .map_err(|e| format!("the case's input cannot be read: {e}")))

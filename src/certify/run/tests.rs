@@ -4,6 +4,7 @@ use super::*;
 use crate::certify::generated_case;
 use crate::certify::process::Reducer;
 use crate::certify::session::{Exchange, ReferenceSession};
+use crate::formats::Format;
 use crate::protocol::Protocol;
 use crate::terms::Policy;
 
@@ -181,7 +182,6 @@ fn an_answer_left_unread_is_the_response_it_repeats() {
 fn a_late_failure_is_labelled_with_the_request_it_followed() {
     let mut r = CaseResult {
         case: RunCase::with_max_messages("a/b".into(), Value::from(2), Vec::new()),
-        wire_messages: None,
         took: std::time::Duration::ZERO,
         response: None,
         verdicts: vec![Verdict {
