@@ -12,7 +12,6 @@ use reducer_kit::certify::collect::FailureGroup;
 use reducer_kit::certify::counterexample::{
     save_all, save_too_large, shown, Counterexample, SavedFrom, ShrinkProgress,
 };
-use reducer_kit::certify::exchange::signal_text;
 use reducer_kit::certify::interrupt;
 use reducer_kit::certify::job::{Options, Watch};
 use reducer_kit::certify::known_failures::read_known_failures;
@@ -20,7 +19,7 @@ use reducer_kit::certify::process::{Limits, RUN_ENV};
 use reducer_kit::certify::report::text::{self, TextOptions};
 use reducer_kit::certify::report::{html, json, junit};
 use reducer_kit::certify::run::CaseList;
-use reducer_kit::certify::{Shard, SourceError};
+use reducer_kit::certify::Shard;
 use reducer_kit::formats::Format;
 use reducer_kit::protocol::Protocol;
 use reducer_kit::terminal::show_path;
@@ -585,13 +584,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     interrupt::exit_at_once(false);
     let cases = match planned {
         Ok(c) => c,
-        Err(SourceError::Interrupted(signal)) => {
-            println!(
-                "INTERRUPTED by {} while reading the cases: no case was run, no report written",
-                signal_text(signal)
-            );
-            return Ok(ExitCode::from(interrupt::exit_code(signal)));
-        }
         Err(e) => {
             super::print_error(&e);
             return Ok(ExitCode::from(e.exit_code()));
