@@ -20,13 +20,19 @@ speak), both runs are in that format: the kit converts each case and each
 answer, and the failing run's excess includes what its failure keeps of
 the conversion.
 
+With --declare soft-budget the failing reducer fails one clause
+(whole-turns) where it fails two: its failure's example is then held by
+one failure alone, and is moved into the shrink rather than copied.
+--kit BIN runs another build of the kit (an older one, to compare).
+
 With --sigint, the failing run of each size again, its reducer slowed by
 0.3 s per answer, and SIGINT sent once the reducer has been asked its
 second shrinking candidate: the seconds from the signal to the kit's exit
 (exit code 130).
 
     cargo build --release
-    python3 benches/shrink_bounded.py [--sizes 2000,1000000] [--shrink-time 5] [--format F] [--sigint]
+    python3 benches/shrink_bounded.py [--sizes 2000,1000000] [--shrink-time 5] [--format F]
+        [--declare D] [--kit BIN] [--sigint]
 """
 import argparse
 import json
@@ -92,12 +98,13 @@ def peak_kb(pid):
     return None
 
 
-def certify(corpus, reducer, shrink_time, interrupt_after=None, log=None, fmt="canonical"):
+def certify(corpus, reducer, shrink_time, interrupt_after=None, log=None, fmt="canonical",
+            declare=None, kit=None):
     """Runs certify; returns (seconds, peak KB, exit code, stdout, stderr,
     seconds from SIGINT to exit or None)."""
-    args = [KIT, "certify", "--corpus", corpus, "--cases", "0", "--persistent",
+    args = [kit or KIT, "certify", "--corpus", corpus, "--cases", "0", "--persistent",
             "--jobs", "1", "--timeout", "600000", "--shrink-time", str(shrink_time),
-            "--format", fmt, "--"] + reducer
+            "--format", fmt] + (["--declare", declare] if declare else []) + ["--"] + reducer
     start = time.monotonic()
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     peak = 0
@@ -125,6 +132,9 @@ def main():
     ap.add_argument("--shrink-time", type=int, default=5)
     ap.add_argument("--format", default="canonical")
     ap.add_argument("--sigint", action="store_true")
+    ap.add_argument("--declare", help="passed to certify: soft-budget leaves the failing "
+                    "reducer one failure (whole-turns), where it has two")
+    ap.add_argument("--kit", help="the reducer-kit binary to run (another build, to compare)")
     a = ap.parse_args()
     if not os.path.exists(KIT):
         sys.exit("build first: cargo build --release")
@@ -136,11 +146,13 @@ def main():
         runs = {}
         for name, script in [("passing", "turns_reducer.py"), ("failing", "naive_last_n.py")]:
             r = certify(corpus, ["python3", os.path.join(REDUCERS, script), "--persistent",
-                                 "--format", a.format], a.shrink_time, fmt=a.format)
+                                 "--format", a.format], a.shrink_time, fmt=a.format,
+                         declare=a.declare, kit=a.kit)
             runs[name] = r
             shrunk = re.search(r"shrunk .*", r[4])
             headers = [l for l in r[3].splitlines() if "counterexample for" in l]
             print(json.dumps({"messages": n, "fileBytes": size, "format": a.format,
+                              "declare": a.declare, "kit": a.kit or "target/release",
                               "reducer": script,
                               "seconds": round(r[0], 2), "peakKB": r[1], "exit": r[2],
                               "shrinking": shrunk.group(0) if shrunk else None,

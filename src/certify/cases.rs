@@ -370,7 +370,58 @@ impl CaseList for CasePlan {
     }
 }
 
+/// The cases of a [`CasePlan`] for one run that takes its listed cases
+/// as it runs them ([`CasePlan::hand_over`]): each is moved out of the
+/// plan when the run asks for it, so that the run holds a case no longer
+/// than it needs it, and a case kept as a failure's example is held once
+/// (its shrink moves its messages rather than copying them, spec §9.1).
+/// Each case is asked for once ([`CaseList::case`]).
+#[derive(Debug)]
+pub struct HandedCases<'a> {
+    config: &'a Config,
+    order: Vec<Planned>,
+    listed: Vec<std::sync::Mutex<Option<RunCase>>>,
+}
+
+impl CaseList for HandedCases<'_> {
+    fn count(&self) -> usize {
+        self.order.len()
+    }
+
+    /// # Panics
+    ///
+    /// When listed case `i` was asked for before.
+    fn case(&self, i: usize) -> std::borrow::Cow<'_, RunCase> {
+        match self.order[i] {
+            Planned::Listed(k) => std::borrow::Cow::Owned(
+                self.listed[k]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()
+                    .expect("a handed case is run once"),
+            ),
+            Planned::Generated(seed, n) => {
+                std::borrow::Cow::Owned(generated_case_from(seed, n, self.config))
+            }
+        }
+    }
+}
+
 impl CasePlan {
+    /// The plan's cases for one run that takes the listed ones as it runs
+    /// them ([`HandedCases`]). The plan is spent: it lists no case
+    /// afterwards ([`CaseList::count`] 0); its [`CasePlan::counts`] stay.
+    pub fn hand_over(&mut self) -> HandedCases<'_> {
+        HandedCases {
+            config: &self.config,
+            order: std::mem::take(&mut self.order),
+            listed: std::mem::take(&mut self.listed)
+                .into_iter()
+                .map(|c| std::sync::Mutex::new(Some(c)))
+                .collect(),
+        }
+    }
+
     fn push_listed(
         &mut self,
         c: RunCase,

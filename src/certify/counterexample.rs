@@ -248,7 +248,8 @@ pub const SHRINK_ANSWER_CAP: (usize, usize) = (4, 64 * 1024);
 /// shrunk when its input is broken, and every candidate is broken too
 /// (spec §17.1).
 ///
-/// Bounds (spec §9.1): the shrink copies the case once (never with
+/// Bounds (spec §9.1): the shrink copies the case once ([`counterexamples`]
+/// moves it instead when nothing else holds it; never with
 /// `limits.tries` 0, nor when the time left before `limits.deadline` is
 /// under a quarter of the time the case's own run took: it is then
 /// reported as it failed, [`Counterexample::out_of_time`]) and makes each
@@ -266,6 +267,66 @@ pub fn shrink_in(
     session: &mut dyn Session,
     settings: &Settings,
     failing: &CaseResult,
+    clause: Clause,
+    limits: &ShrinkLimits,
+    progress: &(dyn Fn(&ShrinkProgress) + Sync),
+) -> Result<Counterexample, RunError> {
+    shrink_from(
+        session,
+        settings,
+        Start::Shared(failing),
+        clause,
+        limits,
+        progress,
+    )
+}
+
+/// The failing result a shrink starts from, and where its messages come
+/// from when the shrink starts.
+enum Start<'a> {
+    /// Borrowed: its messages are copied.
+    Shared(&'a CaseResult),
+    /// Handed over by its only owner: its messages are moved out when
+    /// nothing else holds them (else copied), and put back when no
+    /// candidate failed.
+    Handed(&'a mut Arc<CaseResult>),
+}
+
+impl Start<'_> {
+    fn result(&self) -> &CaseResult {
+        match self {
+            Start::Shared(r) => r,
+            Start::Handed(r) => r,
+        }
+    }
+
+    /// The failing case's messages, owned: moved out of a handed result
+    /// nothing else holds (whether they were is the second member), else
+    /// copied.
+    fn messages(&mut self) -> (Vec<Value>, bool) {
+        if let Start::Handed(r) = self {
+            if let Some(m) = Arc::get_mut(r).and_then(|r| Arc::get_mut(&mut r.case.messages)) {
+                return (std::mem::take(m), true);
+            }
+        }
+        (self.result().case.messages.to_vec(), false)
+    }
+
+    /// Puts back the messages [`Start::messages`] moved out.
+    fn give_back(&mut self, messages: Vec<Value>) {
+        if let Start::Handed(r) = self {
+            if let Some(r) = Arc::get_mut(r) {
+                r.case.messages = Arc::new(messages);
+            }
+        }
+    }
+}
+
+/// [`shrink_in`] from `start`.
+fn shrink_from(
+    session: &mut dyn Session,
+    settings: &Settings,
+    mut start: Start<'_>,
     clause: Clause,
     limits: &ShrinkLimits,
     progress: &(dyn Fn(&ShrinkProgress) + Sync),
@@ -300,12 +361,15 @@ pub fn shrink_in(
         false
     };
     let mut small: Option<QuickCase> = None;
-    let budget = Budget::read(&failing.case.budget, failing.case.messages.len());
+    // Whether the failing case's messages were moved into the shrink.
+    let mut moved = false;
+    let original_len = start.result().case.messages.len();
+    let budget = Budget::read(&start.result().case.budget, original_len);
     // A case whose own run took over four times the time left gets no
     // try in: it is not copied, and is reported as it failed.
     let no_time = limits.deadline.is_some_and(|d| {
         Instant::now()
-            .checked_add(failing.took / 4)
+            .checked_add(start.result().took / 4)
             .is_none_or(|t| t > d)
     });
     out_of_time.set(no_time);
@@ -314,7 +378,7 @@ pub fn shrink_in(
             tokens: c.to_vec(),
             max_tokens: budget.limit(),
             count_pinned: budget.count_pinned(),
-            summary_tokens: failing.case.summary_tokens,
+            summary_tokens: start.result().case.summary_tokens,
         });
         let keep = if settings.policy == Policy::Repair {
             // A repair is certified on broken histories (spec §17.1):
@@ -323,26 +387,33 @@ pub fn shrink_in(
         } else {
             Keep::Valid
         };
-        let mut start = QuickCase {
-            messages: failing.case.messages.to_vec(),
+        let messages;
+        (messages, moved) = start.messages();
+        let mut first = QuickCase {
+            messages,
             budget: budget.max_messages(),
             allow_pending: false,
             costs,
         };
-        let start = match keep {
-            Keep::Broken => Some(start).filter(QuickCase::is_broken),
-            Keep::Valid if start.is_valid() => Some(start),
+        let shrinkable = match keep {
+            Keep::Broken => first.is_broken(),
+            Keep::Valid if first.is_valid() => true,
             Keep::Valid => {
-                start.allow_pending = true;
-                Some(start).filter(QuickCase::is_valid)
+                first.allow_pending = true;
+                first.is_valid()
             }
         };
-        if let Some(start) = start {
+        if !shrinkable {
+            start.give_back(std::mem::take(&mut first.messages));
+            moved = false;
+        }
+        let failing = start.result();
+        if shrinkable {
             session.bound(Bounds {
                 deadline: limits.deadline,
                 answer_cap: (clause != Clause::ProtocolSize).then_some(SHRINK_ANSWER_CAP),
             });
-            let mut best_len = failing.case.messages.len();
+            let mut best_len = original_len;
             let mut fails = |c: &mut QuickCase| -> bool {
                 // Every candidate stays inside the run's contract: the
                 // knobs of --without, what a declaration leaves out (spec
@@ -388,14 +459,21 @@ pub fn shrink_in(
                 });
                 hit
             };
-            small = Some(start.minimize_within(keep, &mut stop, &mut fails));
+            small = Some(first.minimize_within(keep, &mut stop, &mut fails));
             session.bound(Bounds::default());
         }
     }
     if let Some(e) = fatal.into_inner() {
         return Err(e);
     }
-    let best: Cow<'_, CaseResult> = match (best.into_inner(), small) {
+    let best = best.into_inner();
+    if let (None, Some(small), true) = (&best, &mut small, moved) {
+        // No candidate failed: the shrink's case is the failing case's
+        // own messages, as they were.
+        start.give_back(std::mem::take(&mut small.messages));
+    }
+    let failing = start.result();
+    let best: Cow<'_, CaseResult> = match (best, small) {
         (Some(mut r), Some(mut small)) => {
             let messages = std::mem::take(&mut small.messages);
             r.case = RunCase {
@@ -604,19 +682,27 @@ pub const SHOWN_KINDS: usize = 3;
 /// in `failures` with each report. At the end the run's processes that
 /// escaped their group are killed ([`process::sweep`]).
 ///
+/// A shown example that nothing else holds hands its messages to its
+/// shrink rather than being copied, so that a huge case is held once
+/// (spec §9.1): when a candidate failed, its `case.messages` is left
+/// empty (the counterexample keeps the smallest case and
+/// [`Counterexample::original_id`]); when none did, they are put back.
+///
 /// # Errors
 ///
 /// [`RunError`] when the reducer cannot be started or the kit is stopped.
 pub fn counterexamples(
     settings: &Settings,
-    failures: &[FailureGroup],
+    failures: &mut [FailureGroup],
     limits: &ShrinkLimits,
     progress: &(dyn Fn(usize, &ShrinkProgress) + Sync),
 ) -> Result<Vec<Counterexample>, RunError> {
-    let work: Vec<(usize, &FailureGroup, ShrinkLimits)> = shown(failures)
-        .into_iter()
-        .map(|i| {
-            let g = &failures[i];
+    let shown = shown(failures);
+    let work: Vec<(usize, &mut FailureGroup, ShrinkLimits)> = failures
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| shown.contains(i))
+        .map(|(i, g)| {
             let limits = if g.clause == Clause::ProtocolTimeout {
                 ShrinkLimits::tries(0)
             } else {
@@ -625,23 +711,24 @@ pub fn counterexamples(
             (i, g, limits)
         })
         .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let count = work.len();
+    let work = std::sync::Mutex::new(work.into_iter().enumerate());
     let out: std::sync::Mutex<Vec<Option<Result<Counterexample, RunError>>>> =
-        std::sync::Mutex::new((0..work.len()).map(|_| None).collect());
+        std::sync::Mutex::new((0..count).map(|_| None).collect());
     let shrinker = || {
         let mut session = settings.session();
         loop {
-            let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let Some((i, g, limits)) = work.get(k) else {
+            let next = work.lock().expect("no shrinker panics").next();
+            let Some((k, (i, g, limits))) = next else {
                 break;
             };
-            let each = |p: &ShrinkProgress| progress(*i, p);
-            let cx = shrink_in(
+            let each = |p: &ShrinkProgress| progress(i, p);
+            let cx = shrink_from(
                 session.as_mut(),
                 settings,
-                &g.example,
+                Start::Handed(&mut g.example),
                 g.clause,
-                limits,
+                &limits,
                 &each,
             )
             .map(|mut cx| {
@@ -652,7 +739,7 @@ pub fn counterexamples(
         }
         let _ = session.close();
     };
-    let shrinkers = settings.jobs.max(1).min(work.len().max(1));
+    let shrinkers = settings.jobs.max(1).min(count.max(1));
     if shrinkers == 1 {
         // One shrinker runs in the calling thread (WebAssembly has no
         // threads; an in-process reducer answers on the caller's).

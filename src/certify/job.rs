@@ -19,6 +19,7 @@ use super::grade::{grade_clauses, Grade};
 use super::known_failures::{compare_known_failures, KnownFailure, KnownFailureCheck};
 use super::process::{Limits, Reducer};
 use super::report::{Interruption, Run};
+use super::run::CaseList;
 use super::settings::{Sessions, Settings};
 use super::{CasePlan, Shard, SourceError, Sources};
 use crate::formats::Format;
@@ -391,7 +392,9 @@ impl Job {
         self.sources.plan()
     }
 
-    /// Runs the cases of `plan`
+    /// Runs the cases of `plan` (a [`CasePlan`], or what
+    /// [`CasePlan::hand_over`] gives for a run that holds each listed case
+    /// only while it needs it)
     /// ([`run_cases`](super::collect::run_cases)), shrinks each kind of
     /// failure to a minimal counterexample ([`counterexamples`]; not for a
     /// reducer that answered nothing, spec §8.5), grades the run and
@@ -404,12 +407,12 @@ impl Job {
     /// (spec §8.7) is no error: [`Certified::interrupted`] says so.
     pub fn run(
         &self,
-        plan: &CasePlan,
+        plan: &dyn CaseList,
         known: &[KnownFailure],
         watch: &dyn Watch,
     ) -> Result<Certified, RunError> {
         let settings = &self.settings;
-        let collected = run_cases_with(
+        let mut collected = run_cases_with(
             settings,
             plan,
             &|done, failing| watch.cases_done(done, failing),
@@ -429,7 +432,7 @@ impl Job {
                 deadline: Some(started + self.shrink_time),
             };
             watch.shrinking(&collected.failures);
-            match counterexamples(settings, &collected.failures, &limits, &|i, p| {
+            match counterexamples(settings, &mut collected.failures, &limits, &|i, p| {
                 watch.shrunk(i, p)
             }) {
                 Ok(c) => cxs = c,

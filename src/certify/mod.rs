@@ -47,6 +47,6 @@ pub mod settings;
 pub use cases::{
     case_skipped, from_case, generated_case, generated_case_from, generator_config,
     generator_config_for, generator_config_without, in_scope, kit_cases, kit_corpus,
-    parse_generated_id, repair_scope, CasePlan, PlanCounts, Shard, ShardError, SourceError,
-    Sources,
+    parse_generated_id, repair_scope, CasePlan, HandedCases, PlanCounts, Shard, ShardError,
+    SourceError, Sources,
 };

@@ -582,7 +582,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let planned = job.plan();
     interrupt::exit_at_once(false);
-    let cases = match planned {
+    let mut cases = match planned {
         Ok(c) => c,
         Err(e) => {
             super::print_error(&e);
@@ -673,8 +673,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 }
             });
         }
-        let ran = job.run(&cases, &known, &progress);
+        // Each corpus case is handed to the run as it runs: a failure's
+        // example is then held once, and its shrink moves it (spec §9.1).
+        let handed = cases.hand_over();
+        let ran = job.run(&handed, &known, &progress);
         drop(stop);
+        if ran.as_ref().is_ok_and(|c| c.interrupted.is_some()) {
+            // The cases not run are left to the operating system, as
+            // what the run holds is below.
+            std::mem::forget(handed);
+        }
         ran
     });
     let mut certified = match ran {

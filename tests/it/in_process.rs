@@ -5,6 +5,7 @@
 
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{json, text};
+use reducer_kit::certify::run::CaseList;
 use reducer_kit::certify::session::{InProcessSession, ReferenceSession, RunError};
 use reducer_kit::{Certified, CertifyOptions, Clause, Format, Job, Policy, Protocol};
 use serde_json::{json, Value};
@@ -175,4 +176,53 @@ fn an_error_of_the_function_stops_the_run() {
         .unwrap();
     let (_, c) = certify(job, |_| Err(RunError::Start("gone".into())));
     assert_eq!(c.unwrap_err(), RunError::Start("gone".into()));
+}
+
+/// A run that is handed its plan's cases (`CasePlan::hand_over`, what
+/// `certify` runs) moves a failure's example into its shrink rather than
+/// copying it (spec §9.1): after the run the examples that shrank hold no
+/// messages, and the counterexamples are those of a run on the plan
+/// itself, where every example keeps its messages.
+#[test]
+fn a_handed_plan_moves_a_failure_example_into_its_shrink() {
+    let job = CertifyOptions {
+        generated: 0,
+        ..options(Policy::Suffix, Format::Canonical, Protocol::V1)
+    }
+    .resolve()
+    .unwrap()
+    .with_sessions(|settings| Box::new(InProcessSession::new(settings, last_n)));
+    let plan = job.plan().unwrap();
+    let kept = job.run(&plan, &[], &Unwatched).unwrap();
+    assert_eq!(plan.count(), kept.collected.records.len());
+    // Planned again: a clone would share its cases with `plan`.
+    let mut spent = job.plan().unwrap();
+    let handed = job.run(&spent.hand_over(), &[], &Unwatched).unwrap();
+    assert_eq!(spent.count(), 0, "a handed plan is spent");
+    assert_eq!(spent.counts, plan.counts);
+    assert_eq!(handed.counterexamples, kept.counterexamples);
+    assert!(!kept.counterexamples.is_empty());
+    // On the plan itself every example is the plan's too: copied.
+    for g in &kept.collected.failures {
+        assert!(!g.example.case.messages.is_empty(), "{}", g.example.case.id);
+    }
+    // Handed, an example that shrank gave its messages to the shrink, and
+    // one that did not got them back.
+    let mut moved = 0;
+    for g in &handed.collected.failures {
+        if g.example.case.messages.is_empty() {
+            moved += 1;
+            // Its counterexample, or the one of its clause it merged into
+            // (the same root shapes), is shrunk.
+            assert!(
+                handed
+                    .counterexamples
+                    .iter()
+                    .any(|cx| cx.clause == g.clause && cx.shrunk),
+                "{}",
+                g.example.case.id
+            );
+        }
+    }
+    assert!(moved > 0, "no example was moved");
 }
