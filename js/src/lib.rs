@@ -547,11 +547,13 @@ pub fn certify(answer_fn: js_sys_free::Function, options: &str) -> Result<String
     let (options, rerun) = certify_options(&o)?;
     let (corpus, replay) = (options.corpus.clone(), options.replay.clone());
     let job = options.resolve().map_err(error)?;
-    let plan = job.plan().map_err(error)?;
+    let mut plan = job.plan().map_err(error)?;
     let job = job.with_sessions(|settings| Box::new(InProcessSession::new(settings, answer)));
     ANSWER.with(|a| *a.borrow_mut() = Some(answer_fn));
     STOPPED_BY.with(|s| *s.borrow_mut() = None);
-    let certified = job.run(&plan, &[], &Unwatched);
+    // Each corpus case is handed to the run as it runs, as `certify`
+    // does: a failure's example is held once (spec §9.1).
+    let certified = job.run(&plan.hand_over(), &[], &Unwatched);
     ANSWER.with(|a| *a.borrow_mut() = None);
     if let Some(e) = STOPPED_BY.with(|s| s.borrow_mut().take()) {
         return Err(e);

@@ -191,7 +191,7 @@ pub fn certify<'py>(
             ..CertifyOptions::default()
         };
         let job = options.resolve().map_err(error)?;
-        let plan = job.plan().map_err(error)?;
+        let mut plan = job.plan().map_err(error)?;
         let shared = Arc::new(Shared {
             reducer,
             json_float: json_float(py)?.unbind(),
@@ -205,7 +205,11 @@ pub fn certify<'py>(
                 Python::attach(|py| shared.answer(py, text))
             }))
         });
-        let certified = py.detach(|| job.run(&plan, &[], &Unwatched));
+        // Each corpus case is handed to the run as it runs, as `certify`
+        // does: a failure's example is held once (spec §9.1).
+        let handed = plan.hand_over();
+        let certified = py.detach(|| job.run(&handed, &[], &Unwatched));
+        drop(handed);
         if let Some(e) = shared
             .stopped_by
             .lock()
