@@ -463,14 +463,14 @@ fn shrink_from(
             session.bound(Bounds::default());
         }
     }
-    if let Some(e) = fatal.into_inner() {
-        return Err(e);
-    }
     let best = best.into_inner();
     if let (None, Some(small), true) = (&best, &mut small, moved) {
         // No candidate failed: the shrink's case is the failing case's
-        // own messages, as they were.
+        // own messages, as they were (also when the kit is stopped).
         start.give_back(std::mem::take(&mut small.messages));
+    }
+    if let Some(e) = fatal.into_inner() {
+        return Err(e);
     }
     let failing = start.result();
     let best: Cow<'_, CaseResult> = match (best, small) {
