@@ -33,7 +33,7 @@ use web_time::Instant;
 
 mod failures;
 mod saved;
-pub use failures::{counterexamples, order, shown, SHOWN_KINDS};
+pub use failures::{counterexamples, order, shown, SHARED_HUGE_MESSAGES, SHOWN_KINDS};
 pub use saved::{save_all, save_too_large, SavedFrom, Sizes, COPY_LIMIT};
 
 /// A failure shrunk to a minimal counterexample.

@@ -226,3 +226,66 @@ fn a_handed_plan_moves_a_failure_example_into_its_shrink() {
     }
     assert!(moved > 0, "no example was moved");
 }
+
+/// A huge case that fails two clauses (a naive last-N cut of a
+/// 5,000-message history under `turns`: `whole-turns` and
+/// `matches-reference`) is shrunk for both from one copy of its messages
+/// (spec §9.1): handed over, the example both failures share gave its
+/// messages to the shrinks and they took them, where on the plan itself
+/// it keeps them; both runs give the same counterexamples, each shrunk.
+#[test]
+fn a_huge_example_two_clauses_share_is_held_once() {
+    let n = 5_000;
+    assert!(n >= reducer_kit::certify::counterexample::SHARED_HUGE_MESSAGES);
+    let dir = tempfile::tempdir().unwrap();
+    let message = |i: usize| {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        json!({"role": role, "contents": [{"$type": "text", "text": format!("m{i}")}]})
+    };
+    let case = json!([{
+        "id": "long/5000",
+        "spec": 1,
+        "policy": "turns",
+        "maxMessages": 3,
+        "expected": [message(n - 2), message(n - 1)],
+        "messages": (0..n).map(message).collect::<Vec<_>>(),
+    }]);
+    std::fs::write(dir.path().join("long.json"), case.to_string()).unwrap();
+    let job = CertifyOptions {
+        corpus: vec![dir.path().to_path_buf()],
+        generated: 0,
+        jobs: Some(2),
+        ..options(Policy::Turns, Format::Canonical, Protocol::V1)
+    }
+    .resolve()
+    .unwrap()
+    .with_sessions(|settings| Box::new(InProcessSession::new(settings, last_n)));
+    let plan = job.plan().unwrap();
+    let kept = job.run(&plan, &[], &Unwatched).unwrap();
+    let mut spent = job.plan().unwrap();
+    let handed = job.run(&spent.hand_over(), &[], &Unwatched).unwrap();
+    let clauses = |c: &Certified| {
+        let mut v: Vec<Clause> = c.counterexamples.iter().map(|cx| cx.clause).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        clauses(&handed),
+        [Clause::WholeTurns, Clause::MatchesReference]
+    );
+    assert_eq!(handed.counterexamples, kept.counterexamples);
+    for cx in &handed.counterexamples {
+        assert!(cx.shrunk, "{}", cx.clause);
+        assert_eq!(cx.original_id, "long/5000");
+    }
+    for (c, held) in [(&kept, n), (&handed, 0)] {
+        let groups = &c.collected.failures;
+        assert_eq!(groups.len(), 2);
+        assert!(Arc::ptr_eq(&groups[0].example, &groups[1].example));
+        assert_eq!(groups[0].example.case.messages.len(), held);
+        assert_eq!(
+            groups[0].example.verdicts.len(),
+            kept.collected.failures[0].example.verdicts.len()
+        );
+    }
+}

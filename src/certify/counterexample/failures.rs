@@ -7,9 +7,14 @@ use super::{shrink_from, Counterexample, ShrinkLimits, ShrinkProgress, Start};
 use crate::certify::collect::FailureGroup;
 use crate::certify::exchange::RunError;
 use crate::certify::process;
+use crate::certify::result::{CaseResult, RunCase};
 use crate::certify::run::Settings;
+use crate::certify::session::Session;
 use crate::generate::shapes;
 use crate::terms::{Budget, Clause, Level};
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::Arc;
 
 /// How many kinds of failure of one clause are shrunk and shown (the
 /// first by [`crate::certify::collect::ExampleKey`]); the cases of the others count in
@@ -45,48 +50,54 @@ pub fn counterexamples(
     progress: &(dyn Fn(usize, &ShrinkProgress) + Sync),
 ) -> Result<Vec<Counterexample>, RunError> {
     let shown = shown(failures);
-    let work: Vec<(usize, &mut FailureGroup, ShrinkLimits)> = failures
-        .iter_mut()
-        .enumerate()
-        .filter(|(i, _)| shown.contains(i))
-        .map(|(i, g)| {
-            let limits = if g.clause == Clause::ProtocolTimeout {
-                ShrinkLimits::tries(0)
-            } else {
-                *limits
-            };
-            (i, g, limits)
-        })
-        .collect();
-    let count = work.len();
-    let work = std::sync::Mutex::new(work.into_iter().enumerate());
+    let chained = chained(failures, &shown);
+    let mut work: Vec<Vec<Shrink<'_>>> = Vec::new();
+    let mut count = 0;
+    for (index, group) in failures.iter_mut().enumerate() {
+        if !shown.contains(&index) {
+            continue;
+        }
+        let limits = if group.clause == Clause::ProtocolTimeout {
+            ShrinkLimits::tries(0)
+        } else {
+            *limits
+        };
+        let s = Shrink {
+            out: count,
+            index,
+            group,
+            limits,
+        };
+        count += 1;
+        let chain = chained[index]
+            .then(|| {
+                work.iter_mut()
+                    .find(|c| Arc::ptr_eq(&c[0].group.example, &s.group.example))
+            })
+            .flatten();
+        match chain {
+            Some(chain) => chain.push(s),
+            None => work.push(vec![s]),
+        }
+    }
+    let items = work.len();
+    let work = std::sync::Mutex::new(work.into_iter());
     let out: std::sync::Mutex<Vec<Option<Result<Counterexample, RunError>>>> =
         std::sync::Mutex::new((0..count).map(|_| None).collect());
     let shrinker = || {
         let mut session = settings.session();
         loop {
             let next = work.lock().expect("no shrinker panics").next();
-            let Some((k, (i, g, limits))) = next else {
+            let Some(item) = next else {
                 break;
             };
-            let each = |p: &ShrinkProgress| progress(i, p);
-            let cx = shrink_from(
-                session.as_mut(),
-                settings,
-                Start::Handed(&mut g.example),
-                g.clause,
-                &limits,
-                &each,
-            )
-            .map(|mut cx| {
-                cx.cases = g.cases;
-                cx
-            });
-            out.lock().expect("no shrinker panics")[k] = Some(cx);
+            for (k, cx) in shrink_item(session.as_mut(), settings, item, progress) {
+                out.lock().expect("no shrinker panics")[k] = Some(cx);
+            }
         }
         let _ = session.close();
     };
-    let shrinkers = settings.jobs.max(1).min(count.max(1));
+    let shrinkers = settings.jobs.max(1).min(items.max(1));
     if shrinkers == 1 {
         // One shrinker runs in the calling thread (WebAssembly has no
         // threads; an in-process reducer answers on the caller's).
@@ -108,6 +119,156 @@ pub fn counterexamples(
     let mut cxs = merge_root_shapes(cxs);
     order(&mut cxs);
     Ok(cxs)
+}
+
+/// A shown example of this many messages or more that several shown
+/// failures share (clauses failing on one case) and nothing else holds
+/// is shrunk for them one after another by one worker, held once
+/// ([`shrink_item`]); a smaller one is copied for each, and its shrinks
+/// run side by side.
+pub const SHARED_HUGE_MESSAGES: usize = 4096;
+
+/// One failure to shrink: where its counterexample goes in the output,
+/// its index in `failures` (for progress), the failure, its limits.
+struct Shrink<'a> {
+    out: usize,
+    index: usize,
+    group: &'a mut FailureGroup,
+    limits: ShrinkLimits,
+}
+
+/// What a shrink needs of a [`Shrink`] besides its example.
+struct Task {
+    out: usize,
+    index: usize,
+    clause: Clause,
+    cases: usize,
+    limits: ShrinkLimits,
+}
+
+impl Shrink<'_> {
+    fn task(&self) -> Task {
+        Task {
+            out: self.out,
+            index: self.index,
+            clause: self.group.clause,
+            cases: self.group.cases,
+            limits: self.limits,
+        }
+    }
+}
+
+/// For each failure, whether its shrink is chained with the others that
+/// share its example ([`SHARED_HUGE_MESSAGES`]): it is shown, its example
+/// is that long, two or more shown failures hold it, and nothing else
+/// holds it or its messages.
+fn chained(failures: &[FailureGroup], shown: &[usize]) -> Vec<bool> {
+    let holders = |e: &Arc<CaseResult>| {
+        shown
+            .iter()
+            .filter(|&&k| Arc::ptr_eq(&failures[k].example, e))
+            .count()
+    };
+    (0..failures.len())
+        .map(|i| {
+            let e = &failures[i].example;
+            shown.contains(&i)
+                && e.case.messages.len() >= SHARED_HUGE_MESSAGES
+                && holders(e) >= 2
+                && Arc::strong_count(e) == holders(e)
+                && Arc::strong_count(&e.case.messages) == 1
+        })
+        .collect()
+}
+
+/// Shrinks the failures of `item` (one, or a chain sharing one example,
+/// [`chained`]) in turn through `session`: each counterexample with its
+/// place in the output.
+///
+/// A chain's failures give their example up for its length (each holds a
+/// stand-in without messages), so that the first shrink has it moved in
+/// (spec §9.1); its messages are kept as compact JSON text, about the size
+/// of the case file, and read again for each later shrink the one before
+/// took them from. At the end every failure of the chain holds the example
+/// again, as the last shrink left it.
+fn shrink_item(
+    session: &mut dyn Session,
+    settings: &Settings,
+    mut item: Vec<Shrink<'_>>,
+    progress: &(dyn Fn(usize, &ShrinkProgress) + Sync),
+) -> Vec<(usize, Result<Counterexample, RunError>)> {
+    let one = |session: &mut dyn Session, example: &mut Arc<CaseResult>, s: &Task| {
+        let each = |p: &ShrinkProgress| progress(s.index, p);
+        let cx = shrink_from(
+            session,
+            settings,
+            Start::Handed(example),
+            s.clause,
+            &s.limits,
+            &each,
+        );
+        (
+            s.out,
+            cx.map(|mut cx| {
+                cx.cases = s.cases;
+                cx
+            }),
+        )
+    };
+    if let [s] = &mut item[..] {
+        let task = s.task();
+        return vec![one(session, &mut s.group.example, &task)];
+    }
+    let aside = Arc::new(stand_in(&item[0].group.example));
+    let mut example = None;
+    for s in &mut item {
+        example = Some(std::mem::replace(&mut s.group.example, aside.clone()));
+    }
+    let mut example = example.expect("a chain holds two failures or more");
+    let mut text = Some(serde_json::to_vec(&*example.case.messages).expect("values write as JSON"));
+    let last = item.len() - 1;
+    let mut done = Vec::with_capacity(item.len());
+    for (j, s) in item.iter().enumerate() {
+        let task = s.task();
+        if example.case.messages.is_empty() {
+            if let (Some(t), Some(r)) = (&text, Arc::get_mut(&mut example)) {
+                r.case.messages = Arc::new(read_back(t));
+            }
+        }
+        if j == last {
+            text = None;
+        }
+        done.push(one(session, &mut example, &task));
+    }
+    for s in &mut item {
+        s.group.example = example.clone();
+    }
+    done
+}
+
+/// What a failure holds while its example is in a shrink: the example's
+/// case without messages, no response, no verdicts.
+fn stand_in(example: &CaseResult) -> CaseResult {
+    CaseResult {
+        case: RunCase {
+            messages: Default::default(),
+            ..example.case.clone()
+        },
+        response: None,
+        verdicts: Vec::new(),
+        stderr_tail: String::new(),
+        outcome: example.outcome.clone(),
+        last_request: None,
+        took: example.took,
+    }
+}
+
+/// Messages read back from the kit's own compact text of them
+/// ([`shrink_item`]): as deep as their first reading allowed.
+fn read_back(text: &[u8]) -> Vec<Value> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    de.disable_recursion_limit();
+    Vec::<Value>::deserialize(&mut de).expect("the kit's own text of values reads back")
 }
 
 /// The order counterexamples are shown in: defects first (a failure on
