@@ -39,6 +39,8 @@ pub const SHOWN_KINDS: usize = 3;
 /// (spec §9.1): when a candidate failed, its `case.messages` is left
 /// empty (the counterexample keeps the smallest case and
 /// [`Counterexample::original_id`]); when none did, they are put back.
+/// An example of [`SHARED_HUGE_MESSAGES`] or more that several shown
+/// failures share is shrunk for them in turn, held once ([`shrink_item`]).
 ///
 /// # Errors
 ///
