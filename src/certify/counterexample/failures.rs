@@ -40,7 +40,9 @@ pub const SHOWN_KINDS: usize = 3;
 /// empty (the counterexample keeps the smallest case and
 /// [`Counterexample::original_id`]); when none did, they are put back.
 /// An example of [`SHARED_HUGE_MESSAGES`] or more that several shown
-/// failures share is shrunk for them in turn, held once ([`shrink_item`]).
+/// failures share is shrunk for them in turn, held once: moved into the
+/// first shrink and read back from the kit's compact JSON text of it for
+/// each later one that needs it.
 ///
 /// # Errors
 ///
@@ -125,9 +127,9 @@ pub fn counterexamples(
 
 /// A shown example of this many messages or more that several shown
 /// failures share (clauses failing on one case) and nothing else holds
-/// is shrunk for them one after another by one worker, held once
-/// ([`shrink_item`]); a smaller one is copied for each, and its shrinks
-/// run side by side.
+/// is shrunk for them one after another by one worker, held once (its
+/// text kept in between); a smaller one is copied for each, and its
+/// shrinks run side by side.
 pub const SHARED_HUGE_MESSAGES: usize = 4096;
 
 /// One failure to shrink: where its counterexample goes in the output,
