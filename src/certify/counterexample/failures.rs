@@ -193,8 +193,8 @@ fn chained(failures: &[FailureGroup], shown: &[usize]) -> Vec<bool> {
 /// stand-in without messages), so that the first shrink has it moved in
 /// (spec §9.1); its messages are kept as compact JSON text, about the size
 /// of the case file, and read again for each later shrink the one before
-/// took them from. At the end every failure of the chain holds the example
-/// again, as the last shrink left it.
+/// took them from (unless the kit is stopped). At the end every failure
+/// of the chain holds the example again, as the last shrink left it.
 fn shrink_item(
     session: &mut dyn Session,
     settings: &Settings,
@@ -234,7 +234,8 @@ fn shrink_item(
     let mut done = Vec::with_capacity(item.len());
     for (j, s) in item.iter().enumerate() {
         let task = s.task();
-        if example.case.messages.is_empty() {
+        // Stopped, the shrink returns at once: nothing is read back.
+        if example.case.messages.is_empty() && crate::certify::interrupt::requested().is_none() {
             if let (Some(t), Some(r)) = (&text, Arc::get_mut(&mut example)) {
                 r.case.messages = Arc::new(read_back(t));
             }
