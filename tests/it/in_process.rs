@@ -3,6 +3,7 @@
 //! answers read as a process's are (JSON, ids, size), its errors stopping
 //! the run; what the Python package's `certify(fn)` runs on.
 
+use reducer_kit::certify::cases::CasePlan;
 use reducer_kit::certify::job::Unwatched;
 use reducer_kit::certify::report::{json, text};
 use reducer_kit::certify::run::CaseList;
@@ -178,6 +179,22 @@ fn an_error_of_the_function_stops_the_run() {
     assert_eq!(c.unwrap_err(), RunError::Start("gone".into()));
 }
 
+/// `options` against [`last_n`] in process, run twice: on its plan itself
+/// (the plan and the run are the first two members), and on a plan of its
+/// own handed over (the spent plan and the run).
+fn kept_and_handed(options: CertifyOptions) -> (CasePlan, Certified, CasePlan, Certified) {
+    let job = options
+        .resolve()
+        .unwrap()
+        .with_sessions(|settings| Box::new(InProcessSession::new(settings, last_n)));
+    let plan = job.plan().unwrap();
+    let kept = job.run(&plan, &[], &Unwatched).unwrap();
+    // Planned again: a clone would share its cases with `plan`.
+    let mut spent = job.plan().unwrap();
+    let handed = job.run(&spent.hand_over(), &[], &Unwatched).unwrap();
+    (plan, kept, spent, handed)
+}
+
 /// A run that is handed its plan's cases (`CasePlan::hand_over`, what
 /// `certify` runs) moves a failure's example into its shrink rather than
 /// copying it (spec §9.1): after the run the examples that shrank hold no
@@ -185,19 +202,11 @@ fn an_error_of_the_function_stops_the_run() {
 /// itself, where every example keeps its messages.
 #[test]
 fn a_handed_plan_moves_a_failure_example_into_its_shrink() {
-    let job = CertifyOptions {
+    let (plan, kept, spent, handed) = kept_and_handed(CertifyOptions {
         generated: 0,
         ..options(Policy::Suffix, Format::Canonical, Protocol::V1)
-    }
-    .resolve()
-    .unwrap()
-    .with_sessions(|settings| Box::new(InProcessSession::new(settings, last_n)));
-    let plan = job.plan().unwrap();
-    let kept = job.run(&plan, &[], &Unwatched).unwrap();
+    });
     assert_eq!(plan.count(), kept.collected.records.len());
-    // Planned again: a clone would share its cases with `plan`.
-    let mut spent = job.plan().unwrap();
-    let handed = job.run(&spent.hand_over(), &[], &Unwatched).unwrap();
     assert_eq!(spent.count(), 0, "a handed plan is spent");
     assert_eq!(spent.counts, plan.counts);
     assert_eq!(handed.counterexamples, kept.counterexamples);
@@ -251,19 +260,12 @@ fn a_huge_example_two_clauses_share_is_held_once() {
         "messages": (0..n).map(message).collect::<Vec<_>>(),
     }]);
     std::fs::write(dir.path().join("long.json"), case.to_string()).unwrap();
-    let job = CertifyOptions {
+    let (_, kept, _, handed) = kept_and_handed(CertifyOptions {
         corpus: vec![dir.path().to_path_buf()],
         generated: 0,
         jobs: Some(2),
         ..options(Policy::Turns, Format::Canonical, Protocol::V1)
-    }
-    .resolve()
-    .unwrap()
-    .with_sessions(|settings| Box::new(InProcessSession::new(settings, last_n)));
-    let plan = job.plan().unwrap();
-    let kept = job.run(&plan, &[], &Unwatched).unwrap();
-    let mut spent = job.plan().unwrap();
-    let handed = job.run(&spent.hand_over(), &[], &Unwatched).unwrap();
+    });
     let clauses = |c: &Certified| {
         let mut v: Vec<Clause> = c.counterexamples.iter().map(|cx| cx.clause).collect();
         v.sort();
