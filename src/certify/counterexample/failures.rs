@@ -3,7 +3,7 @@
 //! ([`counterexamples`]), kinds of one root shape merged, and the order
 //! they are shown in ([`order`]).
 
-use super::{shrink_from, Counterexample, ShrinkLimits, ShrinkProgress, Start};
+use super::{shrink_from, Counterexample, Instant, ShrinkLimits, ShrinkProgress, Start};
 use crate::certify::collect::FailureGroup;
 use crate::certify::exchange::RunError;
 use crate::certify::process;
@@ -193,8 +193,10 @@ fn chained(failures: &[FailureGroup], shown: &[usize]) -> Vec<bool> {
 /// stand-in without messages), so that the first shrink has it moved in
 /// (spec §9.1); its messages are kept as compact JSON text, about the size
 /// of the case file, and read again for each later shrink the one before
-/// took them from (unless the kit is stopped). At the end every failure
-/// of the chain holds the example again, as the last shrink left it.
+/// took them from (unless the kit is stopped). Each shrink of a chain has
+/// an equal share of the time left when it starts for those still to run.
+/// At the end every failure of the chain holds the example again, as the
+/// last shrink left it.
 fn shrink_item(
     session: &mut dyn Session,
     settings: &Settings,
@@ -233,7 +235,15 @@ fn shrink_item(
     let last = item.len() - 1;
     let mut done = Vec::with_capacity(item.len());
     for (j, s) in item.iter().enumerate() {
-        let task = s.task();
+        let mut task = s.task();
+        // An equal share of the time left for each shrink still to run (the
+        // last has what is left), so that the first cannot starve the rest.
+        let now = Instant::now();
+        let share = (item.len() - j) as u32;
+        task.limits.deadline = task
+            .limits
+            .deadline
+            .map(|d| now + d.saturating_duration_since(now) / share);
         // Stopped, the shrink returns at once: nothing is read back.
         if example.case.messages.is_empty() && crate::certify::interrupt::requested().is_none() {
             if let (Some(t), Some(r)) = (&text, Arc::get_mut(&mut example)) {
