@@ -606,16 +606,7 @@ pub fn run_cases_with(
         drop(session);
         collector.lock().expect("no worker panics").restarts += restarts;
     };
-    if workers == 1 {
-        // One worker runs in the calling thread: no thread hop per case.
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(work);
-            }
-        });
-    }
+    on_workers(workers, &work);
     process::sweep(&settings.reducer.run_id);
     let interrupted = match stop.into_inner().expect("no worker panics") {
         Some(RunError::Interrupted(s)) => Some(s),
@@ -656,6 +647,22 @@ pub fn run_cases_with(
         stopped_at_first_defect,
         groups_at_cut: c.groups_at_cut,
     })
+}
+
+/// Runs `work` on `workers` threads at once and returns when every one
+/// has returned. One worker runs in the calling thread: no thread hop per
+/// case, and WebAssembly has no threads (an in-process reducer answers on
+/// the caller's).
+pub(super) fn on_workers(workers: usize, work: &(dyn Fn() + Sync)) {
+    if workers <= 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! they are shown in ([`order`]).
 
 use super::{shrink_from, Counterexample, Instant, ShrinkLimits, ShrinkProgress, Start};
-use crate::certify::collect::FailureGroup;
+use crate::certify::collect::{on_workers, FailureGroup};
 use crate::certify::exchange::RunError;
 use crate::certify::process;
 use crate::certify::result::{CaseResult, RunCase};
@@ -101,18 +101,7 @@ pub fn counterexamples(
         }
         let _ = session.close();
     };
-    let shrinkers = settings.jobs.max(1).min(items.max(1));
-    if shrinkers == 1 {
-        // One shrinker runs in the calling thread (WebAssembly has no
-        // threads; an in-process reducer answers on the caller's).
-        shrinker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..shrinkers {
-                s.spawn(shrinker);
-            }
-        });
-    }
+    on_workers(settings.jobs.min(items), &shrinker);
     process::sweep(&settings.reducer.run_id);
     let cxs = out
         .into_inner()
