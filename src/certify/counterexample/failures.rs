@@ -215,6 +215,8 @@ fn shrink_item(
         return vec![one(session, &mut s.group.example, &task)];
     }
     let aside = Arc::new(stand_in(&item[0].group.example));
+    // The last one taken is kept and the others dropped: it is then the
+    // example's only holder.
     let mut example = None;
     for s in &mut item {
         example = Some(std::mem::replace(&mut s.group.example, aside.clone()));
